@@ -1,0 +1,51 @@
+/*
+** acorn.h: what the parts of acorn share.
+**
+** Every C file in ext/ includes this header first.  It pulls in the SQLite
+** extension API the right way for both builds:
+**
+**   loadable  (dist/acorn.so)    sqlite3ext.h; the API table pointer is
+**                                defined once, in acorn.c (EXTENSION_INIT1),
+**                                and declared extern everywhere else.
+**   static    (dist/libacorn.a)  -DSQLITE_CORE: the macros vanish and calls
+**                                go straight to the linked SQLite.
+**
+** Each feature file exposes exactly one acorn_<feature>_register(db) that
+** acorn.c calls from its registration table.  Other cross-file services (the
+** random source, the clock, the id makers) are declared here.  Everything
+** except sqlite3_acorn_init is built with hidden visibility.
+*/
+#ifndef ACORN_H
+#define ACORN_H
+
+#include "sqlite3ext.h"
+#ifndef ACORN_API_OWNER
+SQLITE_EXTENSION_INIT3
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Registration of each feature (one file each). */
+int acorn_uuid_register(sqlite3 *db);
+
+/* The one error helper.  Sets a printf-style message on a function call,
+** prefixed with nothing: callers write "uuid7: ..." themselves so that the
+** message names the function or parameter as the user wrote it. */
+void acorn_result_error(sqlite3_context *ctx, const char *zFmt, ...);
+/* The same for a virtual table: frees any old zErrMsg, sets the new one. */
+void acorn_vtab_error(sqlite3_vtab *pVtab, const char *zFmt, ...);
+
+/* random.c: a ChaCha20 keystream per thread, seeded from getrandom(2),
+** reseeded in a child after fork(), no lock on the hot path. */
+void acorn_random(void *pOut, size_t n);
+/* random.c: wall clock, unix nanoseconds (CLOCK_REALTIME). */
+int64_t acorn_now_ns(void);
+
+/* uuid.c: the id makers, for other features (bench_insert) to share. */
+void acorn_uuid4(unsigned char a[16]);
+void acorn_uuid7(unsigned char a[16]);   /* strictly increasing in-process */
+void acorn_uuid8(unsigned char a[16]);   /* strictly increasing in-process */
+void acorn_uuid_format(const unsigned char a[16], char z[36]); /* no NUL */
+
+#endif /* ACORN_H */

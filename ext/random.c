@@ -1,0 +1,162 @@
+/*
+** random.c: the random source and the clock that acorn's ids use.
+**
+**   void acorn_random(void *pOut, size_t n);   n bytes of keystream
+**   int64_t acorn_now_ns(void);                 unix time in nanoseconds
+**
+** HOW IT WORKS
+**
+** Each thread owns a ChaCha20 generator (RFC 8439 block function) in
+** thread-local storage, so the hot path takes no lock and shares no cache
+** line with other threads.  A generator is seeded with a 256-bit key from
+** getrandom(2) (falling back to /dev/urandom, then to sqlite3_randomness)
+** the first time its thread asks for bytes.
+**
+** A refill computes ACORN_RNG_BLOCKS blocks of keystream into the thread's
+** buffer, takes the first 32 bytes as the next key and wipes them ("fast key
+** erasure"): bytes already handed out cannot be recomputed from the state
+** that stays in memory.  The block counter therefore restarts at 0 on every
+** refill and the nonce is always zero; the key never repeats.
+**
+** fork(): a pthread_atfork child handler, registered once per load, marks
+** the calling thread's generator unseeded (the child has only that thread),
+** so parent and child never share a stream.  glibc removes the handler when
+** the shared object is unloaded.
+*/
+#include "acorn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+# include <sys/random.h>
+#endif
+
+#define ACORN_RNG_BLOCKS 16
+#define ACORN_RNG_BUF    (64*ACORN_RNG_BLOCKS)
+
+typedef struct acorn_rng acorn_rng;
+struct acorn_rng {
+  uint32_t aKey[8];                  /* current ChaCha20 key */
+  unsigned char aBuf[ACORN_RNG_BUF]; /* keystream; the tail nAvail bytes unused */
+  unsigned nAvail;                   /* unused bytes at the end of aBuf */
+  int bSeeded;                       /* 0 until seeded, again 0 after fork */
+};
+
+static __thread acorn_rng tRng;
+static pthread_once_t gAtforkOnce = PTHREAD_ONCE_INIT;
+
+#define ROTL32(v,n) (((v)<<(n)) | ((v)>>(32-(n))))
+#define QROUND(a,b,c,d) \
+  a += b; d ^= a; d = ROTL32(d,16); \
+  c += d; b ^= c; b = ROTL32(b,12); \
+  a += b; d ^= a; d = ROTL32(d, 8); \
+  c += d; b ^= c; b = ROTL32(b, 7)
+
+/* One ChaCha20 block for key aKey, block counter iCtr, nonce 0. */
+static void chachaBlock(const uint32_t aKey[8], uint32_t iCtr, unsigned char *pOut){
+  uint32_t s[16], x[16];
+  int i;
+  s[0] = 0x61707865; s[1] = 0x3320646e; s[2] = 0x79622d32; s[3] = 0x6b206574;
+  for(i=0; i<8; i++) s[4+i] = aKey[i];
+  s[12] = iCtr; s[13] = 0; s[14] = 0; s[15] = 0;
+  memcpy(x, s, sizeof(x));
+  for(i=0; i<10; i++){
+    QROUND(x[0], x[4], x[ 8], x[12]);
+    QROUND(x[1], x[5], x[ 9], x[13]);
+    QROUND(x[2], x[6], x[10], x[14]);
+    QROUND(x[3], x[7], x[11], x[15]);
+    QROUND(x[0], x[5], x[10], x[15]);
+    QROUND(x[1], x[6], x[11], x[12]);
+    QROUND(x[2], x[7], x[ 8], x[13]);
+    QROUND(x[3], x[4], x[ 9], x[14]);
+  }
+  for(i=0; i<16; i++){
+    uint32_t v = x[i] + s[i];
+    pOut[4*i+0] = (unsigned char)(v);
+    pOut[4*i+1] = (unsigned char)(v>>8);
+    pOut[4*i+2] = (unsigned char)(v>>16);
+    pOut[4*i+3] = (unsigned char)(v>>24);
+  }
+}
+
+static void rngAfterFork(void){
+  tRng.bSeeded = 0;
+  tRng.nAvail = 0;
+}
+
+static void rngRegisterAtfork(void){
+  pthread_atfork(0, 0, rngAfterFork);
+}
+
+/* Fill p[0..n-1] from the operating system. */
+static void rngSeedBytes(unsigned char *p, size_t n){
+  size_t got = 0;
+#if defined(__linux__)
+  while( got<n ){
+    ssize_t r = getrandom(p+got, n-got, 0);
+    if( r<0 ){
+      if( errno==EINTR ) continue;
+      break;
+    }
+    got += (size_t)r;
+  }
+#endif
+  if( got<n ){
+    int fd = open("/dev/urandom", O_RDONLY|O_CLOEXEC);
+    if( fd>=0 ){
+      while( got<n ){
+        ssize_t r = read(fd, p+got, n-got);
+        if( r<0 && errno==EINTR ) continue;
+        if( r<=0 ) break;
+        got += (size_t)r;
+      }
+      close(fd);
+    }
+  }
+  if( got<n ){
+    /* Last resort: SQLite's own CSPRNG, itself seeded by the OS layer. */
+    sqlite3_randomness((int)(n-got), p+got);
+  }
+}
+
+static void rngRefill(acorn_rng *p){
+  int i;
+  if( !p->bSeeded ){
+    pthread_once(&gAtforkOnce, rngRegisterAtfork);
+    rngSeedBytes((unsigned char*)p->aKey, sizeof(p->aKey));
+    p->bSeeded = 1;
+  }
+  for(i=0; i<ACORN_RNG_BLOCKS; i++){
+    chachaBlock(p->aKey, (uint32_t)i, p->aBuf + 64*i);
+  }
+  memcpy(p->aKey, p->aBuf, sizeof(p->aKey));
+  memset(p->aBuf, 0, sizeof(p->aKey));
+  p->nAvail = ACORN_RNG_BUF - sizeof(p->aKey);
+}
+
+void acorn_random(void *pOut, size_t n){
+  acorn_rng *p = &tRng;
+  unsigned char *z = (unsigned char*)pOut;
+  while( n>0 ){
+    size_t k;
+    unsigned char *zSrc;
+    if( p->nAvail==0 || !p->bSeeded ) rngRefill(p);
+    k = n<p->nAvail ? n : p->nAvail;
+    zSrc = p->aBuf + ACORN_RNG_BUF - p->nAvail;
+    memcpy(z, zSrc, k);
+    memset(zSrc, 0, k);       /* handed-out bytes do not stay in memory */
+    p->nAvail -= (unsigned)k;
+    z += k;
+    n -= k;
+  }
+}
+
+int64_t acorn_now_ns(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec*1000000000 + ts.tv_nsec;
+}
