@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# Loading acorn: what it adds, its version and debug functions, its build.
+
+load test_helper
+
+# The exact surface loading adds: "name|narg" of each function, then
+# "module:name" of each module.  Update this list with every new feature.
+EXPECTED_SURFACE='acorn_debug|0
+acorn_version|0
+gen_random_uuid|0
+uuid4_blob|0
+uuid4|0
+uuid7_blob|0
+uuid7_blob|1
+uuid7|0
+uuid7|1
+uuid8_blob|0
+uuid8_blob|1
+uuid8|0
+uuid8|1
+uuid_blob|1
+uuid_str|1
+uuid_timestamp|1
+uuid_version|1'
+
+surface_sql="SELECT name || '|' || narg FROM pragma_function_list
+             UNION ALL SELECT 'module:' || name FROM pragma_module_list ORDER BY 1;"
+
+@test "loading adds exactly the documented functions and modules" {
+  run plain_sql "$surface_sql"
+  assert_success
+  before=$output
+  run acorn_sql "$surface_sql"
+  assert_success
+  added=$(comm -13 <(echo "$before") <(echo "$output"))
+  removed=$(comm -23 <(echo "$before") <(echo "$output"))
+  [ -z "$removed" ] || fail "loading removed: $removed"
+  [ "$added" = "$(echo "$EXPECTED_SURFACE" | LC_ALL=C sort)" ] || fail "added:
+$added"
+}
+
+@test "acorn_version() is 'v' followed by the VERSION file" {
+  run acorn_sql "SELECT acorn_version();"
+  assert_success
+  assert_output "v$(cat "$ROOT/VERSION")"
+}
+
+@test "acorn_debug() reports version, commit, date, compiler, flags and both SQLite versions" {
+  run acorn_sql "SELECT acorn_debug();"
+  assert_success
+  assert_output_contains "version: v$(cat "$ROOT/VERSION")"
+  assert_output_contains "sqlite headers: 3."
+  assert_output_contains "sqlite library: $(sqlite3 -batch :memory: 'select sqlite_version()')"
+  for key in "commit: " "date: 20" "compiler: " "cflags: "; do
+    assert_output_contains "$key"
+  done
+}
+
+load_by_sql() {
+  printf "SELECT load_extension('%s') IS NULL;\nSELECT uuid_version(uuid7());\n" "$1" |
+    wrap sqlite3 -batch -bail :memory:
+}
+
+@test "SELECT load_extension('./dist/acorn') works as .load does" {
+  cd "$ROOT"
+  run load_by_sql "./${ACORN#"$ROOT"/}"
+  assert_success
+  assert_output "1
+7"
+}
+
+@test "dist/acorn.so exports only sqlite3_acorn_init" {
+  run bash -c "nm -D --defined-only '$ACORN.so' | awk '{print \$3}'"
+  assert_success
+  assert_output "sqlite3_acorn_init"
+}
+
+@test "dist/libacorn.a links into a program that links SQLite itself" {
+  [ -x "$BUILD/static_test" ] || fail "build/static_test missing: run make static"
+  run wrap "$BUILD/static_test"
+  assert_success
+  assert_output_contains "static: ok "
+}
