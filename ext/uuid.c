@@ -94,12 +94,14 @@ static const unsigned char aHexVal[256] = {
 };
 
 void acorn_uuid_format(const unsigned char a[16], char z[36]){
-  int i;
-  for(i=0; i<16; i++){
-    if( i==4 || i==6 || i==8 || i==10 ) *z++ = '-';
-    memcpy(z, &aHexPair[2*a[i]], 2);
-    z += 2;
-  }
+#define HEXPAIR(i, at) memcpy(z+(at), &aHexPair[2*a[i]], 2)
+  HEXPAIR(0, 0);  HEXPAIR(1, 2);  HEXPAIR(2, 4);  HEXPAIR(3, 6);  z[8] = '-';
+  HEXPAIR(4, 9);  HEXPAIR(5, 11); z[13] = '-';
+  HEXPAIR(6, 14); HEXPAIR(7, 16); z[18] = '-';
+  HEXPAIR(8, 19); HEXPAIR(9, 21); z[23] = '-';
+  HEXPAIR(10, 24); HEXPAIR(11, 26); HEXPAIR(12, 28);
+  HEXPAIR(13, 30); HEXPAIR(14, 32); HEXPAIR(15, 34);
+#undef HEXPAIR
 }
 
 /* Parse text as ext/misc/uuid.c does.  Return 0 on success. */
