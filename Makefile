@@ -76,7 +76,11 @@ build/uuid_proc: tests/c/uuid_proc.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
-TEST_BINS = build/uuid_proc
+build/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR)
+	@mkdir -p build
+	$(CC) $(CFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
+
+TEST_BINS = build/uuid_proc build/uuid_clock
 
 # `make test`: a warning-free build, then every suite.
 test:

@@ -39,8 +39,12 @@ void acorn_vtab_error(sqlite3_vtab *pVtab, const char *zFmt, ...);
 /* random.c: a ChaCha20 keystream per thread, seeded from getrandom(2),
 ** reseeded in a child after fork(), no lock on the hot path. */
 void acorn_random(void *pOut, size_t n);
-/* random.c: wall clock, unix nanoseconds (CLOCK_REALTIME). */
+/* random.c: wall clock, unix nanoseconds (CLOCK_REALTIME).  Builds with
+** -DACORN_TESTING (test programs only) let acorn_test_clock replace it. */
 int64_t acorn_now_ns(void);
+#ifdef ACORN_TESTING
+extern int64_t (*acorn_test_clock)(void);
+#endif
 
 /* uuid.c: the id makers, for other features (bench_insert) to share. */
 void acorn_uuid4(unsigned char a[16]);

@@ -204,3 +204,9 @@ ROWS
   assert_output "1
 36"
 }
+
+@test "uuid7 and uuid8 hold order with an injected clock held still, stepped back, jumping ahead" {
+  run wrap "$BUILD/uuid_clock"
+  assert_success
+  assert_output_contains "ok uuid7 and uuid8 hold order"
+}
