@@ -22,8 +22,8 @@ STATIC_OBJ:= $(patsubst ext/%.c,build/static/%.o,$(SRC))
 SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 
-.PHONY: all loadable static install uninstall clean demo test test-asan memcheck \
-        test-bindings bench help
+.PHONY: all loadable static install uninstall clean deps deps-test demo test \
+        test-asan memcheck test-bindings bench help
 
 all: loadable
 loadable: dist/acorn.so
@@ -68,7 +68,14 @@ uninstall:
 clean:
 	rm -rf dist build
 
-demo: dist/acorn.so
+# `make demo` and `make test` first install what a fresh Debian lacks.
+deps:
+	@tests/install-deps build
+deps-test:
+	@tests/install-deps test
+
+demo: deps
+	$(MAKE) --no-print-directory dist/acorn.so
 	$(SQLITE3) -batch :memory: < sql/demo.sql
 
 # The C test programs used by the bats suites (threads, fork).
@@ -83,7 +90,7 @@ build/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR)
 TEST_BINS = build/uuid_proc build/uuid_clock
 
 # `make test`: a warning-free build, then every suite.
-test:
+test: deps-test
 	$(MAKE) --no-print-directory -B dist/acorn.so EXTRA_CFLAGS=-Werror
 	$(MAKE) --no-print-directory static $(TEST_BINS)
 	tests/run-bats tests/*.bats
