@@ -7,13 +7,18 @@ PREFIX    ?= /usr/local
 SQLITE3   ?= sqlite3
 
 CC        ?= cc
-OPT       ?= -O2
-CFLAGS    ?= $(OPT) -Wall -Wextra
+CFLAGS    ?= -O2
+WARN      = -Wall -Wextra
 EXTRA_CFLAGS ?=
-ALL_CFLAGS = $(CFLAGS) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
+LDFLAGS   ?=
+ALL_CFLAGS = $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
   -DACORN_VERSION='"$(VERSION)"' -DACORN_COMMIT='"$(COMMIT)"' \
-  -DACORN_BUILD_DATE='"$(DATE)"' -DACORN_CFLAGS='"$(CFLAGS) $(EXTRA_CFLAGS)"'
+  -DACORN_BUILD_DATE='"$(DATE)"' -DACORN_CFLAGS='"$(CFLAGS) $(WARN) $(EXTRA_CFLAGS)"'
 LDLIBS    = -lpthread -lm
+# -z nodelete: the library stays mapped after the last connection that loaded
+# it closes, so the uuid7/uuid8 sequences (process-wide words) survive an
+# unload and a later load instead of starting again from zero.
+SO_LDFLAGS = -shared -Wl,-z,nodelete $(LDFLAGS)
 
 SRC       := $(wildcard ext/*.c)
 HDR       := $(wildcard ext/*.h)
@@ -41,7 +46,7 @@ help:
 
 dist/acorn.so: $(SRC) $(HDR) VERSION Makefile
 	@mkdir -p dist
-	$(CC) $(ALL_CFLAGS) -shared -o $@ $(SRC) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(SO_LDFLAGS) -o $@ $(SRC) $(LDLIBS)
 
 build/static/%.o: ext/%.c $(HDR) VERSION Makefile
 	@mkdir -p build/static
@@ -53,7 +58,8 @@ dist/libacorn.a: $(STATIC_OBJ)
 	ar rcs $@ $(STATIC_OBJ)
 
 build/static_test: tests/c/static_test.c dist/libacorn.a
-	$(CC) $(CFLAGS) -o $@ $< dist/libacorn.a -lsqlite3 $(LDLIBS)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< dist/libacorn.a -lsqlite3 $(LDLIBS)
 
 static: dist/libacorn.a build/static_test
 	./build/static_test
@@ -81,23 +87,23 @@ demo: deps
 # The C test programs used by the bats suites (threads, fork).
 build/uuid_proc: tests/c/uuid_proc.c
 	@mkdir -p build
-	$(CC) $(CFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
 build/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR)
 	@mkdir -p build
-	$(CC) $(CFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
 
-TEST_BINS = build/uuid_proc build/uuid_clock
+TEST_BINS = build/static_test build/uuid_proc build/uuid_clock
 
 # `make test`: a warning-free build, then every suite.
 test: deps-test
-	$(MAKE) --no-print-directory -B dist/acorn.so EXTRA_CFLAGS=-Werror
-	$(MAKE) --no-print-directory static $(TEST_BINS)
+	$(MAKE) --no-print-directory -B dist/acorn.so $(TEST_BINS) EXTRA_CFLAGS=-Werror
+	$(MAKE) --no-print-directory static
 	tests/run-bats tests/*.bats
 
 dist/asan/acorn.so: $(SRC) $(HDR) VERSION Makefile
 	@mkdir -p dist/asan
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -shared -o $@ $(SRC) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(SO_LDFLAGS) -o $@ $(SRC) $(LDLIBS)
 
 test-asan: dist/asan/acorn.so $(TEST_BINS)
 	ACORN=$(CURDIR)/dist/asan/acorn ACORN_PRELOAD="$(ASAN_LIBS)" \

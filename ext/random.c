@@ -6,8 +6,8 @@
 **
 ** HOW IT WORKS
 **
-** Each thread owns a ChaCha20 generator (RFC 8439 block function, four
-** blocks at a time in 4-lane vectors) in
+** Each thread owns a ChaCha20 generator (RFC 8439 block function, eight
+** blocks at a time in 8-lane vectors) in
 ** thread-local storage, so the hot path takes no lock and shares no cache
 ** line with other threads.  A generator is seeded with a 256-bit key from
 ** getrandom(2) (falling back to /dev/urandom, then to sqlite3_randomness)

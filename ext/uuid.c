@@ -15,9 +15,10 @@
 **
 **     SELECT uuid7(1700000000000);  -- '018bcfe5-6800-7xxx-yxxx-xxxxxxxxxxxx'
 **
-** ms must be an INTEGER in 0..281474976710655 (2^48-1).  Anything else,
-** NULL included, is an error: "uuid7: ms must be an integer in
-** 0..281474976710655" (the message names the function as called).
+** ms must be an integer in 0..281474976710655 (2^48-1): an INTEGER, or a
+** REAL with no fractional part (JavaScript numbers bind as REAL).  Anything
+** else, NULL and TEXT included, is an error: "uuid7: ms must be an integer
+** in 0..281474976710655" (the message names the function as called).
 **
 ** CONVERTERS (SQLITE_INNOCUOUS | SQLITE_DETERMINISTIC)
 **
@@ -213,10 +214,17 @@ static void uuidGenFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const uuid_kind *pKind = (const uuid_kind*)sqlite3_user_data(ctx);
   unsigned char a[16];
   if( argc==1 ){
-    sqlite3_int64 ms;
-    if( sqlite3_value_type(argv[0])!=SQLITE_INTEGER
-     || (ms = sqlite3_value_int64(argv[0]))<0 || ms>UUID_MAX_MS
-    ){
+    sqlite3_int64 ms = -1;
+    if( sqlite3_value_type(argv[0])==SQLITE_INTEGER ){
+      ms = sqlite3_value_int64(argv[0]);
+    }else if( sqlite3_value_type(argv[0])==SQLITE_FLOAT ){
+      /* A whole number as a REAL: JavaScript and JSON numbers bind so. */
+      double r = sqlite3_value_double(argv[0]);
+      if( r>=0.0 && r<=(double)UUID_MAX_MS && (double)(sqlite3_int64)r==r ){
+        ms = (sqlite3_int64)r;
+      }
+    }
+    if( ms<0 || ms>UUID_MAX_MS ){
       acorn_result_error(ctx, "%s: ms must be an integer in 0..%lld",
                          pKind->zName, UUID_MAX_MS);
       return;

@@ -11,6 +11,7 @@
 # Sanitizer and valgrind reports go to files in $BATS_TEST_TMPDIR; the
 # shared teardown fails the test if any report is there.
 
+export LC_ALL=C
 ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 ACORN="${ACORN:-$ROOT/dist/acorn}"
 BUILD="$ROOT/build"

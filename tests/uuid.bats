@@ -167,11 +167,40 @@ ROWS
 
 @test "uuid7(ms) and friends reject ms outside 0..2^48-1 or not an integer" {
   for call in "uuid7(-1)" "uuid7(281474976710656)" "uuid7(1.5)" "uuid7('1700000000000')" \
-              "uuid7(NULL)" "uuid7(x'01')" "uuid7_blob(-1)" "uuid8(281474976710656)" "uuid8_blob(1e3)"; do
+              "uuid7(NULL)" "uuid7(x'01')" "uuid7_blob(-1)" "uuid8(281474976710656)" "uuid8_blob(1e300)" \
+              "uuid8(-0.5)" "uuid7(281474976710655.5)" "uuid7(281474976710656.0)" "uuid7(-9223372036854775808)"; do
     name=${call%%(*}
     run acorn_sql "SELECT $call;"
     assert_failure "$name: ms must be an integer in 0..281474976710655" || fail "call $call"
   done
+}
+
+@test "ms may be a REAL with no fractional part, as JavaScript numbers bind" {
+  run acorn_sql "SELECT uuid_timestamp(uuid7(1700000000000.0)), uuid_timestamp(uuid8_blob(1e3)),
+                        uuid_timestamp(uuid7(0.0)), uuid_timestamp(uuid8(281474976710655.0));"
+  assert_success
+  assert_output "1700000000000|1000|0|281474976710655"
+}
+
+# reload_many N: one sqlite3 process that N times opens a new database (closing
+# the old one, the only user of acorn, so the library may be unloaded), loads
+# acorn and makes a uuid7 and a uuid8.
+reload_many() {
+  local i
+  for i in $(seq "$1"); do
+    printf '.open :memory:\n.load %s\nSELECT 7, uuid7();\nSELECT 8, uuid8();\n' "$ACORN"
+  done | wrap sqlite3 -batch -bail -separator ' '
+}
+
+@test "the order survives closing the last connection and loading acorn again" {
+  n=$(big 2000)
+  run reload_many "$n"
+  assert_success
+  v7=$(echo "$output" | awk '$1==7 {print $2}')
+  v8=$(echo "$output" | awk '$1==8 {print $2}')
+  [ "$(echo "$v7" | wc -l)" -eq "$n" ] || fail "expected $n uuid7 values: $output"
+  [ "$v7" = "$(echo "$v7" | sort)" ] && [ -z "$(echo "$v7" | uniq -d)" ] || fail "uuid7 out of order across reloads"
+  [ "$v8" = "$(echo "$v8" | sort)" ] && [ -z "$(echo "$v8" | uniq -d)" ] || fail "uuid8 out of order across reloads"
 }
 
 @test "wrong argument counts are SQLite's own errors" {

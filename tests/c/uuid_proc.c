@@ -123,6 +123,28 @@ static int runThreads(const char *zExt, int n){
       nAll += n;
     }
   }
+  /* v7 and v8: the 8 leading bytes (ms, version, rand_a: the time word the
+  ** CAS hands out) are unique across threads, not only the whole value. */
+  for(k=0; k<2 && rc==0; k++){
+    unsigned char *aTime = malloc((size_t)NTHREAD*n*16);
+    int nTime = 0;
+    for(t=0; t<NTHREAD; t++){
+      for(i=0; i<n; i++){
+        memset(aTime + 16*(size_t)nTime, 0, 16);
+        memcpy(aTime + 16*(size_t)nTime, aW[t].aId[k] + 16*(size_t)i, 8);
+        nTime++;
+      }
+    }
+    qsort(aTime, (size_t)nTime, 16, cmp16);
+    for(i=1; i<nTime; i++){
+      if( memcmp(aTime+16*(size_t)(i-1), aTime+16*(size_t)i, 16)==0 ){
+        printf("%s: time bits repeated across threads\n", azKind[k]);
+        rc = 1;
+        break;
+      }
+    }
+    free(aTime);
+  }
   if( rc==0 ){
     qsort(aAll, (size_t)nAll, 16, cmp16);
     for(i=1; i<nAll; i++){
