@@ -358,6 +358,14 @@ struct bench_run {
 
 static const char zTitle[] = "Some title";
 
+/* The journal_mode to set.  An in-memory database keeps its journal in
+** memory: storage=memory runs wal, delete, truncate and persist as memory
+** (setting wal on memdb would try a WAL without shared memory). */
+static const char *benchJournalPragma(const bench_config *c){
+  if( c->eStorage==STORAGE_MEMORY && c->eJournal<4 ) return "memory";
+  return azJournal[c->eJournal];
+}
+
 /* Record the first error of a worker and stop the run. */
 static void benchWorkerFail(bench_worker *w, const char *zWhat, int rc){
   if( w->rc==SQLITE_OK ){
@@ -394,7 +402,7 @@ static int benchWorkerSetup(bench_worker *w){
   zSql = sqlite3_mprintf(
       "PRAGMA locking_mode=%s; PRAGMA journal_mode=%s; PRAGMA synchronous=%s;"
       " PRAGMA foreign_keys=ON;",
-      azLocking[c->eLocking], azJournal[c->eJournal], azSync[c->eSync]);
+      azLocking[c->eLocking], benchJournalPragma(c), azSync[c->eSync]);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = benchExec(w, zSql);
   sqlite3_free(zSql);
@@ -431,6 +439,16 @@ static int benchWorkerSetup(bench_worker *w){
     rc = sqlite3_prepare_v2(w->db, r->zInsert, -1, &w->pIns, 0);
   }
   if( rc!=SQLITE_OK ) benchWorkerFail(w, "cannot prepare the INSERT", rc);
+  return rc;
+}
+
+/* benchWorkerSetup, with every failure recorded on the worker. */
+static int benchWorkerSetupOrFail(bench_worker *w){
+  int rc = benchWorkerSetup(w);
+  if( rc!=SQLITE_OK ){
+    if( w->rc==SQLITE_OK ) w->rc = rc;
+    __atomic_store_n(&w->pRun->bStop, 1, __ATOMIC_SEQ_CST);
+  }
   return rc;
 }
 
@@ -613,8 +631,7 @@ static void benchReaderLoop(bench_worker *w){
 static void *benchThreadMain(void *pArg){
   bench_worker *w = (bench_worker*)pArg;
   bench_run *r = w->pRun;
-  int rc = benchWorkerSetup(w);
-  if( rc!=SQLITE_OK ) __atomic_store_n(&r->bStop, 1, __ATOMIC_SEQ_CST);
+  benchWorkerSetupOrFail(w);
   pthread_mutex_lock(&r->gateMutex);
   r->nReady++;
   pthread_cond_broadcast(&r->gateCond);
@@ -775,7 +792,7 @@ static int benchSetupSchema(bench_run *r, sqlite3 *db, char **pzErr){
   }
   if( rc==SQLITE_OK ){
     sqlite3_stmt *pStmt = 0;
-    zSql = sqlite3_mprintf("PRAGMA journal_mode=%s", azJournal[c->eJournal]);
+    zSql = sqlite3_mprintf("PRAGMA journal_mode=%s", benchJournalPragma(c));
     rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
     if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW
@@ -914,9 +931,15 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
       *pzErr = sqlite3_mprintf("cannot create a mutex");
     }
   }
+  /* For file storage the setup connection is closed while the workers
+  ** run (locking=exclusive lets no other connection in) and opened again
+  ** to count.  A memdb database lives only while a connection holds it. */
+  if( rc==SQLITE_OK && c->eStorage==STORAGE_FILE ){
+    sqlite3_close_v2(dbSetup);
+    dbSetup = 0;
+  }
   if( rc==SQLITE_OK && !bThreads ){
-    rc = benchWorkerSetup(&aW[0]);
-    if( rc==SQLITE_OK ){
+    if( benchWorkerSetupOrFail(&aW[0])==SQLITE_OK ){
       run.tStart = benchMono();
       run.tDeadline = run.tStart + (sqlite3_int64)(c->rSeconds*1e9);
       benchWriterLoop(&aW[0]);
@@ -951,6 +974,7 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
     for(i=0; i<nW; i++){
       if( rc==SQLITE_OK && aW[i].rc!=SQLITE_OK ){
         rc = aW[i].rc;
+        sqlite3_free(*pzErr);
         *pzErr = aW[i].zErr;
         aW[i].zErr = 0;
       }
@@ -966,8 +990,16 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
     }
     pRes->rElapsed = (double)(tEnd - run.tStart)/1e9;
   }
+  if( rc==SQLITE_OK && dbSetup==0 ){
+    rc = sqlite3_open_v2(run.zOpen, &dbSetup, run.openFlags, 0);
+    if( rc!=SQLITE_OK ){
+      *pzErr = sqlite3_mprintf("cannot open the scratch database: %s",
+                 dbSetup ? sqlite3_errmsg(dbSetup) : sqlite3_errstr(rc));
+    }
+  }
   if( rc==SQLITE_OK ){
     sqlite3_stmt *pStmt = 0;
+    pRes->nDbBytes = benchDbBytes(&run, dbSetup);
     rc = sqlite3_prepare_v2(dbSetup, "SELECT count(*) FROM posts", -1,
                             &pStmt, 0);
     if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
@@ -979,7 +1011,6 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
       *pzErr = sqlite3_mprintf("cannot count the rows: %s",
                                sqlite3_errmsg(dbSetup));
     }
-    pRes->nDbBytes = benchDbBytes(&run, dbSetup);
   }
   if( rc==SQLITE_OK ){
     /* latencies of the rows done, in place */
