@@ -124,9 +124,9 @@ set logscale y
 set yrange [10:*]
 set ylabel 'writes/s'
 set key top left horizontal
-set title 'locking\_mode=normal'
+set title 'locking_mode=normal'
 plot for [i=2:5] '$tmp/jn.dat' using i:xtic(1) title columnheader(i)
-set title 'locking\_mode=exclusive'
+set title 'locking_mode=exclusive'
 plot for [i=2:5] '$tmp/jx.dat' using i:xtic(1) title columnheader(i)
 unset multiplot
 GP
