@@ -347,11 +347,17 @@ INSERT INTO t VALUES (1);"
   assert_dir_empty "$D"
 }
 
+# explain_script NAME: sql/NAME.sql with every SELECT only prepared (EXPLAIN),
+# so no benchmark runs, and acorn loaded from this build.
+explain_script() {
+  sed -e 's/^SELECT/EXPLAIN SELECT/' -e "s|^\\.load .*|.load $ACORN|" "$ROOT/sql/$1.sql" \
+    | wrap sqlite3 -batch -bail :memory: >/dev/null
+}
+
 @test "the SQL scripts in sql/ are valid and name only real columns" {
   local f
   for f in writers ids journals batching readers; do
-    # EXPLAIN prepares every statement without running a benchmark
-    run bash -c "cd '$ROOT' && sed -e 's/^SELECT/EXPLAIN SELECT/' -e 's|^\\.load .*|.load $ACORN|' sql/$f.sql | sqlite3 -batch -bail :memory: >/dev/null"
+    run explain_script "$f"
     assert_success
   done
 }
