@@ -58,7 +58,11 @@
 **                            the bound; this is what the run took)
 **   writes_per_sec  INTEGER  rows inserted / elapsed
 **   ns_per_write    INTEGER  elapsed / rows inserted (wall time per row)
-**   p50_us, p99_us, max_us   REAL  latency of one insert in microseconds
+**   p50_us, p99_us, max_us   REAL  latency of one insert in microseconds:
+**                            its step (busy waits included), plus, for the
+**                            first and last row of a batch, BEGIN and
+**                            COMMIT, plus, with mutex=1, the wait for the
+**                            application mutex
 **   reads_per_sec   INTEGER  point SELECTs by all readers / elapsed
 **   busy            INTEGER  SQLITE_BUSY retries (busy handler calls)
 **   db_bytes        INTEGER  database plus WAL at the end
@@ -573,8 +577,8 @@ static void benchWriterLoop(bench_worker *w){
     if( i0>=c->nRow ) break;
     n = c->nRow - i0;
     if( n>c->nBatch ) n = c->nBatch;
+    tPrev = benchMono();          /* latency includes waiting for the mutex */
     if( c->bMutex ) pthread_mutex_lock(&r->appMutex);
-    tPrev = benchMono();
     if( c->nBatch>1 ) rc = benchTxn(w, 0);
     for(j=0; rc==SQLITE_OK && j<n; j++){
       rc = benchInsertRow(w, i0+j);
