@@ -30,6 +30,7 @@ if [ -z "${PLOT_ONLY:-}" ]; then
   } > "$out/machine.txt"
   for e in $ONLY; do
     echo "== $e"
+    sync; sleep 2   # let writeback from earlier work settle first
     start=$(date +%s)
     sed -e 's/^\.mode box$/.mode csv\n.headers on/' "sql/$e.sql" \
       | sqlite3 -batch -bail | tr -d '\r' > "$out/$e.csv.tmp"

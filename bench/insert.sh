@@ -17,6 +17,10 @@ trap 'rm -rf "$dir"' EXIT
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
+# Everything printed is also saved as bench/results/insert.txt.
+mkdir -p bench/results
+exec > >(tee bench/results/insert.txt) 2>&1
+echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "machine: $(nproc) cpus, $(uname -sr); dir $dir on $(df -T "$dir" | awk 'NR==2{print $2}')"
 echo "sqlite3 $(sqlite3 --version | cut -d' ' -f1); synchronous=normal journal=wal id=integer"
 printf '%-26s %10s %10s %7s\n' scenario ref_insert bench_ins ratio
