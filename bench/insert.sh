@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/insert.sh: bench_insert against a plain C program doing the same run
-# (bench/ref_insert.c), alternately, five times each, in the same directory.
+# (bench/ref_insert.c), alternately (ABBA order), five times each, in the same
+# directory.
 # Prints each run and, per scenario, the medians and bench_insert/ref_insert.
 # Target: a ratio of at least 0.95 in every scenario.
 #
@@ -27,12 +28,19 @@ printf '%-26s %10s %10s %7s\n' scenario ref_insert bench_ins ratio
 
 run_scenario() {  # name threads batch rows
   local name=$1 threads=$2 batch=$3 rows=$4 i r b
+  run_ref() {
+    ./build/ref_insert "$dir" threads="$threads" batch="$batch" rows="$rows" \
+      synchronous=normal journal=wal | sed -n 's/^writes_per_sec=\([0-9]*\).*/\1/p'
+  }
+  run_bench() {
+    printf '.load ./dist/acorn\nSELECT writes_per_sec FROM bench_insert WHERE threads=%d AND batch=%d AND rows=%d AND synchronous=%s AND journal=%s AND dir=%s;\n' \
+      "$threads" "$batch" "$rows" "'normal'" "'wal'" "'$dir'" | sqlite3 -batch -bail :memory:
+  }
   local refs=() bis=()
   for ((i = 1; i <= REPEAT; i++)); do
-    r=$(./build/ref_insert "$dir" threads="$threads" batch="$batch" rows="$rows" \
-          synchronous=normal journal=wal | sed -n 's/^writes_per_sec=\([0-9]*\).*/\1/p')
-    b=$(printf '.load ./dist/acorn\nSELECT writes_per_sec FROM bench_insert WHERE threads=%d AND batch=%d AND rows=%d AND synchronous=%s AND journal=%s AND dir=%s;\n' \
-          "$threads" "$batch" "$rows" "'normal'" "'wal'" "'$dir'" | sqlite3 -batch -bail :memory:)
+    # ABBA order: odd runs start with ref_insert, even runs with bench_insert,
+    # so that neither always runs right after the other's file was removed
+    if ((i % 2)); then r=$(run_ref); b=$(run_bench); else b=$(run_bench); r=$(run_ref); fi
     echo "  $name run $i: ref_insert $r  bench_insert $b"
     refs+=("$r"); bis+=("$b")
   done

@@ -334,6 +334,9 @@ struct bench_worker {
   char *zSqlBuf;               /* prepare=exec: the SQL text */
   bench_busy busy;
   sqlite3_int64 nDone;         /* rows inserted or SELECTs run */
+  uint64_t *aLat;              /* writers: ns per row done, in its own array
+                               ** (no cache line shared with other writers) */
+  sqlite3_int64 nLat, nLatAlloc;
   sqlite3_int64 tEnd;          /* writers: when the last row was done */
   uint64_t iRand;              /* readers: xorshift state */
   int rc;
@@ -348,7 +351,7 @@ struct bench_run {
   unsigned char *aId;          /* nRow ids, nIdStride bytes each */
   int nIdLen;                  /* bytes of one id (0 for integer) */
   char *zContent;
-  uint64_t *aLat;              /* ns per row by row number; 0 = not done */
+  uint64_t *aLat;              /* all workers' latencies, merged at the end */
   sqlite3_int64 iNext;         /* next unclaimed row number (atomic) */
   int bStop;                   /* atomic: stop now */
   int nWriterLeft;             /* atomic: writers still running */
@@ -390,6 +393,8 @@ static int benchExec(bench_worker *w, const char *zSql){
   return rc;
 }
 
+static int benchLatGrow(bench_worker *w, sqlite3_int64 nNeed);
+
 /* Open the worker's connection, set the pragmas, prepare. */
 static int benchWorkerSetup(bench_worker *w){
   bench_run *r = w->pRun;
@@ -430,6 +435,14 @@ static int benchWorkerSetup(bench_worker *w){
     w->iRand |= 1;
     return rc;
   }
+  {
+    /* a fair share of the rows, touched now so that no page fault lands
+    ** in the timed loop */
+    sqlite3_int64 nShare = c->nRow/c->nThread + c->nBatch + 16;
+    if( nShare>c->nRow ) nShare = c->nRow;
+    if( benchLatGrow(w, nShare) ) return SQLITE_NOMEM;
+    memset(w->aLat, 0, sizeof(uint64_t)*(size_t)w->nLatAlloc);
+  }
   if( c->ePrepare==PREPARE_EXEC ){
     w->zSqlBuf = sqlite3_malloc(c->nContent + 200);
     if( w->zSqlBuf==0 ) return SQLITE_NOMEM;
@@ -466,6 +479,11 @@ static void benchWorkerClose(bench_worker *w){
   w->db = 0;
   sqlite3_free(w->zSqlBuf);
   w->zSqlBuf = 0;
+}
+
+static void benchWorkerFree(bench_worker *w){
+  sqlite3_free(w->aLat);
+  w->aLat = 0;
 }
 
 /* prepare=exec: the INSERT of row i as SQL text with literal values. */
@@ -563,6 +581,26 @@ static int benchTxn(bench_worker *w, int bCommit){
   return rc;
 }
 
+/* Room for at least nNeed latencies in w->aLat (rarely reached: the
+** first allocation is a fair share of the rows).  Nonzero on failure. */
+static int benchLatGrow(bench_worker *w, sqlite3_int64 nNeed){
+  sqlite3_int64 nNew = w->nLatAlloc*2;
+  uint64_t *aNew;
+  if( nNew<nNeed ) nNew = nNeed;
+  aNew = sqlite3_realloc64(w->aLat, sizeof(uint64_t)*(sqlite3_uint64)nNew);
+  if( aNew==0 ){
+    if( w->rc==SQLITE_OK ){
+      w->rc = SQLITE_NOMEM;
+      w->zErr = sqlite3_mprintf("out of memory for the latencies");
+    }
+    __atomic_store_n(&w->pRun->bStop, 1, __ATOMIC_SEQ_CST);
+    return 1;
+  }
+  w->aLat = aNew;
+  w->nLatAlloc = nNew;
+  return 0;
+}
+
 static void benchWriterLoop(bench_worker *w){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
@@ -577,6 +615,7 @@ static void benchWriterLoop(bench_worker *w){
     if( i0>=c->nRow ) break;
     n = c->nRow - i0;
     if( n>c->nBatch ) n = c->nBatch;
+    if( w->nLat+n>w->nLatAlloc && benchLatGrow(w, w->nLat+n) ) break;
     tPrev = benchMono();          /* latency includes waiting for the mutex */
     if( c->bMutex ) pthread_mutex_lock(&r->appMutex);
     if( c->nBatch>1 ) rc = benchTxn(w, 0);
@@ -584,14 +623,14 @@ static void benchWriterLoop(bench_worker *w){
       rc = benchInsertRow(w, i0+j);
       if( rc==SQLITE_OK && (j<n-1 || c->nBatch==1) ){
         t = benchMono();
-        r->aLat[i0+j] = t>tPrev ? (uint64_t)(t-tPrev) : 1;
+        w->aLat[w->nLat++] = t>tPrev ? (uint64_t)(t-tPrev) : 1;
         tPrev = t;
       }
     }
     if( rc==SQLITE_OK && c->nBatch>1 ){
       rc = benchTxn(w, 1);
       t = benchMono();
-      r->aLat[i0+n-1] = t>tPrev ? (uint64_t)(t-tPrev) : 1;  /* + COMMIT */
+      w->aLat[w->nLat++] = t>tPrev ? (uint64_t)(t-tPrev) : 1;  /* + COMMIT */
     }
     if( c->bMutex ) pthread_mutex_unlock(&r->appMutex);
     if( rc!=SQLITE_OK ) break;
@@ -876,7 +915,6 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
     static const char zPat[] = "Some content";
     for(i=0; i<c->nContent; i++) run.zContent[i] = zPat[i%12];
     run.zContent[c->nContent] = 0;
-    memset(run.aLat, 0, sizeof(uint64_t)*(size_t)c->nRow);
     memset(aW, 0, sizeof(bench_worker)*(size_t)nW);
     run.zInsert = c->eId==ID_INTEGER
         ? "INSERT INTO posts(title,content) VALUES(?1,?2)"
@@ -1017,10 +1055,12 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
     }
   }
   if( rc==SQLITE_OK ){
-    /* latencies of the rows done, in place */
-    sqlite3_int64 n = 0, k;
-    for(k=0; k<c->nRow; k++){
-      if( run.aLat[k] ) run.aLat[n++] = run.aLat[k];
+    /* every writer's latencies, merged (each row is done at most once) */
+    sqlite3_int64 n = 0;
+    for(i=0; i<nW; i++){
+      if( aW[i].nLat==0 || n+aW[i].nLat>c->nRow ) continue;
+      memcpy(run.aLat+n, aW[i].aLat, sizeof(uint64_t)*(size_t)aW[i].nLat);
+      n += aW[i].nLat;
     }
     if( n>0 ){
       qsort(run.aLat, (size_t)n, sizeof(uint64_t), benchCmpU64);
@@ -1040,6 +1080,7 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
   sqlite3_free(run.aId);
   sqlite3_free(run.zContent);
   sqlite3_free(run.aLat);
+  for(i=0; aW && i<nW; i++) benchWorkerFree(&aW[i]);
   sqlite3_free(aW);
   return rc;
 }
