@@ -2,8 +2,10 @@
 # bench/insert.sh: bench_insert against a plain C program doing the same run
 # (bench/ref_insert.c), alternately (ABBA order), five times each, in the same
 # directory.
-# Prints each run and, per scenario, the medians and bench_insert/ref_insert.
-# Target: a ratio of at least 0.95 in every scenario.
+# Prints each run and, per scenario, the medians and their ratio
+# bench_insert/ref_insert (target: at least 0.95 in every scenario), and the
+# median of the five per-pair ratios (pair_ratio: each pair ran back to back,
+# so it is less exposed to the machine's drift between pairs).
 #
 #   bash bench/insert.sh            (from the project root; `make bench`)
 #   BENCH_DIR=/some/dir REPEAT=5 bash bench/insert.sh
@@ -24,7 +26,7 @@ exec > >(tee bench/results/insert.txt) 2>&1
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "machine: $(nproc) cpus, $(uname -sr); dir $dir on $(df -T "$dir" | awk 'NR==2{print $2}')"
 echo "sqlite3 $(sqlite3 --version | cut -d' ' -f1); synchronous=normal journal=wal id=integer"
-printf '%-26s %10s %10s %7s\n' scenario ref_insert bench_ins ratio
+printf '%-26s %10s %10s %7s %11s\n' scenario ref_insert bench_ins ratio pair_ratio
 
 run_scenario() {  # name threads batch rows
   local name=$1 threads=$2 batch=$3 rows=$4 i r b
@@ -36,25 +38,28 @@ run_scenario() {  # name threads batch rows
     printf '.load ./dist/acorn\nSELECT writes_per_sec FROM bench_insert WHERE threads=%d AND batch=%d AND rows=%d AND synchronous=%s AND journal=%s AND dir=%s;\n' \
       "$threads" "$batch" "$rows" "'normal'" "'wal'" "'$dir'" | sqlite3 -batch -bail :memory:
   }
-  local refs=() bis=()
+  local refs=() bis=() pairs=()
   for ((i = 1; i <= REPEAT; i++)); do
     # ABBA order: odd runs start with ref_insert, even runs with bench_insert,
     # so that neither always runs right after the other's file was removed
     if ((i % 2)); then r=$(run_ref); b=$(run_bench); else b=$(run_bench); r=$(run_ref); fi
     echo "  $name run $i: ref_insert $r  bench_insert $b"
     refs+=("$r"); bis+=("$b")
+    pairs+=("$(awk -v a="$b" -v b="$r" 'BEGIN{print a/b}')")
   done
-  local mr mb
+  local mr mb mp
   mr=$(printf '%s\n' "${refs[@]}" | median)
   mb=$(printf '%s\n' "${bis[@]}" | median)
-  printf '%-26s %10s %10s %7.3f\n' "$name" "$mr" "$mb" "$(awk -v a="$mb" -v b="$mr" 'BEGIN{print a/b}')" | tee -a "$dir/summary"
+  mp=$(printf '%s\n' "${pairs[@]}" | median)
+  printf '%-26s %10s %10s %7.3f %11.3f\n' "$name" "$mr" "$mb" \
+    "$(awk -v a="$mb" -v b="$mr" 'BEGIN{print a/b}')" "$mp" | tee -a "$dir/summary"
 }
 
-run_scenario "1 thread, autocommit" 1 1 30000
-run_scenario "4 threads, autocommit" 4 1 30000
+run_scenario "1 thread, autocommit" 1 1 50000
+run_scenario "4 threads, autocommit" 4 1 50000
 run_scenario "1 thread, batch 1000" 1 1000 500000
 echo "== summary (medians of $REPEAT, writes/s)"
-printf '%-26s %10s %10s %7s\n' scenario ref_insert bench_ins ratio
+printf '%-26s %10s %10s %7s %11s\n' scenario ref_insert bench_ins ratio pair_ratio
 cat "$dir/summary"
 if ls "$dir" | grep -v '^summary$' | grep -q .; then
   echo "scratch files left behind in $dir:"; ls -la "$dir"; exit 1

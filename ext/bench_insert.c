@@ -341,6 +341,8 @@ struct bench_worker {
   uint64_t iRand;              /* readers: xorshift state */
   int rc;
   char *zErr;                  /* sqlite3_malloc'd */
+  char aPad[128];              /* keeps the fields each writer updates in its
+                               ** loop off its neighbours' cache lines */
 };
 
 struct bench_run {
@@ -352,7 +354,9 @@ struct bench_run {
   int nIdLen;                  /* bytes of one id (0 for integer) */
   char *zContent;
   uint64_t *aLat;              /* all workers' latencies, merged at the end */
+  char aPad1[64];              /* iNext, written by every claim, alone on */
   sqlite3_int64 iNext;         /* next unclaimed row number (atomic) */
+  char aPad2[64];              /* its cache line, away from what is read */
   int bStop;                   /* atomic: stop now */
   int nWriterLeft;             /* atomic: writers still running */
   sqlite3_int64 tStart, tDeadline;
