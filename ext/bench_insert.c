@@ -48,7 +48,12 @@
 ** A constraint other than = or IN on a parameter is an error:
 **   bench_insert: parameter threads takes only = or IN constraints
 ** locking=exclusive lets only one connection in: it requires threads=1 and
-** readers=0.  threads>1 or readers>0 require a thread-safe SQLite.
+** readers=0.  threads>1 or readers>0 require a thread-safe SQLite.  With
+** storage=memory SQLite keeps the journal in memory: wal, delete, truncate
+** and persist run as memory (the journal column shows the value asked for).
+** An insert that fails stops the run and becomes the error, with SQLite's
+** message and every parameter of the run:
+**   bench_insert: insert failed: disk I/O error (id=integer journal=wal ...)
 **
 ** RESULT COLUMNS
 **
@@ -65,7 +70,8 @@
 **                            application mutex
 **   reads_per_sec   INTEGER  point SELECTs by all readers / elapsed
 **   busy            INTEGER  SQLITE_BUSY retries (busy handler calls)
-**   db_bytes        INTEGER  database plus WAL at the end
+**   db_bytes        INTEGER  database plus WAL after the run's connections
+**                            closed (memory: page_count*page_size)
 **   sqlite_version  TEXT     sqlite3_libversion() of the running library
 **   fsync_us        REAL     median of 5 write+fsync of 4 KiB to a new file
 **                            in dir, measured once per dir per statement
