@@ -79,17 +79,28 @@ set bmargin 5"
 
 if [ -s "$out/writers.csv" ]; then
   pivot "$out/writers.csv" threads mutex writes_per_sec > "$tmp/writers.dat"
+  pivot "$out/writers.csv" threads mutex p99_us > "$tmp/writers99.dat"
   gnuplot <<GP
 $common
+set terminal pngcairo size 900,800 font 'DejaVu Sans,10'
+set termoption noenhanced
 set output '$out/writers.png'
-set title 'Writers: writes/s by writer threads, with and without an application mutex (WAL, synchronous=normal)'
+set multiplot layout 2,1 title 'Writers, with and without an application mutex (WAL, synchronous=normal, autocommit)'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
+set key outside top center horizontal
 set xlabel 'writer threads (one connection each)'
+set title 'throughput'
 set ylabel 'writes/s'
 set yrange [0:*]
 plot '$tmp/writers.dat' using 2:xtic(1) title 'mutex=0', '' using 3 title 'mutex=1 (around every insert)'
+set title '99th percentile latency of one insert (log scale)'
+set ylabel 'p99 (us)'
+set logscale y
+set yrange [10:*]
+plot '$tmp/writers99.dat' using 2:xtic(1) title 'mutex=0', '' using 3 title 'mutex=1'
+unset multiplot
 GP
 fi
 
@@ -103,6 +114,7 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set xtics rotate by -30
+set key outside top center horizontal
 set ylabel 'writes/s'
 set yrange [0:*]
 plot '$tmp/ids.dat' using 2:xtic(1) title 'content 12 bytes', '' using 3 title 'content 1000 bytes'
