@@ -113,6 +113,17 @@ uuid7_blob|off|1
 uuid7_blob|off|5"
 }
 
+@test "a join feeds a parameter row by row; an empty IN list runs nothing" {
+  run bi "SELECT x.t, b.threads, b.rows_written
+  FROM (SELECT 1 AS t UNION SELECT 2) x, bench_insert b
+ WHERE b.threads = x.t AND b.rows=5 AND b.synchronous='off' AND b.dir='$D';
+SELECT count(*) FROM bench_insert WHERE threads IN (SELECT 1 WHERE 0) AND rows=5 AND dir='$D';"
+  assert_success
+  assert_output "1|1|5
+2|2|5
+0"
+}
+
 @test "positional arguments set the parameters in column order" {
   run bi "SELECT id, journal, rows_written FROM bench_insert('uuid4_text', 'truncate', 'off') WHERE rows=15 AND dir='$D';"
   assert_success
