@@ -919,13 +919,13 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
     run.zContent = sqlite3_malloc(c->nContent+1);
     run.aLat = sqlite3_malloc64(sizeof(uint64_t)*(sqlite3_uint64)c->nRow);
     aW = sqlite3_malloc64(sizeof(bench_worker)*(sqlite3_uint64)nW);
+    if( aW ) memset(aW, 0, sizeof(bench_worker)*(size_t)nW);
     if( run.zContent==0 || run.aLat==0 || aW==0 ) rc = SQLITE_NOMEM;
   }
   if( rc==SQLITE_OK ){
     static const char zPat[] = "Some content";
     for(i=0; i<c->nContent; i++) run.zContent[i] = zPat[i%12];
     run.zContent[c->nContent] = 0;
-    memset(aW, 0, sizeof(bench_worker)*(size_t)nW);
     run.zInsert = c->eId==ID_INTEGER
         ? "INSERT INTO posts(title,content) VALUES(?1,?2)"
         : "INSERT INTO posts(id,title,content) VALUES(?1,?2,?3)";
