@@ -120,3 +120,9 @@ test-bindings: dist/acorn.so
 
 bench: dist/acorn.so
 	@for b in bench/*.sh; do echo "== $$b"; bash $$b || exit 1; done
+
+# bench_insert's yardstick: one run of the same workload in plain C
+# (bench/insert.sh builds and runs it).
+build/ref_insert: bench/ref_insert.c
+	@mkdir -p build
+	$(CC) $(OPT) -Wall -Wextra -Werror -o $@ $< -lsqlite3 $(LDLIBS)

@@ -118,6 +118,7 @@ static const struct {
 } aFeature[] = {
   { "acorn",        acorn_meta_register },
   { "uuid",         acorn_uuid_register },
+  { "bench_insert", acorn_bench_insert_register },
 };
 
 #ifdef _WIN32

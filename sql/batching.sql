@@ -1,0 +1,13 @@
+-- Rows per transaction (1 is autocommit) times how each insert reaches
+-- SQLite: prepared once and re-bound, prepared again for every insert, or
+-- SQL text with literal values through sqlite3_exec (the per-call costs the
+-- go-sqlite3 changes in the seeds remove).  Runs capped at 5 seconds.
+--   sqlite3 < sql/batching.sql         (from the project root; ~40 s)
+.load ./dist/acorn
+.mode box
+SELECT batch, prepare, writes_per_sec, ns_per_write, p50_us, p99_us,
+       rows_written
+  FROM bench_insert
+ WHERE batch IN (1, 10, 100, 1000, 10000)
+   AND prepare IN ('once', 'each', 'exec')
+   AND rows = 100000 AND seconds = 5;
