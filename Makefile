@@ -125,4 +125,4 @@ bench: dist/acorn.so
 # (bench/insert.sh builds and runs it).
 build/ref_insert: bench/ref_insert.c
 	@mkdir -p build
-	$(CC) $(OPT) -Wall -Wextra -Werror -o $@ $< -lsqlite3 $(LDLIBS)
+	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)

@@ -8,6 +8,7 @@ load test_helper
 EXPECTED_SURFACE='acorn_debug|0
 acorn_version|0
 gen_random_uuid|0
+module:bench_insert
 uuid4_blob|0
 uuid4|0
 uuid7_blob|0
