@@ -35,3 +35,14 @@ CREATE TABLE posts(id BLOB PRIMARY KEY, title TEXT) WITHOUT ROWID;
 INSERT INTO posts SELECT uuid7_blob(), 'post ' || value FROM generate_series(1, 1000);
 SELECT count(*) AS posts, sum(length(id)) AS key_bytes,
        (SELECT title FROM posts ORDER BY id DESC LIMIT 1) AS newest FROM posts;
+
+.print
+.print == bench_insert: how fast does this SQLite take writes? (a scratch database in $TMPDIR, a few seconds)
+.print == three primary key types, 5000 autocommit inserts each, WAL, synchronous=normal
+SELECT id, writes_per_sec, p50_us, p99_us, rows_written
+  FROM bench_insert
+ WHERE id IN ('integer', 'uuid7_blob', 'uuid4_blob') AND rows = 5000;
+.print
+.print == the same 5000 rows, autocommit against 1000 per transaction
+SELECT batch, writes_per_sec, ns_per_write
+  FROM bench_insert WHERE batch IN (1, 1000) AND rows = 5000;
