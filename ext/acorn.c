@@ -118,6 +118,7 @@ static const struct {
 } aFeature[] = {
   { "acorn",        acorn_meta_register },
   { "uuid",         acorn_uuid_register },
+  { "cache",        acorn_cache_register },
 };
 
 #ifdef _WIN32
