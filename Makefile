@@ -103,3 +103,8 @@ test-bindings: dist/acorn.so
 
 bench: dist/acorn.so
 	@for b in bench/*.sh; do echo "== $$b"; bash $$b || exit 1; done
+
+# cache: the benchmark program behind bench/cache.sh.
+build/cache_bench: bench/cache_bench.c
+	@mkdir -p build
+	$(CC) $(CFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)

@@ -71,7 +71,9 @@
 **   read-only to ordinary SQL):
 **     <t>_config(id=1, capacity, bytes, entries, seq, hits, misses,
 **                evictions, expired)                       one row
-**     <t>_data(id INTEGER PRIMARY KEY, key UNIQUE, value, created, expires)
+**     <t>_data(id INTEGER PRIMARY KEY, key UNIQUE, created, expires, value)
+**                                      value last: reading expires must not
+**                                      walk a large value's overflow pages
 **     <t>_lru(id INTEGER PRIMARY KEY, used UNIQUE, last_used, hits, size)
 **                                      narrow: what a use rewrites
 **     <t>_expiry(expires, id) WITHOUT ROWID       entries that can expire
@@ -113,6 +115,7 @@
 #include "acorn.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef sqlite3_int64 i64;
@@ -189,9 +192,9 @@ struct cache_touch {
   i64 id;               /* <t>_data.id */
   i64 ms;               /* unix ms of the latest use */
   i64 nHit;             /* uses since the last flush */
-  int iLevel;           /* savepoint level it was flushed at (flushed list) */
-  cache_touch *pPrev, *pNext;   /* circular list around a sentinel */
-  cache_touch *pHash;   /* hash chain (pending list only) */
+  i64 iSeq;             /* the connection's use counter at the latest use */
+  int iLevel;           /* savepoint level it was flushed at (aFlushed) */
+  int iNext;            /* hash chain: index+1 in aPending, 0 ends */
 };
 
 /* Misses written by one flush inside a transaction. */
@@ -210,11 +213,13 @@ struct cache_vtab {
   unsigned char aReadBusy[CACHE_NREAD];
   int nBufferMax;       /* recency_buffer option */
   int nNextFlush;       /* try a flush when nPending reaches this */
-  cache_touch sPending; /* sentinel: buffered uses, oldest first */
-  cache_touch sFlushed; /* sentinel: flushed in the open transaction */
-  cache_touch **aHash;  /* pending nodes by id */
+  i64 iTouchSeq;        /* use counter: orders the buffered uses */
+  cache_touch *aPending;/* buffered uses, one per id, in no order */
+  int nPending, nPendingAlloc;
+  int *aHash;           /* id -> index+1 in aPending, chained by iNext */
   int nHash;            /* slots in aHash, a power of two, or 0 */
-  int nPending;         /* nodes on the pending list */
+  cache_touch *aFlushed;/* written in the open transaction */
+  int nFlushed, nFlushedAlloc;
   i64 nHitPending;      /* sum of nHit over pending nodes */
   i64 nMissPending;     /* misses not yet written */
   cache_miss *aMiss;    /* misses flushed in the open transaction */
@@ -461,81 +466,66 @@ static char *cacheCheckKey(const char *zWho, sqlite3_value *pKey){
 
 /* ------------------------------------------------------- recency buffer */
 
-static void cacheListInit(cache_touch *pSentinel){
-  pSentinel->pPrev = pSentinel->pNext = pSentinel;
-}
-static void cacheListUnlink(cache_touch *pNode){
-  pNode->pPrev->pNext = pNode->pNext;
-  pNode->pNext->pPrev = pNode->pPrev;
-}
-static void cacheListAppend(cache_touch *pSentinel, cache_touch *pNode){
-  pNode->pPrev = pSentinel->pPrev;
-  pNode->pNext = pSentinel;
-  pSentinel->pPrev->pNext = pNode;
-  pSentinel->pPrev = pNode;
-}
-static void cacheListPrepend(cache_touch *pSentinel, cache_touch *pNode){
-  pNode->pNext = pSentinel->pNext;
-  pNode->pPrev = pSentinel;
-  pSentinel->pNext->pPrev = pNode;
-  pSentinel->pNext = pNode;
-}
-static void cacheListFree(cache_touch *pSentinel){
-  cache_touch *pNode = pSentinel->pNext;
-  while( pNode!=pSentinel ){
-    cache_touch *pNext = pNode->pNext;
-    sqlite3_free(pNode);
-    pNode = pNext;
-  }
-  cacheListInit(pSentinel);
-}
-
 static unsigned cacheHashSlot(const cache_vtab *p, i64 id){
   uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ULL;
   return (unsigned)(h>>32) & (unsigned)(p->nHash-1);
 }
 
 static cache_touch *cacheHashFind(const cache_vtab *p, i64 id){
-  cache_touch *pNode;
+  int i;
   if( p->nHash==0 ) return 0;
-  for(pNode=p->aHash[cacheHashSlot(p, id)]; pNode; pNode=pNode->pHash){
-    if( pNode->id==id ) return pNode;
+  for(i=p->aHash[cacheHashSlot(p, id)]; i; i=p->aPending[i-1].iNext){
+    if( p->aPending[i-1].id==id ) return &p->aPending[i-1];
   }
   return 0;
 }
 
-/* Add pNode to the hash, growing it first if needed.  SQLITE_NOMEM if the
-** hash cannot hold it. */
-static int cacheHashAdd(cache_vtab *p, cache_touch *pNode){
-  unsigned h;
-  if( p->nPending+1 > p->nHash ){
-    int nNew = p->nHash ? p->nHash*2 : 64;
-    cache_touch **aNew = sqlite3_malloc64(sizeof(cache_touch*)*(size_t)nNew);
-    cache_touch *pIter;
-    if( aNew==0 ){
-      if( p->nHash==0 ) return SQLITE_NOMEM;
-    }else{
-      memset(aNew, 0, sizeof(cache_touch*)*(size_t)nNew);
-      sqlite3_free(p->aHash);
-      p->aHash = aNew;
-      p->nHash = nNew;
-      for(pIter=p->sPending.pNext; pIter!=&p->sPending; pIter=pIter->pNext){
-        h = cacheHashSlot(p, pIter->id);
-        pIter->pHash = p->aHash[h];
-        p->aHash[h] = pIter;
-      }
-    }
+/* Rebuild the hash over aPending, with at least two slots per entry. */
+static int cacheHashRebuild(cache_vtab *p, int nWant){
+  int i;
+  if( nWant>p->nHash ){
+    int nNew = p->nHash ? p->nHash : 64;
+    int *aNew;
+    while( nNew<nWant ) nNew *= 2;
+    aNew = sqlite3_malloc64(sizeof(int)*(size_t)nNew);
+    if( aNew==0 ) return SQLITE_NOMEM;
+    sqlite3_free(p->aHash);
+    p->aHash = aNew;
+    p->nHash = nNew;
   }
-  h = cacheHashSlot(p, pNode->id);
-  pNode->pHash = p->aHash[h];
-  p->aHash[h] = pNode;
+  if( p->nHash ) memset(p->aHash, 0, sizeof(int)*(size_t)p->nHash);
+  for(i=0; i<p->nPending; i++){
+    unsigned h = cacheHashSlot(p, p->aPending[i].id);
+    p->aPending[i].iNext = p->aHash[h];
+    p->aHash[h] = i+1;
+  }
   return SQLITE_OK;
 }
 
-/* Empty the pending list's hash (the nodes themselves are moved or freed
-** by the caller). */
-static void cacheHashClear(cache_vtab *p){
-  if( p->nHash ) memset(p->aHash, 0, sizeof(cache_touch*)*(size_t)p->nHash);
+/* A new pending entry for id (not in the buffer yet), or 0 if out of
+** memory. */
+static cache_touch *cacheTouchNew(cache_vtab *p, i64 id){
+  cache_touch *pNew;
+  unsigned h;
+  if( p->nPending>=p->nPendingAlloc ){
+    int nNew = p->nPendingAlloc ? p->nPendingAlloc*2 : 64;
+    cache_touch *aNew = sqlite3_realloc64(p->aPending,
+                                          sizeof(cache_touch)*(size_t)nNew);
+    if( aNew==0 ) return 0;
+    p->aPending = aNew;
+    p->nPendingAlloc = nNew;
+  }
+  if( (p->nPending+1)*2 > p->nHash
+   && cacheHashRebuild(p, (p->nPending+1)*2) ){
+    return 0;
+  }
+  pNew = &p->aPending[p->nPending++];
+  memset(pNew, 0, sizeof(*pNew));
+  pNew->id = id;
+  h = cacheHashSlot(p, id);
+  pNew->iNext = p->aHash[h];
+  p->aHash[h] = p->nPending;
+  return pNew;
 }
 
 static int cacheFlushStandalone(cache_vtab *p);
@@ -543,23 +533,14 @@ static int cacheFlushStandalone(cache_vtab *p);
 /* Record a use of entry id at time ms. */
 static void cacheTouch(cache_vtab *p, i64 id, i64 ms){
   cache_touch *pNode = cacheHashFind(p, id);
-  if( pNode ){
-    cacheListUnlink(pNode);
-  }else{
-    pNode = sqlite3_malloc64(sizeof(*pNode));
+  if( pNode==0 ){
+    pNode = cacheTouchNew(p, id);
     if( pNode==0 ) return;               /* out of memory: the use is lost */
-    memset(pNode, 0, sizeof(*pNode));
-    pNode->id = id;
-    if( cacheHashAdd(p, pNode) ){
-      sqlite3_free(pNode);
-      return;
-    }
-    p->nPending++;
   }
   pNode->ms = ms;
   pNode->nHit++;
+  pNode->iSeq = ++p->iTouchSeq;
   p->nHitPending++;
-  cacheListAppend(&p->sPending, pNode);
   if( p->nPending>=p->nNextFlush ){
     if( cacheFlushStandalone(p)!=SQLITE_OK ){
       p->nNextFlush = p->nPending + p->nBufferMax;
@@ -567,20 +548,28 @@ static void cacheTouch(cache_vtab *p, i64 id, i64 ms){
   }
 }
 
-/* Write the pending list to <t>_lru and the counters to *pCfg, inside the
-** caller's transaction.  The list itself is left alone: cacheFlushDone()
-** retires it once the caller's write has succeeded. */
+static int cacheTouchCmp(const void *a, const void *b){
+  i64 x = ((const cache_touch*)a)->iSeq, y = ((const cache_touch*)b)->iSeq;
+  return x<y ? -1 : x>y;
+}
+
+/* Write the buffered uses to <t>_lru, oldest first, and the counters to
+** *pCfg, inside the caller's transaction.  The buffer itself is kept (only
+** sorted): cacheFlushDone() retires it once the caller's write succeeded. */
 static int cacheFlushWrite(cache_vtab *p, cache_config *pCfg){
   cache_touch *pNode;
   sqlite3_stmt *pStmt;
-  int rc;
+  int rc, i;
   if( p->nPending==0 ){
     pCfg->misses += p->nMissPending;
     return SQLITE_OK;
   }
+  qsort(p->aPending, (size_t)p->nPending, sizeof(cache_touch), cacheTouchCmp);
+  rc = cacheHashRebuild(p, 0);
+  if( rc ) return rc;
   rc = cacheStmt(p, CACHE_STMT_TOUCH, &pStmt);
-  for(pNode=p->sPending.pNext; rc==SQLITE_OK && pNode!=&p->sPending;
-      pNode=pNode->pNext){
+  for(i=0; rc==SQLITE_OK && i<p->nPending; i++){
+    pNode = &p->aPending[i];
     sqlite3_bind_int64(pStmt, 1, pNode->id);
     sqlite3_bind_int64(pStmt, 2, ++pCfg->seq);
     sqlite3_bind_int64(pStmt, 3, pNode->ms);
@@ -594,16 +583,30 @@ static int cacheFlushWrite(cache_vtab *p, cache_config *pCfg){
 
 /* The flush written by cacheFlushWrite() is part of the database now. */
 static void cacheFlushDone(cache_vtab *p){
-  if( p->bInTxn ){
+  if( p->bInTxn && p->nPending ){
     /* Keep what was written until the transaction ends: a rollback puts
-    ** it back. */
-    while( p->sPending.pNext!=&p->sPending ){
-      cache_touch *pNode = p->sPending.pNext;
-      cacheListUnlink(pNode);
-      pNode->iLevel = p->iLevel;
-      pNode->pHash = 0;
-      cacheListAppend(&p->sFlushed, pNode);
+    ** it back.  If that cannot be kept (out of memory), a rollback loses
+    ** these uses, nothing else. */
+    if( p->nFlushed+p->nPending > p->nFlushedAlloc ){
+      int nNew = p->nFlushedAlloc ? p->nFlushedAlloc : 64;
+      cache_touch *aNew;
+      while( nNew<p->nFlushed+p->nPending ) nNew *= 2;
+      aNew = sqlite3_realloc64(p->aFlushed, sizeof(cache_touch)*(size_t)nNew);
+      if( aNew ){
+        p->aFlushed = aNew;
+        p->nFlushedAlloc = nNew;
+      }
     }
+    if( p->nFlushed+p->nPending <= p->nFlushedAlloc ){
+      int i;
+      for(i=0; i<p->nPending; i++){
+        p->aFlushed[p->nFlushed] = p->aPending[i];
+        p->aFlushed[p->nFlushed].iLevel = p->iLevel;
+        p->nFlushed++;
+      }
+    }
+  }
+  if( p->bInTxn ){
     if( p->nMissPending ){
       if( p->nMiss==p->nMissAlloc ){
         int nNew = p->nMissAlloc ? p->nMissAlloc*2 : 8;
@@ -619,40 +622,44 @@ static void cacheFlushDone(cache_vtab *p){
         p->nMiss++;
       }
     }
-  }else{
-    cacheListFree(&p->sPending);
   }
-  cacheHashClear(p);
   p->nPending = 0;
+  if( p->nHash ) memset(p->aHash, 0, sizeof(int)*(size_t)p->nHash);
   p->nHitPending = 0;
   p->nMissPending = 0;
   p->nNextFlush = p->nBufferMax;
 }
 
-/* Put nodes flushed at savepoint level iLevel or deeper back in the
-** buffer, older than everything buffered since. */
+/* Put uses flushed at savepoint level iLevel or deeper back in the
+** buffer.  They keep their use counter values, all lower than those of the
+** uses buffered since, so the next flush writes them first. */
 static void cacheRestore(cache_vtab *p, int iLevel){
-  cache_touch *pNode = p->sFlushed.pPrev;
   int i, j;
-  while( pNode!=&p->sFlushed ){
-    cache_touch *pPrev = pNode->pPrev;
-    if( pNode->iLevel>=iLevel ){
-      cache_touch *pSame = cacheHashFind(p, pNode->id);
-      cacheListUnlink(pNode);
-      p->nHitPending += pNode->nHit;
-      if( pSame ){
-        pSame->nHit += pNode->nHit;
-        sqlite3_free(pNode);
-      }else if( cacheHashAdd(p, pNode)==SQLITE_OK ){
-        cacheListPrepend(&p->sPending, pNode);
-        p->nPending++;
-      }else{
-        p->nHitPending -= pNode->nHit;
-        sqlite3_free(pNode);
+  for(i=j=0; i<p->nFlushed; i++){
+    cache_touch *pF = &p->aFlushed[i];
+    if( pF->iLevel>=iLevel ){
+      cache_touch *pSame = cacheHashFind(p, pF->id);
+      if( pSame==0 ){
+        pSame = cacheTouchNew(p, pF->id);
+        if( pSame ){
+          pSame->ms = pF->ms;
+          pSame->iSeq = pF->iSeq;
+        }
       }
+      if( pSame ){
+        /* the same id may have been flushed more than once: latest wins */
+        if( pF->iSeq>pSame->iSeq ){
+          pSame->iSeq = pF->iSeq;
+          pSame->ms = pF->ms;
+        }
+        pSame->nHit += pF->nHit;
+        p->nHitPending += pF->nHit;
+      }
+    }else{
+      p->aFlushed[j++] = *pF;
     }
-    pNode = pPrev;
   }
+  p->nFlushed = j;
   for(i=j=0; i<p->nMiss; i++){
     if( p->aMiss[i].iLevel>=iLevel ){
       p->nMissPending += p->aMiss[i].nMiss;
@@ -928,8 +935,6 @@ static int cacheInit(
   p->nBufferMax = nBuffer;
   p->nNextFlush = nBuffer;
   p->iLevel = -1;
-  cacheListInit(&p->sPending);
-  cacheListInit(&p->sFlushed);
   if( p->zDb==0 || p->zName==0 || p->zQual==0 ){
     rc = SQLITE_NOMEM;
   }else if( bCreate ){
@@ -942,7 +947,7 @@ static int cacheInit(
       " expired INTEGER NOT NULL);"
       "INSERT INTO %s_config\" VALUES(1, %lld, 0, 0, 0, 0, 0, 0, 0);"
       "CREATE TABLE %s_data\"(id INTEGER PRIMARY KEY, key NOT NULL UNIQUE,"
-      " value NOT NULL, created INTEGER NOT NULL, expires INTEGER);"
+      " created INTEGER NOT NULL, expires INTEGER, value NOT NULL);"
       "CREATE TABLE %s_lru\"(id INTEGER PRIMARY KEY,"
       " used INTEGER NOT NULL UNIQUE, last_used INTEGER NOT NULL,"
       " hits INTEGER NOT NULL, size INTEGER NOT NULL);"
@@ -986,8 +991,8 @@ static int cacheConnect(sqlite3 *db, void *pAux, int argc,
 static void cacheFree(cache_vtab *p){
   cacheUnregister(p);
   cacheFinalizeAll(p);
-  cacheListFree(&p->sPending);
-  cacheListFree(&p->sFlushed);
+  sqlite3_free(p->aPending);
+  sqlite3_free(p->aFlushed);
   sqlite3_free(p->aHash);
   sqlite3_free(p->aMiss);
   sqlite3_free(p->zDb);
@@ -1088,7 +1093,7 @@ static int cacheSync(sqlite3_vtab *pVtab){
 
 static int cacheCommit(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
-  cacheListFree(&p->sFlushed);
+  p->nFlushed = 0;
   p->nMiss = 0;
   p->bInTxn = 0;
   p->iLevel = -1;
@@ -1111,10 +1116,9 @@ static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
 
 static int cacheRelease(sqlite3_vtab *pVtab, int iSavepoint){
   cache_vtab *p = (cache_vtab*)pVtab;
-  cache_touch *pNode;
   int i;
-  for(pNode=p->sFlushed.pNext; pNode!=&p->sFlushed; pNode=pNode->pNext){
-    if( pNode->iLevel>=iSavepoint ) pNode->iLevel = iSavepoint-1;
+  for(i=0; i<p->nFlushed; i++){
+    if( p->aFlushed[i].iLevel>=iSavepoint ) p->aFlushed[i].iLevel = iSavepoint-1;
   }
   for(i=0; i<p->nMiss; i++){
     if( p->aMiss[i].iLevel>=iSavepoint ) p->aMiss[i].iLevel = iSavepoint-1;

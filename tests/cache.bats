@@ -598,7 +598,7 @@ x
 @test "the model-based LRU test agrees with a reference LRU over thousands of random operations" {
   local n seed buf journal db
   n=$(big 4000)
-  for spec in "1 7 memory" "2 10000 memory" "3 3 wal" "4 50 delete"; do
+  for spec in "1 7 memory" "2 10000 memory" "3 3 wal" "4 50 delete" "6 7 memory" "8 2 memory"; do
     set -- $spec
     seed=$1; buf=$2; journal=$3
     mkdir -p "$BATS_TEST_TMPDIR/m$seed"
