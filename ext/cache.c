@@ -23,7 +23,8 @@
 **                     default 1GiB.  Kept in the table; later changes by the
 **                     'capacity' command persist and win over this option.
 **     recency_buffer  how many distinct keys' recency a connection holds in
-**                     memory before it writes them (1..1000000, default 10000)
+**                     memory before it writes them (1..1000000, default
+**                     100000; about 56 bytes per key)
 **
 **   Statements:
 **     INSERT INTO t(key, value [, expires]) VALUES(...)  set; replaces a key
@@ -139,7 +140,7 @@ typedef sqlite3_int64 i64;
 
 #define CACHE_DEFAULT_CAPACITY  ((i64)1<<30)
 #define CACHE_MAX_CAPACITY      ((i64)1<<62)
-#define CACHE_DEFAULT_BUFFER    10000
+#define CACHE_DEFAULT_BUFFER    100000
 #define CACHE_MAX_BUFFER        1000000
 
 #define CACHE_SIZE_HELP \
@@ -153,7 +154,8 @@ enum {
   CACHE_STMT_FIND_LIVE, CACHE_STMT_DEL_DATA, CACHE_STMT_DEL_LRU,
   CACHE_STMT_DEL_EXPIRY, CACHE_STMT_INS_DATA, CACHE_STMT_INS_LRU,
   CACHE_STMT_INS_EXPIRY, CACHE_STMT_TOUCH, CACHE_STMT_OLDEST,
-  CACHE_STMT_EXPIRED, CACHE_STMT_ROW,
+  CACHE_STMT_EXPIRED, CACHE_STMT_ROW, CACHE_STMT_FIND_OLD,
+  CACHE_STMT_UPD_DATA, CACHE_STMT_UPD_LRU,
   CACHE_NSTMT
 };
 static const char *const azCacheSql[CACHE_NSTMT] = {
@@ -176,6 +178,10 @@ static const char *const azCacheSql[CACHE_NSTMT] = {
   "SELECT id FROM %s_expiry\" WHERE expires<=?1 LIMIT 1",
   "SELECT d.key, d.value, d.created, d.expires, l.hits"
   " FROM %s_data\" d JOIN %s_lru\" l ON l.id=d.id WHERE d.id=?1",
+  "SELECT d.id, d.expires, l.size FROM %s_data\" d JOIN %s_lru\" l"
+  " ON l.id=d.id WHERE d.key=?1",
+  "UPDATE %s_data\" SET created=?2, expires=?3, value=?4 WHERE id=?1",
+  "UPDATE %s_lru\" SET used=?2, last_used=?3, hits=?4, size=?5 WHERE id=?1",
 };
 
 /* Read statements, one slot per (point, value, lru) combination. */
@@ -193,6 +199,7 @@ struct cache_touch {
   i64 ms;               /* unix ms of the latest use */
   i64 nHit;             /* uses since the last flush */
   i64 iSeq;             /* the connection's use counter at the latest use */
+  i64 iUsed;            /* <t>_lru.used given by the flush */
   int iLevel;           /* savepoint level it was flushed at (aFlushed) */
   int iNext;            /* hash chain: index+1 in aPending, 0 ends */
 };
@@ -552,6 +559,10 @@ static int cacheTouchCmp(const void *a, const void *b){
   i64 x = ((const cache_touch*)a)->iSeq, y = ((const cache_touch*)b)->iSeq;
   return x<y ? -1 : x>y;
 }
+static int cacheTouchCmpId(const void *a, const void *b){
+  i64 x = ((const cache_touch*)a)->id, y = ((const cache_touch*)b)->id;
+  return x<y ? -1 : x>y;
+}
 
 /* Write the buffered uses to <t>_lru, oldest first, and the counters to
 ** *pCfg, inside the caller's transaction.  The buffer itself is kept (only
@@ -564,14 +575,19 @@ static int cacheFlushWrite(cache_vtab *p, cache_config *pCfg){
     pCfg->misses += p->nMissPending;
     return SQLITE_OK;
   }
+  /* Number the uses in the order they were made, then write them in id
+  ** order: <t>_lru is walked front to back instead of at random. */
   qsort(p->aPending, (size_t)p->nPending, sizeof(cache_touch), cacheTouchCmp);
+  for(i=0; i<p->nPending; i++) p->aPending[i].iUsed = pCfg->seq + 1 + i;
+  pCfg->seq += p->nPending;
+  qsort(p->aPending, (size_t)p->nPending, sizeof(cache_touch), cacheTouchCmpId);
   rc = cacheHashRebuild(p, 0);
   if( rc ) return rc;
   rc = cacheStmt(p, CACHE_STMT_TOUCH, &pStmt);
   for(i=0; rc==SQLITE_OK && i<p->nPending; i++){
     pNode = &p->aPending[i];
     sqlite3_bind_int64(pStmt, 1, pNode->id);
-    sqlite3_bind_int64(pStmt, 2, ++pCfg->seq);
+    sqlite3_bind_int64(pStmt, 2, pNode->iUsed);
     sqlite3_bind_int64(pStmt, 3, pNode->ms);
     sqlite3_bind_int64(pStmt, 4, pNode->nHit);
     rc = cacheRun(p, pStmt);
@@ -786,43 +802,86 @@ static int cacheEvict(cache_vtab *p, cache_config *pCfg, i64 nNeed){
   return rc;
 }
 
-/* Store key -> value as the most recently used entry, replacing the key. */
+/* Store key -> value as the most recently used entry.  A stored key is
+** rewritten in place (same id: the key's index entry does not move); a new
+** one gets the next seq as its id.  Expired entries are reclaimed first;
+** least recently used ones are evicted after, until the capacity holds: the
+** entry just set is the most recent, so it is never among them. */
 static int cacheSet(
   cache_vtab *p, cache_config *pCfg,
   sqlite3_value *pKey, sqlite3_value *pValue, sqlite3_value *pExpires,
   i64 nSize, i64 iCreated, i64 nHits, i64 now, i64 *pId
 ){
   sqlite3_stmt *pStmt;
-  i64 id = 0;
-  int rc = cacheStmt(p, CACHE_STMT_FIND, &pStmt);
+  i64 id = 0, nOldSize = 0, iOldExpires = 0;
+  int bOldExpires = 0;
+  int rc = cacheReclaimExpired(p, pCfg, now);
+  if( rc==SQLITE_OK ) rc = cacheStmt(p, CACHE_STMT_FIND_OLD, &pStmt);
   if( rc ) return rc;
   sqlite3_bind_value(pStmt, 1, pKey);
   rc = sqlite3_step(pStmt);
-  if( rc==SQLITE_ROW ) id = sqlite3_column_int64(pStmt, 0);
-  rc = cacheDbError(p, sqlite3_reset(pStmt));
-  if( rc==SQLITE_OK && id ) rc = cacheDeleteEntry(p, pCfg, id);
-  if( rc==SQLITE_OK ) rc = cacheReclaimExpired(p, pCfg, now);
-  if( rc==SQLITE_OK ) rc = cacheEvict(p, pCfg, nSize);
-  if( rc ) return rc;
-  id = ++pCfg->seq;
-  rc = cacheStmt(p, CACHE_STMT_INS_DATA, &pStmt);
-  if( rc==SQLITE_OK ){
-    sqlite3_bind_int64(pStmt, 1, id);
-    sqlite3_bind_value(pStmt, 2, pKey);
-    sqlite3_bind_value(pStmt, 3, pValue);
-    sqlite3_bind_int64(pStmt, 4, iCreated);
-    sqlite3_bind_value(pStmt, 5, pExpires);
-    rc = cacheRun(p, pStmt);
-    sqlite3_clear_bindings(pStmt);     /* do not keep the value alive */
+  if( rc==SQLITE_ROW ){
+    id = sqlite3_column_int64(pStmt, 0);
+    if( sqlite3_column_type(pStmt, 1)!=SQLITE_NULL ){
+      bOldExpires = 1;
+      iOldExpires = sqlite3_column_int64(pStmt, 1);
+    }
+    nOldSize = sqlite3_column_int64(pStmt, 2);
   }
-  if( rc==SQLITE_OK ) rc = cacheStmt(p, CACHE_STMT_INS_LRU, &pStmt);
-  if( rc==SQLITE_OK ){
-    sqlite3_bind_int64(pStmt, 1, id);
-    sqlite3_bind_int64(pStmt, 2, id);
-    sqlite3_bind_int64(pStmt, 3, now);
-    sqlite3_bind_int64(pStmt, 4, nHits);
-    sqlite3_bind_int64(pStmt, 5, nSize);
-    rc = cacheRun(p, pStmt);
+  rc = cacheDbError(p, sqlite3_reset(pStmt));
+  if( rc ) return rc;
+
+  if( id ){
+    rc = cacheStmt(p, CACHE_STMT_UPD_LRU, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pStmt, 1, id);
+      sqlite3_bind_int64(pStmt, 2, ++pCfg->seq);
+      sqlite3_bind_int64(pStmt, 3, now);
+      sqlite3_bind_int64(pStmt, 4, nHits);
+      sqlite3_bind_int64(pStmt, 5, nSize);
+      rc = cacheRun(p, pStmt);
+    }
+    if( rc==SQLITE_OK ) rc = cacheStmt(p, CACHE_STMT_UPD_DATA, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pStmt, 1, id);
+      sqlite3_bind_int64(pStmt, 2, iCreated);
+      sqlite3_bind_value(pStmt, 3, pExpires);
+      sqlite3_bind_value(pStmt, 4, pValue);
+      rc = cacheRun(p, pStmt);
+      sqlite3_clear_bindings(pStmt);     /* do not keep the value alive */
+    }
+    if( rc==SQLITE_OK && bOldExpires ){
+      rc = cacheStmt(p, CACHE_STMT_DEL_EXPIRY, &pStmt);
+      if( rc==SQLITE_OK ){
+        sqlite3_bind_int64(pStmt, 1, iOldExpires);
+        sqlite3_bind_int64(pStmt, 2, id);
+        rc = cacheRun(p, pStmt);
+      }
+    }
+    pCfg->bytes += nSize - nOldSize;
+  }else{
+    id = ++pCfg->seq;
+    rc = cacheStmt(p, CACHE_STMT_INS_DATA, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pStmt, 1, id);
+      sqlite3_bind_value(pStmt, 2, pKey);
+      sqlite3_bind_value(pStmt, 3, pValue);
+      sqlite3_bind_int64(pStmt, 4, iCreated);
+      sqlite3_bind_value(pStmt, 5, pExpires);
+      rc = cacheRun(p, pStmt);
+      sqlite3_clear_bindings(pStmt);     /* do not keep the value alive */
+    }
+    if( rc==SQLITE_OK ) rc = cacheStmt(p, CACHE_STMT_INS_LRU, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pStmt, 1, id);
+      sqlite3_bind_int64(pStmt, 2, id);
+      sqlite3_bind_int64(pStmt, 3, now);
+      sqlite3_bind_int64(pStmt, 4, nHits);
+      sqlite3_bind_int64(pStmt, 5, nSize);
+      rc = cacheRun(p, pStmt);
+    }
+    pCfg->bytes += nSize;
+    pCfg->entries++;
   }
   if( rc==SQLITE_OK && sqlite3_value_type(pExpires)!=SQLITE_NULL ){
     rc = cacheStmt(p, CACHE_STMT_INS_EXPIRY, &pStmt);
@@ -832,8 +891,7 @@ static int cacheSet(
       rc = cacheRun(p, pStmt);
     }
   }
-  pCfg->bytes += nSize;
-  pCfg->entries++;
+  if( rc==SQLITE_OK ) rc = cacheEvict(p, pCfg, 0);
   *pId = id;
   return rc;
 }
@@ -1607,7 +1665,12 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
       if( rc==SQLITE_OK ) rc = cacheConfigLoad(p, &cfg);
       if( rc==SQLITE_OK ) rc = cacheCheckSize(p, &cfg, nSize);
       if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
-      if( rc==SQLITE_OK ) rc = cacheDeleteEntry(p, &cfg, idOld);
+      /* Same key: cacheSet() rewrites the entry in place, keeping its id.
+      ** A new key: the old entry goes, the new key is set (replacing any
+      ** entry that had it). */
+      if( rc==SQLITE_OK && pKey!=pOldKey ){
+        rc = cacheDeleteEntry(p, &cfg, idOld);
+      }
       if( rc==SQLITE_OK ){
         i64 idNew;
         rc = cacheSet(p, &cfg, pKey, pValue, pExpires, nSize, iCreated, nHits,

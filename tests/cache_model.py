@@ -10,9 +10,10 @@ stderr with "near line N: " removed.  After every operation the script lists
 the stored keys (a listing is not a use) and the counters of cache_stats, so
 any difference from the model shows up at the operation that caused it.
 
-The model is a plain LRU over entry ids: a set gives a new id at the most
+The model is a plain LRU over entry ids: a set puts the key at the most
 recent end (after removing the old entry of the key, then evicting from the
-least recent end until the new entry fits); a get or cache_read that finds
+least recent end until the new entry fits), with a new id, or the old one
+if the key was stored; a get or cache_read that finds
 the key moves its id to the most recent end; an UPDATE is a set that keeps
 created and hits.  Transactions and savepoints: ROLLBACK / ROLLBACK TO put
 back the entries, capacity and eviction count as they were, and replay the
@@ -46,10 +47,14 @@ class Model:
         if size > self.capacity:
             return "cache: entry of %d bytes exceeds capacity of %d bytes" % (
                 size, self.capacity)
-        self.entries.pop(key, None)
+        old = self.entries.pop(key, None)
         self.evict_until(size)
-        self.entries[key] = (self.next_id, size, value)
-        self.next_id += 1
+        if old:
+            # a stored key is rewritten in place: it keeps its id
+            self.entries[key] = (old[0], size, value)
+        else:
+            self.entries[key] = (self.next_id, size, value)
+            self.next_id += 1
         return None
 
     def use(self, key):
