@@ -1069,7 +1069,16 @@ static int cacheDisconnect(sqlite3_vtab *pVtab){
     while( (pStmt = sqlite3_next_stmt(p->db, pStmt))!=0 ){
       if( sqlite3_stmt_busy(pStmt) ){ bBusy = 1; break; }
     }
-    if( !bBusy ) cacheFlushStandalone(p);
+    if( !bBusy ){
+      /* DEFENSIVE lets a vtab write its shadow tables only from inside a
+      ** statement; at close there is none.  Lift it around our own flush
+      ** (only our statements run) and put it back. */
+      int bDefensive = 0;
+      sqlite3_db_config(p->db, SQLITE_DBCONFIG_DEFENSIVE, -1, &bDefensive);
+      if( bDefensive ) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DEFENSIVE, 0, 0);
+      cacheFlushStandalone(p);
+      if( bDefensive ) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DEFENSIVE, 1, 0);
+    }
   }
   cacheFree(p);
   return SQLITE_OK;

@@ -579,6 +579,24 @@ a|1
 a,c,d"
 }
 
+@test "in DEFENSIVE mode a connection that only read still writes its uses at close" {
+  local db="$BATS_TEST_TMPDIR/d.db"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES (1, x'01'), (2, x'02');" "$db"
+  assert_success
+  run acorn_sql ".dbconfig defensive on
+CREATE TABLE other(x);
+SELECT hex(value) FROM t WHERE key = 1;" "$db"
+  assert_success
+  assert_output "          defensive on
+01"
+  run acorn_sql "SELECT key, hits FROM t; SELECT hits FROM cache_stats('t');" "$db"
+  assert_success
+  assert_output "1|1
+2|0
+1"
+}
+
 @test "a read-only connection can get; its uses are dropped at close" {
   local db="$BATS_TEST_TMPDIR/ro.db"
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache(recency_buffer = 2);
