@@ -41,7 +41,9 @@
 **                                         recency now
 **   Any row whose value column is read counts as a use: its recency moves
 **   to the front, its hits and the table's hits go up by one.  A point
-**   lookup (key = ? or key IN) that reads value and finds nothing is a miss.
+**   lookup (key = ? or key IN) in a statement that reads value (an UPDATE's
+**   does) and finds nothing live is a miss.  Every INSERT replaces a stored
+**   key (there is no conflict handling to choose).
 **
 ** FUNCTIONS
 **
@@ -80,23 +82,29 @@
 **     <t>_expiry(expires, id) WITHOUT ROWID       entries that can expire
 **   Every write is done by statements on these tables inside the user's
 **   transaction, so ROLLBACK and ROLLBACK TO undo sets, deletes, evictions,
-**   capacity changes and flushed recency alike.
+**   capacity changes and flushed recency alike.  A set of a stored key
+**   rewrites its rows in place (same id, the key index untouched); a new key
+**   takes the next seq as its id (ids are never reused).
 **
 **   Reads never write.  A use is recorded in a per-connection buffer (one
-**   per vtab instance): a hash of id -> {ms, hits} threaded on a circular
-**   list in order of last use (pcache1 style, sentinel node).  The buffer is
-**   written to <t>_lru, oldest first, each taking the next seq:
+**   per vtab instance): an array with one slot per id {ms, hits, use
+**   counter}, found through an open hash of indexes, so a get costs one
+**   probe and no allocation.  The buffer is written to <t>_lru: its slots
+**   are numbered in use-counter order (each taking the next seq as `used`)
+**   and written in id order, so the narrow table is walked front to back:
 **     - at the start of every write to the table by this connection, inside
 **       its transaction (so eviction sees it);
 **     - when it holds recency_buffer keys, if the connection is in
 **       autocommit mode and no writing statement is running (its own short
 **       transaction; on failure it stays buffered);
-**     - at disconnect, under the same conditions;
+**     - at disconnect, under the same conditions (DEFENSIVE is lifted
+**       around this flush: there is no statement running to allow it);
 **     - by the 'flush' command.
-**   Buffered nodes written inside a transaction move to a second list,
+**   Slots written inside a transaction are copied to a second array,
 **   tagged with the savepoint level; xRollback / xRollbackTo put them back
-**   in the buffer (and the miss counts with them), xCommit frees them, so the
-**   in-memory state always matches what the database kept.  The listing
+**   in the buffer with their old counters (older than any use since), and
+**   the miss counts with them; xCommit drops them.  So the in-memory state
+**   always matches what the database kept.  The listing
 **   overlays buffered hits and last_used, cache_stats adds buffered hits and
 **   misses, so one connection always sees its own uses.
 **
