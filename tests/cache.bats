@@ -568,15 +568,24 @@ INSERT INTO t(t, value) VALUES ('capacity', 95);
 SELECT length(value) FROM t WHERE key = 'a';" "$db"
   assert_success
   assert_output "29"
+  run acorn_sql "SELECT hex(cache_read('main.t', 'b', 0, 2)), hex(cache_read('T', 'c', 0, 1));" "$db"
+  assert_success
+  assert_output "0000|00"
   run acorn_sql "
+INSERT INTO t(t) VALUES ('flush');
+SELECT hits FROM t WHERE key IN ('b', 'c');
 SELECT capacity, entries, hits FROM cache_stats('t');
 SELECT key, hits FROM t WHERE hits > 0;
 INSERT INTO t(key, value) VALUES ('d', zeroblob(29));
 SELECT group_concat(key) FROM t;" "$db"
   assert_success
-  assert_output "95|3|1
+  assert_output "1
+1
+95|3|3
 a|1
-a,c,d"
+b|1
+c|1
+b,c,d"
 }
 
 @test "in DEFENSIVE mode a connection that only read still writes its uses at close" {
