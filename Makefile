@@ -126,3 +126,8 @@ bench: dist/acorn.so
 build/ref_insert: bench/ref_insert.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
+
+# cache: the benchmark program behind bench/cache.sh.
+build/cache_bench: bench/cache_bench.c
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)

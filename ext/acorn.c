@@ -119,6 +119,7 @@ static const struct {
   { "acorn",        acorn_meta_register },
   { "uuid",         acorn_uuid_register },
   { "bench_insert", acorn_bench_insert_register },
+  { "cache",        acorn_cache_register },
 };
 
 #ifdef _WIN32

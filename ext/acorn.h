@@ -29,6 +29,7 @@ SQLITE_EXTENSION_INIT3
 /* Registration of each feature (one file each). */
 int acorn_uuid_register(sqlite3 *db);
 int acorn_bench_insert_register(sqlite3 *db);
+int acorn_cache_register(sqlite3 *db);
 
 /* The one error helper.  Sets a printf-style message on a function call,
 ** prefixed with nothing: callers write "uuid7: ..." themselves so that the

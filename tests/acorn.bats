@@ -7,8 +7,11 @@ load test_helper
 # "module:name" of each module.  Update this list with every new feature.
 EXPECTED_SURFACE='acorn_debug|0
 acorn_version|0
+cache_read|4
 gen_random_uuid|0
 module:bench_insert
+module:cache
+module:cache_stats
 uuid4_blob|0
 uuid4|0
 uuid7_blob|0

@@ -1,0 +1,645 @@
+#!/usr/bin/env bats
+# The cache virtual table, cache_read() and cache_stats: issue 3.
+
+load test_helper
+
+SIZE_HELP="expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')"
+RO_HELP="writable columns are key, value and expires"
+
+# cache_sql OPTIONS SQL [DB]: like acorn_sql, with sqlite3 OPTIONS instead of
+# -bail (so a failing statement is reported and the script goes on); stdout
+# first, then stderr, so that the order does not depend on buffering.
+cache_sql() {
+  local err="$BATS_TEST_TMPDIR/stderr.$$"
+  printf '.load %s\n%s\n' "$ACORN" "$2" | wrap sqlite3 -batch $1 "${3:-:memory:}" 2>"$err"
+  local rc=$?
+  cat "$err"
+  rm -f "$err"
+  return $rc
+}
+
+# ---------------------------------------------------------------- surface
+
+@test "loading adds the cache and cache_stats modules and cache_read()" {
+  run acorn_sql "SELECT name FROM pragma_module_list WHERE name LIKE 'cache%' ORDER BY 1;
+SELECT name, narg FROM pragma_function_list WHERE name='cache_read';"
+  assert_success
+  assert_output "cache
+cache_stats
+cache_read|4"
+}
+
+# ---------------------------------------------------------------- options
+
+@test "capacity accepts bytes and the units B kB MB GB KiB MiB GiB; default 1GiB" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE a USING cache;
+CREATE VIRTUAL TABLE b USING cache(capacity = 1048576);
+CREATE VIRTUAL TABLE c USING cache(capacity = '1GB');
+CREATE VIRTUAL TABLE d USING cache(capacity = '512KiB');
+CREATE VIRTUAL TABLE e USING cache(capacity='64MiB', recency_buffer=5);
+CREATE VIRTUAL TABLE f USING cache(capacity = '3 kB');
+CREATE VIRTUAL TABLE g USING cache(capacity = \"2gib\");
+CREATE VIRTUAL TABLE h USING cache(capacity = '7B');
+CREATE VIRTUAL TABLE i USING cache(capacity = '5MB');
+SELECT (SELECT capacity FROM cache_stats('a')), (SELECT capacity FROM cache_stats('b')),
+       (SELECT capacity FROM cache_stats('c')), (SELECT capacity FROM cache_stats('d')),
+       (SELECT capacity FROM cache_stats('e')), (SELECT capacity FROM cache_stats('f')),
+       (SELECT capacity FROM cache_stats('g')), (SELECT capacity FROM cache_stats('h')),
+       (SELECT capacity FROM cache_stats('i'));"
+  assert_success
+  assert_output "1073741824|1048576|1000000000|524288|67108864|3000|2147483648|7|5000000"
+}
+
+@test "an unknown option is an error that lists the accepted ones" {
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacty = 10);"
+  assert_failure "cache: unknown option 'capacty'; accepted options are capacity and recency_buffer"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity);"
+  assert_failure "cache: bad argument 'capacity': expected name = value, with name capacity or recency_buffer"
+}
+
+@test "a capacity of zero, a negative or an unparsable one is an error" {
+  local v
+  for v in 0 -5 "'12XB'" "''" "'1.5GiB'" "'GiB'" "99999999999999999999"; do
+    run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity = $v);"
+    assert_failure "cache: bad capacity '${v//\'/}'; $SIZE_HELP"
+  done
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(recency_buffer = 0);"
+  assert_failure "cache: bad recency_buffer '0'; expected an integer from 1 to 1000000"
+}
+
+@test "a cache table cannot take the name of one of its columns" {
+  run acorn_sql "CREATE VIRTUAL TABLE value USING cache;"
+  assert_failure "cache: a cache table cannot be named 'value': that is the name of a column"
+}
+
+# ---------------------------------------------------------------- set, get, delete
+
+@test "set, get, replace and delete; size is the bytes of key plus value" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a.png', x'89504e47');
+INSERT INTO t(key, value) VALUES ('b', 'text stays text');
+INSERT INTO t(key, value) VALUES (42, zeroblob(10));
+SELECT hex(value) FROM t WHERE key = 'a.png';
+SELECT typeof(value), value FROM t WHERE key = 'b';
+SELECT key, size FROM t ORDER BY size;
+INSERT INTO t(key, value) VALUES ('a.png', x'00');
+SELECT hex(value), size FROM t WHERE key = 'a.png';
+DELETE FROM t WHERE key = 'b';
+SELECT count(*), (SELECT entries || ' ' || bytes FROM cache_stats('t')) FROM t;"
+  assert_success
+  assert_output "89504E47
+text|text stays text
+a.png|9
+b|16
+42|18
+00|6
+2|2 24"
+}
+
+@test "keys are compared as SQLite compares values: 1, '1' and x'31' are three keys" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES (1, 'int'), ('1', 'text'), (x'31', 'blob');
+SELECT value FROM t WHERE key = 1;
+SELECT value FROM t WHERE key = '1';
+SELECT value FROM t WHERE key = x'31';
+SELECT count(*) FROM t;"
+  assert_success
+  assert_output "int
+text
+blob
+3"
+}
+
+@test "the listing shows every column and is not a use; created and last_used are unix ms" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+CREATE TABLE clock AS SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) - 5 AS t0;
+INSERT INTO t(key, value, expires) VALUES ('a', 'xyz', 4102444800000);
+SELECT value FROM t WHERE key = 'a';
+SELECT value FROM t WHERE key = 'a';
+SELECT key, size, created >= t0, last_used >= created, hits, expires FROM t, clock;
+SELECT key, hits FROM t;
+SELECT hits, misses FROM cache_stats('t');"
+  assert_success
+  assert_output "xyz
+xyz
+a|4|1|1|2|4102444800000
+a|2
+2|0"
+}
+
+@test "a get counts as a use: the least recently used entry is evicted, ties never happen" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 40);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9)), ('c', zeroblob(9)), ('d', zeroblob(9));
+SELECT length(value) FROM t WHERE key = 'a';
+SELECT key FROM t;
+INSERT INTO t(key, value) VALUES ('e', zeroblob(9));
+SELECT group_concat(key) FROM t;
+SELECT entries, bytes, evictions FROM cache_stats('t');"
+  assert_success
+  assert_output "9
+a
+b
+c
+d
+a,c,d,e
+4|40|1"
+}
+
+@test "key IN (...) returns each stored key once, uses them and counts misses" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', '1'), ('b', '2'), ('c', '3');
+SELECT key, value FROM t WHERE key IN ('c', 'a', 'zz', 'a') ORDER BY key;
+SELECT key FROM t WHERE key IN (SELECT 'b' UNION ALL SELECT 'b');
+SELECT hits, misses FROM cache_stats('t');"
+  assert_success
+  assert_output "a|1
+c|3
+b
+2|1"
+}
+
+@test "EXPLAIN QUERY PLAN shows point lookups for key = ? and key IN, a scan otherwise" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+EXPLAIN QUERY PLAN SELECT value FROM t WHERE key = 'a';
+EXPLAIN QUERY PLAN SELECT value FROM t WHERE key IN ('a', 'b');
+EXPLAIN QUERY PLAN SELECT key, hits FROM t WHERE key > 'a';
+EXPLAIN QUERY PLAN SELECT value FROM t WHERE key = 'A' COLLATE NOCASE;"
+  assert_success
+  assert_output "QUERY PLAN
+\`--SCAN t VIRTUAL TABLE INDEX 5:key=? value
+QUERY PLAN
+\`--SCAN t VIRTUAL TABLE INDEX 6:key IN (...) value
+QUERY PLAN
+\`--SCAN t VIRTUAL TABLE INDEX 8:scan lru
+QUERY PLAN
+\`--SCAN t VIRTUAL TABLE INDEX 4:scan value"
+}
+
+@test "a point lookup reads a handful of pages whether the table holds 300 or 30000 entries" {
+  # The shell's .stats reports page cache hits and resets the counter: the
+  # first figure also holds the inserts, the next ones are one statement each.
+  local n h lookup scan
+  for n in 300 $(big 30000); do
+    run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) SELECT 'k' || value, zeroblob(100) FROM generate_series(1, $n);
+.stats on
+SELECT length(value) FROM t WHERE key = 'k77';
+SELECT length(value) FROM t WHERE key = 'k78';
+SELECT count(*) FROM t WHERE size > 0;"
+    assert_success
+    h=($(echo "$output" | sed -n 's/^Page cache hits: *//p'))
+    lookup=${h[1]}
+    scan=${h[2]}
+    echo "# $n rows: lookup $lookup, scan $scan page cache hits" >&3
+    [ "$lookup" -ge 1 ] && [ "$lookup" -le 12 ] || fail "lookup in $n rows: $lookup page cache hits"
+    [ "$scan" -ge $(( n / 40 )) ] || fail "scan of $n rows: $scan page cache hits"
+  done
+}
+
+# ---------------------------------------------------------------- errors
+
+@test "NULL and wrongly typed keys, values and expires are errors that say what is allowed" {
+  local pre="CREATE VIRTUAL TABLE t USING cache;"
+  run acorn_sql "$pre INSERT INTO t(key, value) VALUES (NULL, 'v');"
+  assert_failure "cache: key must not be NULL; expected TEXT, BLOB or INTEGER"
+  run acorn_sql "$pre INSERT INTO t(key, value) VALUES (1.5, 'v');"
+  assert_failure "cache: key must be TEXT, BLOB or INTEGER, got REAL"
+  run acorn_sql "$pre INSERT INTO t(key, value) VALUES ('k', NULL);"
+  assert_failure "cache: value must not be NULL; expected BLOB or TEXT"
+  run acorn_sql "$pre INSERT INTO t(key) VALUES ('k');"
+  assert_failure "cache: value must not be NULL; expected BLOB or TEXT"
+  run acorn_sql "$pre INSERT INTO t(key, value) VALUES ('k', 12);"
+  assert_failure "cache: value must be BLOB or TEXT, got INTEGER"
+  run acorn_sql "$pre INSERT INTO t(key, value, expires) VALUES ('k', 'v', 'tomorrow');"
+  assert_failure "cache: expires must be an INTEGER (unix ms) or NULL, got TEXT"
+  run acorn_sql "$pre INSERT INTO t(key, value, expires) VALUES ('k', 'v', 1.5);"
+  assert_failure "cache: expires must be an INTEGER (unix ms) or NULL, got REAL"
+}
+
+@test "size, created, last_used, hits and rowid are read-only" {
+  local pre="CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(key, value) VALUES ('k', 'v');"
+  local c
+  for c in size created last_used hits; do
+    run acorn_sql "$pre INSERT INTO t(key, value, $c) VALUES ('x', 'v', 1);"
+    assert_failure "cache: column $c is read-only; $RO_HELP"
+    run acorn_sql "$pre UPDATE t SET $c = 1 WHERE key = 'k';"
+    assert_failure "cache: column $c is read-only; $RO_HELP"
+  done
+  run acorn_sql "$pre INSERT INTO t(rowid, key, value) VALUES (5, 'x', 'v');"
+  assert_failure "cache: rowid is read-only"
+  run acorn_sql "$pre UPDATE t SET rowid = 9 WHERE key = 'k';"
+  assert_failure "cache: rowid is read-only"
+  run acorn_sql "$pre UPDATE t SET t = 'purge';"
+  assert_failure 'cache: commands are run by INSERT INTO "t"("t", value) VALUES(command, argument)'
+}
+
+@test "an entry larger than the capacity is an error and nothing changes" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(50)), ('b', zeroblob(40));
+SELECT value FROM t WHERE key = 'a';
+INSERT INTO t(key, value) VALUES ('big', zeroblob(100));"
+  assert_failure "cache: entry of 103 bytes exceeds capacity of 100 bytes"
+  run cache_sql "" "
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(50)), ('b', zeroblob(40));
+SELECT length(value) FROM t WHERE key = 'a';
+INSERT INTO t(key, value) VALUES ('c', zeroblob(1)), ('big', zeroblob(100));
+UPDATE t SET value = zeroblob(100) WHERE key = 'a';
+SELECT group_concat(key || ':' || size || ':' || hits) FROM t;
+SELECT * FROM cache_stats('t');"
+  assert_output "50
+a:51:1,b:41:0
+100|2|92|1|0|0|0
+Runtime error near line 6: cache: entry of 103 bytes exceeds capacity of 100 bytes
+Runtime error near line 7: cache: entry of 101 bytes exceeds capacity of 100 bytes"
+}
+
+@test "commands: capacity lowers at once and evicts, purge, flush; unknown commands are listed" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 1000);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(99)), ('b', zeroblob(99)), ('c', zeroblob(99));
+SELECT length(value) FROM t WHERE key = 'a';
+INSERT INTO t(t, value) VALUES ('capacity', 250);
+SELECT group_concat(key) FROM t;
+INSERT INTO t(t, value) VALUES ('capacity', '2KiB');
+INSERT INTO t(t) VALUES ('flush');
+INSERT INTO t(t) VALUES ('purge');
+SELECT capacity, entries, bytes, evictions FROM cache_stats('t');"
+  assert_success
+  assert_output "99
+a,c
+2048|2|200|1"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t) VALUES ('vacuum');"
+  assert_failure "cache: unknown command 'vacuum'; accepted commands are capacity, purge and flush"
+  local v
+  for v in 0 -1 "'lots'"; do
+    run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t, value) VALUES ('capacity', $v);"
+    assert_failure "cache: bad capacity '${v//\'/}'; $SIZE_HELP"
+  done
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t) VALUES ('capacity');"
+  assert_failure "cache: bad capacity NULL; $SIZE_HELP"
+}
+
+@test "UPDATE sets value and expires, keeps created and hits, and is a use" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 60);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9));
+SELECT length(value) FROM t WHERE key = 'a';
+CREATE TABLE before AS SELECT created FROM t WHERE key = 'a';
+UPDATE t SET value = 'new', expires = 4102444800000 WHERE key = 'a';
+SELECT key, value, size, hits, expires, created = (SELECT created FROM before) FROM t WHERE key = 'a';
+UPDATE t SET key = 'b' WHERE key = 'a';
+SELECT key, value FROM t;
+INSERT INTO t(key, value) VALUES ('c', zeroblob(20)), ('d', zeroblob(20)), ('e', zeroblob(17));
+SELECT group_concat(key) FROM t;"
+  assert_success
+  assert_output "9
+a|new|4|1|4102444800000|1
+b|new
+c,d,e"
+}
+
+# ---------------------------------------------------------------- expiry
+
+@test "expired entries are invisible to every read and reclaimed by writes and by purge" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value, expires) VALUES ('never', 'w', NULL), ('new', 'y', 4102444800000);
+INSERT INTO t(key, value, expires) VALUES ('old', 'x', 1);
+SELECT group_concat(key) FROM t;
+SELECT count(*) FROM t WHERE key = 'old';
+SELECT count(*) FROM t WHERE key IN ('old', 'new');
+SELECT quote(cache_read('t', 'old', 0, 1));
+SELECT entries, bytes, expired FROM cache_stats('t');
+INSERT INTO t(t) VALUES ('purge');
+SELECT entries, bytes, expired FROM cache_stats('t');
+INSERT INTO t(key, value, expires) VALUES ('old2', 'x', 2);
+INSERT INTO t(key, value) VALUES ('next', 'x');
+SELECT group_concat(key), (SELECT entries || ' ' || expired FROM cache_stats('t')) FROM t;"
+  assert_success
+  assert_output "never,new
+0
+1
+NULL
+3|14|0
+2|10|1
+never,new,next|3 2"
+}
+
+# ---------------------------------------------------------------- cache_read
+
+@test "cache_read returns parts, a shorter blob at the end, x'' past it, NULL for a missing key" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('k', x'00010203040506070809'), ('s', 'hello');
+SELECT hex(cache_read('t', 'k', 2, 3));
+SELECT hex(cache_read('t', 'k', 8, 100));
+SELECT quote(cache_read('t', 'k', 10, 5)), quote(cache_read('t', 'k', 3, 0));
+SELECT quote(cache_read('t', 'missing', 0, 5));
+SELECT CAST(cache_read('main.t', 's', 1, 3) AS TEXT);
+SELECT hits, misses FROM cache_stats('t');
+SELECT key, hits FROM t;"
+  assert_success
+  assert_output "020304
+0809
+X''|X''
+NULL
+ell
+5|1
+k|4
+s|1"
+}
+
+@test "cache_read rejects a negative or non-integer offset or length, a NULL key and unknown tables" {
+  local pre="CREATE VIRTUAL TABLE t USING cache; CREATE TABLE plain(x);"
+  run acorn_sql "$pre SELECT cache_read('t', 'k', -1, 4);"
+  assert_failure "cache_read: offset must be a non-negative integer"
+  run acorn_sql "$pre SELECT cache_read('t', 'k', 0, -4);"
+  assert_failure "cache_read: length must be a non-negative integer"
+  run acorn_sql "$pre SELECT cache_read('t', 'k', 'a', 4);"
+  assert_failure "cache_read: offset must be a non-negative integer"
+  run acorn_sql "$pre SELECT cache_read('t', NULL, 0, 4);"
+  assert_failure "cache_read: key must not be NULL; expected TEXT, BLOB or INTEGER"
+  run acorn_sql "$pre SELECT cache_read('nope', 'k', 0, 4);"
+  assert_failure "cache_read: no such cache table: 'nope'"
+  run acorn_sql "$pre SELECT cache_read('plain', 'k', 0, 4);"
+  assert_failure "cache_read: no such cache table: 'plain'"
+  run acorn_sql "$pre SELECT cache_read(NULL, 'k', 0, 4);"
+  assert_failure "cache_read: no such cache table: NULL"
+  run acorn_sql "$pre SELECT cache_read('t', 'k', 0);"
+  assert_failure "wrong number of arguments to function cache_read()"
+}
+
+@test "cache_read is a use: the entry it read survives eviction" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 30);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9)), ('c', zeroblob(9));
+SELECT length(cache_read('t', 'a', 0, 4));
+INSERT INTO t(key, value) VALUES ('d', zeroblob(9));
+SELECT group_concat(key) FROM t;"
+  assert_success
+  assert_output "4
+a,c,d"
+}
+
+@test "1 MiB values read back whole and in 16 KiB pieces with cache_read" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = '8MiB');
+CREATE TABLE src AS SELECT randomblob(1048576) AS v;
+INSERT INTO t(key, value) SELECT 'big', v FROM src;
+WITH RECURSIVE o(off) AS (SELECT 0 UNION ALL SELECT off + 16384 FROM o WHERE off + 16384 < 1048576)
+SELECT count(*), sum(length(cache_read('t', 'big', off, 16384))) FROM o;
+SELECT (SELECT value FROM t WHERE key = 'big') = v FROM src;
+CREATE TABLE pieces AS WITH RECURSIVE o(off) AS (SELECT 0 UNION ALL SELECT off + 16384 FROM o WHERE off + 16384 < 1048576)
+  SELECT off, cache_read('t', 'big', off, 16384) AS p FROM o;
+SELECT count(*) FROM pieces, src WHERE p = substr(v, off + 1, 16384);"
+  assert_success
+  assert_output "64|1048576
+1
+64"
+}
+
+# ---------------------------------------------------------------- cache_stats
+
+@test "cache_stats reports capacity, entries, bytes, hits, misses, evictions, expired" {
+  run acorn_sql "
+.headers on
+CREATE VIRTUAL TABLE t USING cache(capacity = 20);
+INSERT INTO t(key, value) VALUES ('a', 'aaaa'), ('b', 'bbbb'), ('c', 'cccc'), ('d', 'dddd'), ('e', 'eeee');
+SELECT value FROM t WHERE key = 'e';
+SELECT value FROM t WHERE key = 'a';
+SELECT * FROM cache_stats('t');
+SELECT entries FROM cache_stats WHERE tbl = 't';"
+  assert_success
+  assert_output "value
+eeee
+capacity|entries|bytes|hits|misses|evictions|expired
+20|4|20|1|1|1|0
+entries
+4"
+  run acorn_sql "SELECT * FROM cache_stats;"
+  assert_failure "cache_stats: missing argument: the name of a cache table, as in SELECT * FROM cache_stats('thumbs')"
+  run acorn_sql "SELECT * FROM cache_stats('nope');"
+  assert_failure "cache_stats: no such cache table: 'nope'"
+}
+
+# ---------------------------------------------------------------- transactions
+
+@test "ROLLBACK undoes sets, deletes, evictions and capacity changes exactly" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(29)), ('b', zeroblob(29)), ('c', zeroblob(29));
+BEGIN;
+INSERT INTO t(key, value) VALUES ('d', zeroblob(29));
+DELETE FROM t WHERE key = 'b';
+INSERT INTO t(t, value) VALUES ('capacity', 40);
+SELECT group_concat(key), (SELECT capacity || ' ' || bytes || ' ' || evictions FROM cache_stats('t')) FROM t;
+ROLLBACK;
+SELECT group_concat(key), (SELECT capacity || ' ' || bytes || ' ' || evictions FROM cache_stats('t')) FROM t;"
+  assert_success
+  assert_output "d|40 30 2
+a,b,c|100 90 0"
+}
+
+@test "ROLLBACK TO a savepoint undoes what came after it and keeps what came before" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+BEGIN;
+INSERT INTO t(key, value) VALUES ('a', zeroblob(29));
+SAVEPOINT s1;
+INSERT INTO t(key, value) VALUES ('b', zeroblob(29));
+SAVEPOINT s2;
+INSERT INTO t(key, value) VALUES ('c', zeroblob(29)), ('d', zeroblob(29));
+ROLLBACK TO s2;
+SELECT group_concat(key) FROM t;
+RELEASE s2;
+ROLLBACK TO s1;
+SELECT group_concat(key) FROM t;
+COMMIT;
+SELECT group_concat(key), (SELECT entries || ' ' || bytes FROM cache_stats('t')) FROM t;"
+  assert_success
+  assert_output "a,b
+a
+a|1 30"
+}
+
+@test "uses written by a write that is rolled back are not lost" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 30);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9)), ('c', zeroblob(9));
+BEGIN;
+SELECT length(value) FROM t WHERE key = 'a';
+INSERT INTO t(key, value) VALUES ('x', zeroblob(9));
+ROLLBACK;
+INSERT INTO t(key, value) VALUES ('d', zeroblob(9)), ('e', zeroblob(9));
+SELECT group_concat(key) FROM t;
+SELECT hits FROM cache_stats('t');"
+  assert_success
+  assert_output "9
+a,d,e
+1"
+}
+
+# ---------------------------------------------------------------- storage
+
+@test "shadow tables are <table>_config, _data, _lru and _expiry, reported as shadow" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE thumbs USING cache;
+SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND name LIKE 'thumbs%' ORDER BY name;"
+  assert_success
+  assert_output "thumbs|virtual
+thumbs_config|shadow
+thumbs_data|shadow
+thumbs_expiry|shadow
+thumbs_lru|shadow"
+}
+
+@test "DEFENSIVE mode refuses direct writes to the shadow tables; the cache still works" {
+  run acorn_sql "
+.dbconfig defensive on
+CREATE VIRTUAL TABLE t USING cache(capacity = 30);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9)), ('c', zeroblob(9));
+SELECT length(value) FROM t WHERE key = 'a';
+INSERT INTO t(key, value) VALUES ('d', zeroblob(9));
+UPDATE t SET expires = 4102444800000 WHERE key = 'd';
+DELETE FROM t WHERE key = 'c';
+INSERT INTO t(t, value) VALUES ('capacity', 25);
+SELECT group_concat(key) FROM t;
+SELECT count(*) FROM t_data;
+UPDATE t_config SET capacity = 1000000;"
+  assert_failure "table t_config may not be modified"
+  [[ "$output" == *"a,d
+2"* ]] || fail "$output"
+  local s
+  for s in "INSERT INTO t_data(key, value, created) VALUES ('x', 'y', 0)" "DELETE FROM t_lru" "DROP TABLE t_expiry"; do
+    run acorn_sql ".dbconfig defensive on
+CREATE VIRTUAL TABLE t USING cache;
+$s;"
+    assert_failure "may not be"
+  done
+}
+
+@test "ALTER TABLE RENAME renames the shadow tables and the table keeps working" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 30);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9));
+SELECT length(value) FROM t WHERE key = 'a';
+ALTER TABLE t RENAME TO u;
+SELECT group_concat(name) FROM (SELECT name FROM sqlite_schema WHERE name LIKE 't%' OR name LIKE 'u%' ORDER BY name);
+INSERT INTO u(key, value) VALUES ('c', zeroblob(9)), ('d', zeroblob(9));
+SELECT group_concat(key) FROM u;
+INSERT INTO u(u, value) VALUES ('capacity', 20);
+SELECT hex(cache_read('u', 'd', 0, 2)), (SELECT entries FROM cache_stats('u'));"
+  assert_success
+  assert_output "9
+u,u_config,u_data,u_expiry,u_lru
+a,c,d
+0000|2"
+}
+
+@test "DROP TABLE leaves no shadow table behind" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', 'b');
+DROP TABLE t;
+SELECT count(*) FROM sqlite_schema;
+CREATE VIRTUAL TABLE t USING cache;
+SELECT count(*) FROM t;"
+  assert_success
+  assert_output "0
+0"
+}
+
+@test "data, capacity and recency survive closing and reopening a file" {
+  local db="$BATS_TEST_TMPDIR/c.db"
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(29)), ('b', zeroblob(29)), ('c', zeroblob(29));
+INSERT INTO t(t, value) VALUES ('capacity', 95);
+SELECT length(value) FROM t WHERE key = 'a';" "$db"
+  assert_success
+  assert_output "29"
+  run acorn_sql "SELECT hex(cache_read('main.t', 'b', 0, 2)), hex(cache_read('T', 'c', 0, 1));" "$db"
+  assert_success
+  assert_output "0000|00"
+  run acorn_sql "
+INSERT INTO t(t) VALUES ('flush');
+SELECT hits FROM t WHERE key IN ('b', 'c');
+SELECT capacity, entries, hits FROM cache_stats('t');
+SELECT key, hits FROM t WHERE hits > 0;
+INSERT INTO t(key, value) VALUES ('d', zeroblob(29));
+SELECT group_concat(key) FROM t;" "$db"
+  assert_success
+  assert_output "1
+1
+95|3|3
+a|1
+b|1
+c|1
+b,c,d"
+}
+
+@test "in DEFENSIVE mode a connection that only read still writes its uses at close" {
+  local db="$BATS_TEST_TMPDIR/d.db"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES (1, x'01'), (2, x'02');" "$db"
+  assert_success
+  run acorn_sql ".dbconfig defensive on
+CREATE TABLE other(x);
+SELECT hex(value) FROM t WHERE key = 1;" "$db"
+  assert_success
+  assert_output "          defensive on
+01"
+  run acorn_sql "SELECT key, hits FROM t; SELECT hits FROM cache_stats('t');" "$db"
+  assert_success
+  assert_output "1|1
+2|0
+1"
+}
+
+@test "a read-only connection can get; its uses are dropped at close" {
+  local db="$BATS_TEST_TMPDIR/ro.db"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(recency_buffer = 2);
+INSERT INTO t(key, value) VALUES ('a', 'x'), ('b', 'y'), ('c', 'z');" "$db"
+  assert_success
+  run cache_sql "-bail -readonly" "SELECT value FROM t WHERE key IN ('a','b','c');
+SELECT value FROM t WHERE key = 'a';
+SELECT hits FROM cache_stats('t');" "$db"
+  assert_success
+  assert_output "x
+y
+z
+x
+4"
+}
+
+@test "the model-based LRU test agrees with a reference LRU over thousands of random operations" {
+  local n seed buf journal db
+  n=$(big 4000)
+  for spec in "1 7 memory" "2 10000 memory" "3 3 wal" "4 50 delete" "6 7 memory" "8 2 memory"; do
+    set -- $spec
+    seed=$1; buf=$2; journal=$3
+    mkdir -p "$BATS_TEST_TMPDIR/m$seed"
+    /usr/bin/python3 "$BATS_TEST_DIRNAME/cache_model.py" "$seed" "$n" "$buf" "$BATS_TEST_TMPDIR/m$seed" \
+      $( [ "$journal" = memory ] || echo "$journal" )
+    db=":memory:"
+    [ "$journal" = memory ] || db="$BATS_TEST_TMPDIR/m$seed/c.db"
+    { echo ".load $ACORN"; cat "$BATS_TEST_TMPDIR/m$seed/script.sql"; } \
+      | wrap sqlite3 -batch "$db" >"$BATS_TEST_TMPDIR/m$seed/got.out" 2>"$BATS_TEST_TMPDIR/m$seed/got.err" || true
+    sed -E 's/ near line [0-9]+:/:/' "$BATS_TEST_TMPDIR/m$seed/got.err" >"$BATS_TEST_TMPDIR/m$seed/got.err2"
+    diff "$BATS_TEST_TMPDIR/m$seed/expected.out" "$BATS_TEST_TMPDIR/m$seed/got.out" | head -20
+    diff -q "$BATS_TEST_TMPDIR/m$seed/expected.out" "$BATS_TEST_TMPDIR/m$seed/got.out"
+    diff "$BATS_TEST_TMPDIR/m$seed/expected.err" "$BATS_TEST_TMPDIR/m$seed/got.err2"
+    # the script really exercised the cache
+    [ "$(grep -c . "$BATS_TEST_TMPDIR/m$seed/expected.out")" -gt "$n" ]
+  done
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/python3
+"""Model-based test of the cache table's LRU: random operations, a reference
+model, and the exact output the sqlite3 shell must print.
+
+    cache_model.py SEED NOPS BUFFER OUTDIR [JOURNAL]
+
+writes OUTDIR/script.sql (to run in the sqlite3 shell after .load), and
+OUTDIR/expected.out / OUTDIR/expected.err: the shell's stdout, and its
+stderr with "near line N: " removed.  After every operation the script lists
+the stored keys (a listing is not a use) and the counters of cache_stats, so
+any difference from the model shows up at the operation that caused it.
+
+The model is a plain LRU over entry ids: a set puts the key at the most
+recent end (after removing the old entry of the key, then evicting from the
+least recent end until the new entry fits), with a new id, or the old one
+if the key was stored; a get or cache_read that finds
+the key moves its id to the most recent end; an UPDATE is a set that keeps
+created and hits.  Transactions and savepoints: ROLLBACK / ROLLBACK TO put
+back the entries, capacity and eviction count as they were, and replay the
+uses made since (reads are not undone; uses of ids that no longer exist are
+dropped), which is what the table's rollback of its flushed recency gives.
+"""
+import os
+import random
+import sys
+from collections import OrderedDict
+
+
+class Model:
+    def __init__(self, capacity):
+        self.entries = OrderedDict()   # key -> (id, size, value hex); LRU first
+        self.capacity = capacity
+        self.next_id = 1
+        self.hits = self.misses = self.evictions = 0
+        self.uses = []                 # log of used ids, for rollback replay
+        self.stack = []                # open savepoints: (name, snapshot, len(uses))
+
+    def total(self):
+        return sum(e[1] for e in self.entries.values())
+
+    def evict_until(self, need):
+        while self.entries and self.total() + need > self.capacity:
+            self.entries.popitem(last=False)
+            self.evictions += 1
+
+    def set(self, key, size, value):
+        if size > self.capacity:
+            return "cache: entry of %d bytes exceeds capacity of %d bytes" % (
+                size, self.capacity)
+        old = self.entries.pop(key, None)
+        self.evict_until(size)
+        if old:
+            # a stored key is rewritten in place: it keeps its id
+            self.entries[key] = (old[0], size, value)
+        else:
+            self.entries[key] = (self.next_id, size, value)
+            self.next_id += 1
+        return None
+
+    def use(self, key):
+        if key in self.entries:
+            self.entries.move_to_end(key)
+            self.hits += 1
+            self.uses.append(self.entries[key][0])
+            return self.entries[key]
+        self.misses += 1
+        return None
+
+    def snapshot(self):
+        return (OrderedDict(self.entries), self.capacity, self.evictions,
+                self.next_id)
+
+    def restore(self, snap, since):
+        self.entries, self.capacity, self.evictions, _ = snap
+        self.entries = OrderedDict(self.entries)
+        by_id = {e[0]: k for k, e in self.entries.items()}
+        for i in self.uses[since:]:
+            if i in by_id:
+                self.entries.move_to_end(by_id[i])
+
+
+def sql_key(k):
+    if isinstance(k, int):
+        return str(k)
+    if isinstance(k, bytes):
+        return "x'%s'" % k.hex()
+    return "'%s'" % k.replace("'", "''")
+
+
+def key_bytes(k):
+    if isinstance(k, int):
+        return 8
+    if isinstance(k, bytes):
+        return len(k)
+    return len(k.encode())
+
+
+def main():
+    seed, nops, buf, outdir = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    journal = sys.argv[5] if len(sys.argv) > 5 else None
+    rnd = random.Random(seed)
+    keys = ["k%d" % i for i in range(14)] + [i * 7 for i in range(1, 10)] \
+        + [bytes([i, 255 - i]) for i in range(8)] + ["é%d" % i for i in range(4)]
+    cap = rnd.randint(1500, 4000)
+    m = Model(cap)
+    script, out, err = [], [], []
+    if journal:
+        script.append("PRAGMA journal_mode=%s;" % journal)
+        out.append(journal.lower())
+    script.append("CREATE VIRTUAL TABLE c USING cache(capacity=%d, recency_buffer=%d);" % (cap, buf))
+    check = ("SELECT count(*), coalesce(group_concat(k, ','), '') FROM"
+             " (SELECT quote(key) AS k FROM c ORDER BY 1);"
+             "SELECT capacity, entries, bytes, hits, misses, evictions FROM cache_stats('c');")
+
+    def expect_check():
+        # quote() text sorts by its UTF-8 bytes, as Python sorts str
+        ks = sorted((sql_quote(k) for k in m.entries))
+        out.append("%d|%s" % (len(ks), ",".join(ks)))
+        out.append("%d|%d|%d|%d|%d|%d" % (m.capacity, len(m.entries), m.total(),
+                                          m.hits, m.misses, m.evictions))
+
+    def sql_quote(k):
+        if isinstance(k, int):
+            return str(k)
+        if isinstance(k, bytes):
+            return "X'%s'" % k.hex().upper()
+        return "'%s'" % k
+
+    sp = 0
+    for step in range(nops):
+        r = rnd.random()
+        k = rnd.choice(keys)
+        if r < 0.33:
+            n = rnd.choice([rnd.randint(1, 60), rnd.randint(1, 400), rnd.randint(cap // 3, cap + 50)])
+            value = bytes(rnd.getrandbits(8) for _ in range(min(n, 8))).hex()
+            # value: 8 random bytes (or fewer) then zeros, n bytes in all
+            vsql = "CAST(x'%s' || zeroblob(%d) AS BLOB)" % (value, n - len(value) // 2)
+            size = key_bytes(k) + n
+            e = m.set(k, size, value)
+            script.append("INSERT INTO c(key, value) VALUES(%s, %s);" % (sql_key(k), vsql))
+            if e:
+                err.append("Runtime error: " + e)
+        elif r < 0.58:
+            script.append("SELECT length(value), hex(substr(value, 1, 8)) FROM c WHERE key=%s;" % sql_key(k))
+            e = m.use(k)
+            if e:
+                out.append("%d|%s" % (e[1] - key_bytes(k), e[2].upper()))
+        elif r < 0.66:
+            off = rnd.randint(0, 6)
+            script.append("SELECT quote(cache_read('c', %s, %d, 3));" % (sql_key(k), off))
+            e = m.use(k)
+            if e:
+                full = bytes.fromhex(e[2]) + bytes(e[1] - key_bytes(k) - len(e[2]) // 2)
+                out.append("X'%s'" % full[off:off + 3].hex().upper())
+            else:
+                out.append("NULL")
+        elif r < 0.70:
+            ks = rnd.sample(keys, 3)
+            script.append("SELECT count(value) FROM c WHERE key IN (%s);" % ",".join(sql_key(x) for x in ks))
+            n = 0
+            # IN values are visited in SQLite's order; the uses that matter
+            # for LRU are made in that order too: sort like SQLite (ints, text, blobs)
+            def order(x):
+                if isinstance(x, int):
+                    return (0, x, b"")
+                if isinstance(x, str):
+                    return (1, 0, x.encode())
+                return (2, 0, x)
+            for x in sorted(ks, key=order):
+                if m.use(x):
+                    n += 1
+            out.append(str(n))
+        elif r < 0.77:
+            script.append("DELETE FROM c WHERE key=%s;" % sql_key(k))
+            m.entries.pop(k, None)
+        elif r < 0.81:
+            n = rnd.randint(1, 300)
+            value = bytes(rnd.getrandbits(8) for _ in range(min(n, 8))).hex()
+            vsql = "CAST(x'%s' || zeroblob(%d) AS BLOB)" % (value, n - len(value) // 2)
+            script.append("UPDATE c SET value=%s WHERE key=%s;" % (vsql, sql_key(k)))
+            if k in m.entries:
+                e = m.set(k, key_bytes(k) + n, value)
+                if e:
+                    err.append("Runtime error: " + e)
+            else:
+                m.misses += 1     # the UPDATE's lookup reads value: a miss
+        elif r < 0.83:
+            c = rnd.randint(300, 4000)
+            script.append("INSERT INTO c(c, value) VALUES('capacity', %d);" % c)
+            m.capacity = c
+            m.evict_until(0)
+        elif r < 0.86:
+            script.append("INSERT INTO c(c) VALUES('flush');")
+        elif r < 0.95:
+            # transaction control
+            t = rnd.random()
+            if t < 0.4 and len(m.stack) < 3:
+                if not m.stack:
+                    script.append("BEGIN;")
+                    name = "BEGIN"
+                else:
+                    sp += 1
+                    name = "s%d" % sp
+                    script.append("SAVEPOINT %s;" % name)
+                m.stack.append((name, m.snapshot(), len(m.uses)))
+            elif m.stack:
+                name, snap, since = m.stack[-1]
+                if rnd.random() < 0.5:
+                    if name == "BEGIN":
+                        script.append("ROLLBACK;")
+                        m.restore(snap, since)
+                        m.stack.pop()
+                    else:
+                        script.append("ROLLBACK TO %s;" % name)
+                        m.restore(snap, since)
+                        if rnd.random() < 0.5:
+                            script.append("RELEASE %s;" % name)
+                            m.stack.pop()
+                else:
+                    if name == "BEGIN":
+                        script.append("COMMIT;")
+                    else:
+                        script.append("RELEASE %s;" % name)
+                    m.stack.pop()
+            else:
+                continue
+        else:
+            continue
+        script.append(check)
+        expect_check()
+    while m.stack:
+        name, _, _ = m.stack.pop()
+        script.append("COMMIT;" if name == "BEGIN" else "RELEASE %s;" % name)
+    script.append(check)
+    expect_check()
+    with open(os.path.join(outdir, "script.sql"), "w") as f:
+        f.write("\n".join(script) + "\n")
+    with open(os.path.join(outdir, "expected.out"), "w") as f:
+        f.write("\n".join(out) + "\n")
+    with open(os.path.join(outdir, "expected.err"), "w") as f:
+        f.write("".join(e + "\n" for e in err))
+
+
+if __name__ == "__main__":
+    main()
