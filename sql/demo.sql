@@ -37,6 +37,26 @@ SELECT count(*) AS posts, sum(length(id)) AS key_bytes,
        (SELECT title FROM posts ORDER BY id DESC LIMIT 1) AS newest FROM posts;
 
 .print
+.print == cache: a capacity-bounded LRU store of blobs in shadow tables (capacity 100 bytes here)
+CREATE VIRTUAL TABLE thumbs USING cache(capacity = '100B');
+-- 25-byte values that start like PNG files; size = key + value = 30 bytes
+INSERT INTO thumbs(key, value) VALUES ('a.png', x'89504e470d0a1a0a' || zeroblob(17)),
+                                      ('b.png', x'89504e470d0a1a0a' || zeroblob(17)),
+                                      ('c.png', x'89504e470d0a1a0a' || zeroblob(17));
+.print == a get is a use: a.png becomes the most recently used
+SELECT length(value) AS got_a FROM thumbs WHERE key = 'a.png';
+.print == a fourth 30-byte entry evicts b.png, the least recently used; a listing is not a use
+INSERT INTO thumbs(key, value) VALUES ('d.png', x'89504e470d0a1a0a' || zeroblob(17));
+SELECT key, size, hits FROM thumbs;
+.print == part of a value, read with incremental blob I/O
+SELECT hex(cache_read('thumbs', 'a.png', 0, 4)) AS first_4_bytes;
+.print == lowering the capacity to 64 bytes evicts at once: c.png goes, a.png (used twice) stays
+INSERT INTO thumbs(thumbs, value) VALUES ('capacity', '64B');
+SELECT key, hits FROM thumbs;
+SELECT * FROM cache_stats('thumbs');
+DROP TABLE thumbs;
+
+.print
 .print == bench_insert: how fast does this SQLite take writes? (a scratch database in $TMPDIR, a few seconds)
 .print == three primary key types, 5000 autocommit inserts each, WAL, synchronous=normal
 SELECT id, writes_per_sec, p50_us, p99_us, rows_written
