@@ -235,7 +235,8 @@ struct bench_value {
   int bNull;          /* unset (page_size, cache_size, mmap_size) */
   sqlite3_int64 i;    /* BP_ENUM index or BP_INT value */
   double r;           /* BP_REAL */
-  char *z;            /* BP_DIR, owned */
+  char *z;            /* BP_DIR, owned: the value as given (shown) */
+  char *zReal;        /* BP_DIR, owned: realpath(z), where files are made */
   double rFsyncUs;    /* BP_DIR: fsync_us measured there */
 };
 
@@ -247,7 +248,8 @@ struct bench_config {
   int bPageSize, bCacheSize, bMmapSize;
   sqlite3_int64 iPageSize, iCacheSize, iMmapSize, nRow;
   double rSeconds;
-  const char *zDir;
+  const char *zDir;        /* dir as given, for messages */
+  const char *zDirReal;    /* its realpath: absolute, no symlink */
 };
 
 /* What one run measured. */
@@ -934,7 +936,7 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
   /* 2. the scratch database */
   if( rc==SQLITE_OK ){
     if( c->eStorage==STORAGE_FILE ){
-      rc = benchCreateScratch(c->zDir, "acorn-bench-", ".db", 1,
+      rc = benchCreateScratch(c->zDirReal, "acorn-bench-", ".db", 1,
                               &run.zOpen, pzErr);
       run.openFlags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_NOFOLLOW;
     }else{
@@ -1133,7 +1135,10 @@ static int benchDisconnect(sqlite3_vtab *pVtab){
 static void benchCursorReset(bench_cursor *pCur){
   int p, k;
   for(p=0; p<BENCH_NPARAM; p++){
-    for(k=0; k<pCur->nVal[p]; k++) sqlite3_free(pCur->aVal[p][k].z);
+    for(k=0; k<pCur->nVal[p]; k++){
+      sqlite3_free(pCur->aVal[p][k].z);
+      sqlite3_free(pCur->aVal[p][k].zReal);
+    }
     sqlite3_free(pCur->aVal[p]);
     pCur->aVal[p] = 0;
     pCur->nVal[p] = 0;
@@ -1225,6 +1230,65 @@ static void benchValueError(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
   sqlite3_free(zGot);
 }
 
+/* Length of "/acorn-bench-<16 hex>.db", the longest name made in dir that
+** SQLite opens. */
+#define BENCH_SCRATCH_NAME_LEN 32
+
+/* Check directory z (the value of dir, or the default) and fill *pOut with
+** it and with its realpath.  Files are made under the realpath: it is
+** absolute, so SQLite never reads it as a URI (a relative dir such as
+** 'file:x.db#' would otherwise open x.db), and it has no symlink, which
+** SQLITE_OPEN_NOFOLLOW refuses anywhere in the path.  SQLITE_OK or an
+** error set. */
+static int benchParseDir(sqlite3_vtab *pVtab, const char *z,
+                         bench_value *pOut){
+  struct stat st;
+  const char *zWhy = 0;
+  char *zReal;
+  char zBuf[160];
+  sqlite3_vfs *pVfs;
+  if( stat(z, &st)!=0 ){
+    zWhy = strerror(errno);
+  }else if( !S_ISDIR(st.st_mode) ){
+    zWhy = "not a directory";
+  }else if( access(z, W_OK|X_OK)!=0 ){
+    zWhy = strerror(errno);
+  }
+  if( zWhy ){
+    acorn_vtab_error(pVtab, "bench_insert: dir must be an existing writable"
+                     " directory (got %Q: %s)", z, zWhy);
+    return SQLITE_ERROR;
+  }
+  zReal = realpath(z, 0);
+  if( zReal==0 ){
+    acorn_vtab_error(pVtab, "bench_insert: dir must be an existing writable"
+                     " directory (got %Q: realpath: %s)", z, strerror(errno));
+    return SQLITE_ERROR;
+  }
+  pVfs = sqlite3_vfs_find(0);
+  /* SQLite opens a database only if its path plus "-journal" fits in the
+  ** VFS's mxPathname (sqlite3PagerOpen) */
+  if( pVfs && (int)strlen(zReal)+BENCH_SCRATCH_NAME_LEN+8>pVfs->mxPathname ){
+    sqlite3_snprintf(sizeof(zBuf), zBuf, "the path of a scratch database"
+        " there would be %d bytes, more than SQLite's limit of %d",
+        (int)strlen(zReal)+BENCH_SCRATCH_NAME_LEN, pVfs->mxPathname-8);
+    acorn_vtab_error(pVtab, "bench_insert: dir must be an existing writable"
+                     " directory (got %Q: %s)", z, zBuf);
+    free(zReal);
+    return SQLITE_ERROR;
+  }
+  pOut->z = sqlite3_mprintf("%s", z);
+  pOut->zReal = sqlite3_mprintf("%s", zReal);
+  free(zReal);
+  if( pOut->z==0 || pOut->zReal==0 ){
+    sqlite3_free(pOut->z);
+    sqlite3_free(pOut->zReal);
+    pOut->z = pOut->zReal = 0;
+    return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
 /* Check value v of parameter p; fill *pOut.  SQLITE_OK or an error set. */
 static int benchParseValue(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
                            bench_value *pOut){
@@ -1275,24 +1339,10 @@ static int benchParseValue(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
     }
     default: {   /* BP_DIR */
       const char *z;
-      struct stat st;
       if( eType!=SQLITE_TEXT ) break;
       z = (const char*)sqlite3_value_text(v);
       if( z==0 || z[0]==0 ) break;
-      if( stat(z, &st)!=0 ){
-        benchValueError(pVtab, p, v, strerror(errno));
-        return SQLITE_ERROR;
-      }
-      if( !S_ISDIR(st.st_mode) ){
-        benchValueError(pVtab, p, v, "not a directory");
-        return SQLITE_ERROR;
-      }
-      if( access(z, W_OK|X_OK)!=0 ){
-        benchValueError(pVtab, p, v, strerror(errno));
-        return SQLITE_ERROR;
-      }
-      pOut->z = sqlite3_mprintf("%s", z);
-      return pOut->z ? SQLITE_OK : SQLITE_NOMEM;
+      return benchParseDir(pVtab, z, pOut);
     }
   }
   benchValueError(pVtab, p, v, 0);
@@ -1314,11 +1364,19 @@ static int benchAddValue(bench_cursor *pCur, int p, bench_value *pNew){
   bench_value *a;
   for(k=0; k<n; k++){
     int c = benchCmpValue(&pCur->aVal[p][k], pNew, p);
-    if( c==0 ){ sqlite3_free(pNew->z); return SQLITE_OK; }
+    if( c==0 ){
+      sqlite3_free(pNew->z);
+      sqlite3_free(pNew->zReal);
+      return SQLITE_OK;
+    }
     if( c>0 ) break;
   }
   a = sqlite3_realloc64(pCur->aVal[p], sizeof(bench_value)*(n+1));
-  if( a==0 ){ sqlite3_free(pNew->z); return SQLITE_NOMEM; }
+  if( a==0 ){
+    sqlite3_free(pNew->z);
+    sqlite3_free(pNew->zReal);
+    return SQLITE_NOMEM;
+  }
   for(j=n; j>k; j--) a[j] = a[j-1];
   a[k] = *pNew;
   pCur->aVal[p] = a;
@@ -1331,8 +1389,8 @@ static int benchDefaultValue(bench_cursor *pCur, int p){
   memset(&v, 0, sizeof(v));
   if( aParam[p].eType==BP_DIR ){
     const char *z = getenv("TMPDIR");
-    v.z = sqlite3_mprintf("%s", z && z[0] ? z : "/tmp");
-    if( v.z==0 ) return SQLITE_NOMEM;
+    int rc = benchParseDir(pCur->base.pVtab, z && z[0] ? z : "/tmp", &v);
+    if( rc!=SQLITE_OK ) return rc;
   }else if( aParam[p].eType==BP_REAL ){
     v.r = (double)aParam[p].iDefault;
   }else if( aParam[p].bNull ){
@@ -1371,6 +1429,7 @@ static void benchCurrentConfig(bench_cursor *pCur, bench_config *c){
   c->iBusyTimeout = (int)v[BENCH_P_BUSY_TIMEOUT]->i;
   c->eStorage = (int)v[BENCH_P_STORAGE]->i;
   c->zDir = v[BENCH_P_DIR]->z;
+  c->zDirReal = v[BENCH_P_DIR]->zReal;
 }
 
 /* Run the current combination; an error goes to the vtab. */
@@ -1470,7 +1529,7 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
   for(k=0; k<pCur->nVal[BENCH_P_DIR]; k++){
     char *zErr = 0;
     bench_value *pDir = &pCur->aVal[BENCH_P_DIR][k];
-    rc = benchFsyncUs(pDir->z, &pDir->rFsyncUs, &zErr);
+    rc = benchFsyncUs(pDir->zReal, &pDir->rFsyncUs, &zErr);
     if( rc!=SQLITE_OK ){
       acorn_vtab_error(pVtab, "bench_insert: %s", zErr ? zErr : "fsync_us");
       sqlite3_free(zErr);

@@ -372,3 +372,56 @@ explain_script() {
     assert_success
   done
 }
+
+@test "a relative dir named like a URI ('file:x.db#') makes its files there and leaves x.db beside it untouched" {
+  cd "$D"
+  plain_sql "CREATE TABLE keep(x); INSERT INTO keep VALUES (1);" victim.db
+  mkdir 'file:victim.db#'
+  local before
+  before=$(cksum victim.db; ls -A)
+  run bi "SELECT rows_written, db_bytes > 0, dir FROM bench_insert
+ WHERE dir='file:victim.db#' AND journal IN ('wal','delete') AND rows=5 AND $W;"
+  assert_success
+  assert_output "5|1|file:victim.db#
+5|1|file:victim.db#"
+  [ "$(cksum victim.db; ls -A)" = "$before" ]
+  run plain_sql "SELECT group_concat(name) FROM sqlite_schema; PRAGMA journal_mode;" victim.db
+  assert_output "keep
+delete"
+  assert_dir_empty 'file:victim.db#'
+}
+
+@test "a dir reached through a symlink works, given as dir or as TMPDIR" {
+  mkdir "$D/real"
+  ln -s "$D/real" "$D/link"
+  ln -s link "$D/link2"
+  run bi "SELECT rows_written, dir FROM bench_insert WHERE dir IN ('$D/link', '$D/link2') AND rows=5 AND $W;"
+  assert_success
+  assert_output "5|$D/link
+5|$D/link2"
+  assert_dir_empty "$D/real"
+  TMPDIR="$D/link" run bi "SELECT rows_written, dir FROM bench_insert WHERE rows=5 AND $W;"
+  assert_success
+  assert_output "5|$D/link"
+  assert_dir_empty "$D/real"
+}
+
+@test "a dir too long for SQLite's 512-byte paths is refused up front, one byte shorter works" {
+  # the scratch database's path is realpath(dir) + 32 bytes; SQLite opens a
+  # database whose path plus "-journal" fits in 512 bytes: at most 504
+  local base n ok
+  base=$(realpath "$D")
+  n=$(( 472 - ${#base} - 1 ))      # realpath(ok) is 472 bytes: 472 + 32 = 504
+  ok="$base/$(head -c $((n - 201)) /dev/zero | tr '\0' o)"
+  ok="$base/$(head -c 200 /dev/zero | tr '\0' p)/${ok#$base/}"
+  mkdir -p "$ok" "${ok}x"
+  [ "$(realpath "$ok" | wc -c)" -eq 473 ]   # 472 and the newline
+  run bi "SELECT rows_written FROM bench_insert WHERE dir='$ok' AND rows=5 AND $W;"
+  assert_success
+  assert_output "5"
+  run bi "SELECT rows_written FROM bench_insert WHERE dir='${ok}x' AND rows=5 AND $W;"
+  assert_failure
+  assert_output "Runtime error near line 2: bench_insert: dir must be an existing writable directory (got '${ok}x': the path of a scratch database there would be 505 bytes, more than SQLite's limit of 504)"
+  assert_dir_empty "$ok"
+  assert_dir_empty "${ok}x"
+}
