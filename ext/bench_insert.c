@@ -741,10 +741,101 @@ static int benchMakeIds(bench_run *r){
   return SQLITE_OK;
 }
 
-/* Create a fresh scratch file name in zDir exclusively: *pzPath. */
+/* -------------------------------------------------------------------- */
+/* Scratch files still live, removed by an atexit hook                   */
+/*
+** A host that exits during a run (the sqlite3 shell calls exit(1) on the
+** third Ctrl-C) would leave the scratch database and its -wal, -shm and
+** -journal behind.  Every scratch file is in this registry from its
+** creation until it is removed; an atexit hook, installed once, removes
+** the files of those still registered.  The hook may run inside a signal
+** handler that interrupted a thread holding the registry's mutex, so it
+** only tries the lock, for a bounded time, and gives up rather than
+** deadlock.  The library stays loaded until exit (-z nodelete), so the
+** hook's code is there when it runs.
+*/
+typedef struct bench_live bench_live;
+struct bench_live {
+  bench_live *pNext;
+  int bSideFiles;         /* also -wal, -shm, -journal */
+  char zPath[1];          /* the file, allocated to fit */
+};
+static pthread_mutex_t benchLiveMutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t benchLiveOnce = PTHREAD_ONCE_INIT;
+static bench_live *benchLiveList = 0;
+static int benchLiveHook = 0;          /* the atexit hook is installed */
+
+static void benchUnlinkAll(const char *zPath, int bSideFiles){
+  static const char *const azSuffix[] = { "-wal", "-shm", "-journal" };
+  char zBuf[4200];
+  int k;
+  if( bSideFiles ){
+    for(k=0; k<3; k++){
+      if( strlen(zPath)+strlen(azSuffix[k])<sizeof(zBuf) ){
+        memcpy(zBuf, zPath, strlen(zPath));
+        strcpy(zBuf+strlen(zPath), azSuffix[k]);
+        unlink(zBuf);
+      }
+    }
+  }
+  unlink(zPath);
+}
+
+static void benchLiveAtExit(void){
+  struct timespec ts = { 0, 2000000 };   /* 2 ms */
+  bench_live *p;
+  int i;
+  for(i=0; i<250; i++){
+    if( pthread_mutex_trylock(&benchLiveMutex)==0 ) break;
+    nanosleep(&ts, 0);
+  }
+  if( i==250 ) return;        /* held by the thread that is exiting */
+  for(p=benchLiveList; p; p=p->pNext) benchUnlinkAll(p->zPath, p->bSideFiles);
+  benchLiveList = 0;          /* the nodes are left to the exit */
+  pthread_mutex_unlock(&benchLiveMutex);
+}
+
+static void benchLiveInstall(void){
+  benchLiveHook = atexit(benchLiveAtExit)==0;
+}
+
+/* Register zPath as live.  Nonzero only if out of memory. */
+static int benchLiveAdd(const char *zPath, int bSideFiles){
+  size_t n = strlen(zPath);
+  bench_live *p = malloc(sizeof(bench_live)+n);
+  if( p==0 ) return 1;
+  pthread_once(&benchLiveOnce, benchLiveInstall);
+  memcpy(p->zPath, zPath, n+1);
+  p->bSideFiles = bSideFiles;
+  pthread_mutex_lock(&benchLiveMutex);
+  p->pNext = benchLiveList;
+  benchLiveList = p;
+  pthread_mutex_unlock(&benchLiveMutex);
+  return 0;
+}
+
+/* Remove zPath (and its side files if registered so) and unregister it. */
+static void benchLiveRemove(const char *zPath){
+  bench_live **pp, *p = 0;
+  pthread_mutex_lock(&benchLiveMutex);
+  for(pp=&benchLiveList; *pp; pp=&(*pp)->pNext){
+    if( strcmp((*pp)->zPath, zPath)==0 ){
+      p = *pp;
+      *pp = p->pNext;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&benchLiveMutex);
+  benchUnlinkAll(zPath, p ? p->bSideFiles : 1);
+  free(p);
+}
+
+/* Create a fresh scratch file name in zDir exclusively: *pzPath, and, if
+** pFd is not NULL, the open descriptor in *pFd.  It is registered as live
+** until benchLiveRemove(). */
 static int benchCreateScratch(const char *zDir, const char *zPrefix,
                               const char *zSuffix, int bSideFiles,
-                              char **pzPath, char **pzErr){
+                              char **pzPath, int *pFd, char **pzErr){
   int iTry;
   for(iTry=0; iTry<100; iTry++){
     unsigned char a[8];
@@ -776,22 +867,19 @@ static int benchCreateScratch(const char *zDir, const char *zPrefix,
       sqlite3_free(zPath);
       return SQLITE_CANTOPEN;
     }
-    close(fd);
+    if( benchLiveAdd(zPath, bSideFiles) ){
+      close(fd);
+      unlink(zPath);
+      sqlite3_free(zPath);
+      return SQLITE_NOMEM;
+    }
+    if( pFd ) *pFd = fd;      /* the caller writes the file it created */
+    else close(fd);
     *pzPath = zPath;
     return SQLITE_OK;
   }
   *pzErr = sqlite3_mprintf("cannot find a free scratch file name in %s", zDir);
   return SQLITE_CANTOPEN;
-}
-
-static void benchRemoveScratch(const char *zPath){
-  static const char *const azSuffix[] = { "-wal", "-shm", "-journal" };
-  int k;
-  for(k=0; k<3; k++){
-    char *z = sqlite3_mprintf("%s%s", zPath, azSuffix[k]);
-    if( z ){ unlink(z); sqlite3_free(z); }
-  }
-  unlink(zPath);
 }
 
 /* fsync_us: median of 5 (4 KiB pwrite + fsync) on a new file in zDir. */
@@ -800,15 +888,9 @@ static int benchFsyncUs(const char *zDir, double *pUs, char **pzErr){
   char aBuf[4096];
   sqlite3_int64 aT[5], t;
   int rc, fd, i, j;
-  rc = benchCreateScratch(zDir, "acorn-fsync-", ".tmp", 0, &zPath, pzErr);
+  rc = benchCreateScratch(zDir, "acorn-fsync-", ".tmp", 0, &zPath, &fd,
+                          pzErr);
   if( rc!=SQLITE_OK ) return rc;
-  fd = open(zPath, O_WRONLY|O_CLOEXEC|O_NOFOLLOW);
-  if( fd<0 ){
-    *pzErr = sqlite3_mprintf("cannot open %s: %s", zPath, strerror(errno));
-    unlink(zPath);
-    sqlite3_free(zPath);
-    return SQLITE_CANTOPEN;
-  }
   memset(aBuf, 'a', sizeof(aBuf));
   for(i=0; i<5 && rc==SQLITE_OK; i++){
     aBuf[0] = (char)('a'+i);
@@ -822,7 +904,7 @@ static int benchFsyncUs(const char *zDir, double *pUs, char **pzErr){
     aT[i] = benchMono() - t;
   }
   close(fd);
-  unlink(zPath);
+  benchLiveRemove(zPath);
   sqlite3_free(zPath);
   if( rc!=SQLITE_OK ) return rc;
   for(i=1; i<5; i++){                       /* insertion sort of 5 */
@@ -937,7 +1019,7 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
   if( rc==SQLITE_OK ){
     if( c->eStorage==STORAGE_FILE ){
       rc = benchCreateScratch(c->zDirReal, "acorn-bench-", ".db", 1,
-                              &run.zOpen, pzErr);
+                              &run.zOpen, 0, pzErr);
       run.openFlags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_NOFOLLOW;
     }else{
       unsigned char a[8];
@@ -1082,7 +1164,7 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
     }
   }
   sqlite3_close_v2(dbSetup);
-  if( run.zOpen && c->eStorage==STORAGE_FILE ) benchRemoveScratch(run.zOpen);
+  if( run.zOpen && c->eStorage==STORAGE_FILE ) benchLiveRemove(run.zOpen);
   if( bMutexInit ){
     pthread_cond_destroy(&run.gateCond);
     pthread_mutex_destroy(&run.gateMutex);

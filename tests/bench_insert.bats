@@ -425,3 +425,53 @@ delete"
   assert_dir_empty "$ok"
   assert_dir_empty "${ok}x"
 }
+
+# start_sql SQL: run SQL in sqlite3 with acorn loaded, in the background, as
+# wrap would (plain, preloaded or in valgrind) but exec'd, so that $! is
+# the sqlite3 (or valgrind) process itself.  Output in $BATS_TEST_TMPDIR/out.
+start_sql() {
+  local in="$BATS_TEST_TMPDIR/script.sql" out="$BATS_TEST_TMPDIR/out"
+  printf '.load %s\n%s\n' "$ACORN" "$1" > "$in"
+  if [ -n "${ACORN_VALGRIND:-}" ]; then
+    valgrind -q --error-exitcode=97 --leak-check=full \
+      --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+      --log-file="$BATS_TEST_TMPDIR/report.valgrind.%p" \
+      sqlite3 -batch -bail :memory: < "$in" > "$out" 2>&1 &
+  elif [ -n "${ACORN_PRELOAD:-}" ]; then
+    LD_PRELOAD="$ACORN_PRELOAD" \
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan" \
+      sqlite3 -batch -bail :memory: < "$in" > "$out" 2>&1 &
+  else
+    sqlite3 -batch -bail :memory: < "$in" > "$out" 2>&1 &
+  fi
+}
+
+# wait_for_file GLOB: wait (up to 60 s) until a file matching GLOB exists.
+wait_for_file() {
+  local i
+  for ((i = 0; i < 600; i++)); do
+    compgen -G "$1" > /dev/null && return 0
+    sleep 0.1
+  done
+  fail "no file $1 appeared"
+}
+
+@test "a host that exits mid-run (the shell's third Ctrl-C) leaves no scratch file" {
+  local threads pid status i
+  for threads in 1 3; do
+    start_sql "SELECT rows_written FROM bench_insert WHERE rows=10000000 AND seconds=120
+                 AND threads=$threads AND $W AND dir='$D';"
+    pid=$!
+    wait_for_file "$D/acorn-bench-*.db-wal"
+    sleep 0.3
+    # the shell interrupts the statement on the first two, calls exit(1) on
+    # the third
+    kill -INT "$pid"; sleep 0.2; kill -INT "$pid"; sleep 0.2; kill -INT "$pid"
+    for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    status=0
+    wait "$pid" || status=$?
+    [ "$status" -ne 0 ]
+    assert_dir_empty "$D"
+  done
+}
