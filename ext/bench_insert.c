@@ -355,6 +355,8 @@ struct bench_worker {
 
 struct bench_run {
   const bench_config *pCfg;
+  sqlite3 *dbHost;             /* the connection running the statement, for
+                               ** sqlite3_is_interrupted(); 0: not checked */
   char *zOpen;                 /* file name or URI the connections open */
   int openFlags;
   const char *zInsert;         /* the INSERT with bind parameters */
@@ -613,6 +615,19 @@ static int benchLatGrow(bench_worker *w, sqlite3_int64 nNeed){
   return 0;
 }
 
+/* Has the host connection been interrupted (sqlite3_interrupt, Ctrl-C in
+** the shell)?  Needs SQLite 3.41 in the headers to compile the call and in
+** the library to make it (an older library's sqlite3_api has no such
+** entry); otherwise never. */
+static int benchInterrupted(sqlite3 *db){
+#if SQLITE_VERSION_NUMBER>=3041000
+  return db!=0 && sqlite3_is_interrupted(db);
+#else
+  (void)db;
+  return 0;
+#endif
+}
+
 static void benchWriterLoop(bench_worker *w){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
@@ -622,6 +637,14 @@ static void benchWriterLoop(bench_worker *w){
     int rc = SQLITE_OK;
     if( __atomic_load_n(&r->bStop, __ATOMIC_RELAXED) ) break;
     if( t>=r->tDeadline ) break;
+    if( benchInterrupted(r->dbHost) ){
+      if( w->rc==SQLITE_OK ){
+        w->rc = SQLITE_INTERRUPT;
+        w->zErr = sqlite3_mprintf("interrupted");
+      }
+      __atomic_store_n(&r->bStop, 1, __ATOMIC_SEQ_CST);
+      break;
+    }
     i0 = __atomic_fetch_add(&r->iNext, (sqlite3_int64)c->nBatch,
                             __ATOMIC_RELAXED);
     if( i0>=c->nRow ) break;
@@ -983,7 +1006,8 @@ static sqlite3_int64 benchDbBytes(bench_run *r, sqlite3 *db){
 }
 
 /* One run with the settings in c.  On error, *pzErr (without prefix). */
-static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
+static int benchRun(const bench_config *c, sqlite3 *dbHost,
+                    bench_result *pRes, char **pzErr){
   bench_run run;
   bench_worker *aW = 0;
   sqlite3 *dbSetup = 0;
@@ -995,6 +1019,11 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
   memset(&run, 0, sizeof(run));
   memset(pRes, 0, sizeof(*pRes));
   run.pCfg = c;
+#if SQLITE_VERSION_NUMBER>=3041000
+  if( sqlite3_libversion_number()>=3041000 ) run.dbHost = dbHost;
+#else
+  (void)dbHost;
+#endif
   run.nWriterLeft = c->nThread;
 
   /* 1. ids and content, before any clock */
@@ -1182,6 +1211,12 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
 /* -------------------------------------------------------------------- */
 /* The virtual table                                                     */
 
+typedef struct bench_vtab bench_vtab;
+struct bench_vtab {
+  sqlite3_vtab base;
+  sqlite3 *db;                      /* the connection it belongs to */
+};
+
 typedef struct bench_cursor bench_cursor;
 struct bench_cursor {
   sqlite3_vtab_cursor base;
@@ -1196,14 +1231,16 @@ struct bench_cursor {
 static int benchConnect(sqlite3 *db, void *pAux, int argc,
                         const char *const *argv, sqlite3_vtab **ppVtab,
                         char **pzErr){
-  sqlite3_vtab *pNew;
+  bench_vtab *pNew;
   int rc;
   (void)pAux; (void)argc; (void)argv; (void)pzErr;
   rc = sqlite3_declare_vtab(db, BENCH_SCHEMA);
   if( rc==SQLITE_OK ){
-    pNew = *ppVtab = sqlite3_malloc(sizeof(*pNew));
+    pNew = sqlite3_malloc(sizeof(*pNew));
     if( pNew==0 ) return SQLITE_NOMEM;
     memset(pNew, 0, sizeof(*pNew));
+    pNew->db = db;
+    *ppVtab = &pNew->base;
     sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
   }
   return rc;
@@ -1520,7 +1557,7 @@ static int benchRunCurrent(bench_cursor *pCur){
   char *zErr = 0;
   int rc;
   benchCurrentConfig(pCur, &c);
-  rc = benchRun(&c, &pCur->res, &zErr);
+  rc = benchRun(&c, ((bench_vtab*)pCur->base.pVtab)->db, &pCur->res, &zErr);
   if( rc!=SQLITE_OK ){
     char *zDesc = benchConfigDesc(&c);
     if( rc==SQLITE_NOMEM && zErr==0 ){
