@@ -58,9 +58,10 @@
 ** RESULT COLUMNS
 **
 **   rows_written    INTEGER  count(*) of posts after the run
-**   elapsed         REAL     seconds from the start of the first insert to
-**                            the end of the last (the parameter `seconds` is
-**                            the bound; this is what the run took)
+**   elapsed         REAL     seconds, to the microsecond, from the opening
+**                            of the start gate to the end of the last writer
+**                            (the parameter `seconds` bounds this timed part;
+**                            this is what it took)
 **   writes_per_sec  INTEGER  rows inserted / elapsed
 **   ns_per_write    INTEGER  elapsed / rows inserted (wall time per row)
 **   p50_us, p99_us, max_us   REAL  latency of one insert in microseconds:
@@ -1719,7 +1720,7 @@ static int benchColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     case BENCH_COL_ROWS_WRITTEN:
       sqlite3_result_int64(ctx, r->nRowsWritten); break;
     case BENCH_COL_ELAPSED:
-      benchResultRound(ctx, r->rElapsed, 1000.0); break;
+      benchResultRound(ctx, r->rElapsed, 1e6); break;
     case BENCH_COL_WRITES_PER_SEC:
       sqlite3_result_int64(ctx, r->rElapsed>0
           ? (sqlite3_int64)(r->nWrites/r->rElapsed+0.5) : 0);

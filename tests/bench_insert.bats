@@ -98,6 +98,15 @@ uuid8_blob|30"
   assert_dir_empty "$D"
 }
 
+@test "elapsed has microseconds: a run shorter than a millisecond is not 0.0" {
+  run bi "SELECT rows_written, elapsed > 0, elapsed < 10, writes_per_sec > 0,
+       abs(writes_per_sec * elapsed - 1) < 0.05 OR elapsed < 0.00002
+  FROM bench_insert WHERE rows=1 AND storage='memory' AND $W AND dir='$D';"
+  assert_success
+  assert_output "1|1|1|1|1"
+  assert_dir_empty "$D"
+}
+
 @test "parameters nest in column order, the first slowest; duplicates count once" {
   run bi "SELECT id, journal, batch FROM bench_insert
  WHERE batch IN (5, 1, 5) AND journal IN ('off','wal') AND id IN ('uuid7_blob','integer')
