@@ -10,8 +10,8 @@
 **
 ** Every parameter is a HIDDEN column (so it is also a positional argument:
 ** bench_insert('uuid7_text') sets id).  A parameter constrained with = (or
-** IS) or IN takes those values; the others take their defaults.  The result
-** has one row per combination of the values.  Each row is computed when the
+** IS) or IN takes those values (IS NULL too, for the parameters that take
+** NULL); the others take their defaults.  The result has one row per combination of the values.  Each row is computed when the
 ** cursor reaches it (xFilter for the first, xNext for the others), so the
 ** shell prints each row as its run ends.
 **
@@ -45,7 +45,8 @@
 ** allowed, e.g.
 **   bench_insert: journal must be one of wal, delete, truncate, persist,
 **   memory, off (got 'bogus')
-** A constraint other than = or IN on a parameter is an error:
+** A constraint other than = or IN (or IS NULL on page_size, cache_size,
+** mmap_size) on a parameter is an error:
 **   bench_insert: parameter threads takes only = or IN constraints
 ** locking=exclusive lets only one connection in: it requires threads=1 and
 ** readers=0.  threads>1 or readers>0 require a thread-safe SQLite.  With
@@ -89,9 +90,10 @@
 ** Declared schema: the 12 result columns, then the 19 parameters as HIDDEN
 ** columns, in the order above.  xBestIndex gives each parameter's first
 ** usable = / IS / IN constraint an argvIndex (in column order) with omit
-** set, and asks for IN lists all at once (sqlite3_vtab_in).  idxStr has one
-** character per parameter: '-' unconstrained, '=' a single value, 'i' an IN
-** list; xFilter reads argv accordingly.  An unusable constraint on a
+** set, and asks for IN lists all at once (sqlite3_vtab_in); IS NULL on
+** page_size, cache_size or mmap_size is used (omit set) without one.
+** idxStr has one character per parameter: '-' unconstrained, '=' a single
+** value, 'i' an IN list, 'n' IS NULL; xFilter reads argv accordingly.  An unusable constraint on a
 ** parameter gives SQLITE_CONSTRAINT; any other operator is an error.
 ** xFilter validates every value of every parameter before the first run.
 **
@@ -1585,7 +1587,12 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
   pCur->iRowid = 0;
   for(p=0; p<BENCH_NPARAM && rc==SQLITE_OK; p++){
     char cKind = idxStr && (int)strlen(idxStr)>p ? idxStr[p] : '-';
-    if( cKind=='-' || iArg>=argc ){
+    if( cKind=='n' ){
+      bench_value v;
+      memset(&v, 0, sizeof(v));
+      v.bNull = 1;
+      rc = benchAddValue(pCur, p, &v);
+    }else if( cKind=='-' || iArg>=argc ){
       rc = benchDefaultValue(pCur, p);
     }else if( cKind=='i' ){
       sqlite3_value *pVal = 0;
@@ -1763,7 +1770,8 @@ static int benchBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
      || pC->op==SQLITE_INDEX_CONSTRAINT_OFFSET ) continue;
     p = pC->iColumn - BENCH_NRESULT;
     if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ
-     && pC->op!=SQLITE_INDEX_CONSTRAINT_IS ){
+     && pC->op!=SQLITE_INDEX_CONSTRAINT_IS
+     && (pC->op!=SQLITE_INDEX_CONSTRAINT_ISNULL || !aParam[p].bNull) ){
       acorn_vtab_error(pVtab, "bench_insert: parameter %s takes only = or"
                        " IN constraints", aParam[p].zName);
       return SQLITE_ERROR;
@@ -1775,8 +1783,12 @@ static int benchBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     zKind[p] = '-';
     if( aCons[p]<0 ) continue;
     i = aCons[p];
-    pInfo->aConstraintUsage[i].argvIndex = ++nArg;
     pInfo->aConstraintUsage[i].omit = 1;
+    if( pInfo->aConstraint[i].op==SQLITE_INDEX_CONSTRAINT_ISNULL ){
+      zKind[p] = 'n';           /* NULL, the documented "unset" */
+      continue;
+    }
+    pInfo->aConstraintUsage[i].argvIndex = ++nArg;
     zKind[p] = '=';
     if( pInfo->aConstraint[i].op==SQLITE_INDEX_CONSTRAINT_EQ
      && sqlite3_vtab_in(pInfo, i, -1) ){

@@ -338,6 +338,23 @@ check_error() {  # WHERE-clause expected-message
   assert_output "Parse error near line 2: bench_insert: parameter id takes only = or IN constraints"
 }
 
+@test "page_size, cache_size and mmap_size take IS NULL as = NULL; other parameters refuse it" {
+  run bi "SELECT quote(page_size), quote(cache_size), quote(mmap_size), rows_written FROM bench_insert
+ WHERE page_size IS NULL AND cache_size IS NULL AND mmap_size IS NULL AND rows=5 AND $W AND dir='$D';
+SELECT quote(page_size), rows_written FROM bench_insert
+ WHERE page_size = NULL AND rows=5 AND $W AND dir='$D';"
+  assert_success
+  assert_output "NULL|NULL|NULL|5
+NULL|5"
+  run bi "SELECT * FROM bench_insert WHERE threads IS NULL AND rows=5 AND dir='$D';"
+  assert_failure
+  assert_output "Parse error near line 2: bench_insert: parameter threads takes only = or IN constraints"
+  run bi "SELECT * FROM bench_insert WHERE page_size IS NOT NULL AND rows=5 AND dir='$D';"
+  assert_failure
+  assert_output "Parse error near line 2: bench_insert: parameter page_size takes only = or IN constraints"
+  assert_dir_empty "$D"
+}
+
 @test "a constraint on a result column filters rows without error" {
   run bi "SELECT threads FROM bench_insert WHERE threads IN (1, 2) AND rows_written = 7 AND rows=7 AND $W AND dir='$D';"
   assert_success
