@@ -1225,6 +1225,7 @@ struct bench_cursor {
   sqlite3_vtab_cursor base;
   bench_value *aVal[BENCH_NPARAM];  /* each parameter's values, ordered */
   int nVal[BENCH_NPARAM];
+  int nAlloc[BENCH_NPARAM];         /* room in aVal[p] */
   int aIdx[BENCH_NPARAM];           /* the current combination */
   sqlite3_int64 iRowid;
   int bEof;
@@ -1264,6 +1265,7 @@ static void benchCursorReset(bench_cursor *pCur){
     sqlite3_free(pCur->aVal[p]);
     pCur->aVal[p] = 0;
     pCur->nVal[p] = 0;
+    pCur->nAlloc[p] = 0;
     pCur->aIdx[p] = 0;
   }
   pCur->bEof = 1;
@@ -1480,28 +1482,35 @@ static int benchCmpValue(const bench_value *a, const bench_value *b, int p){
   }
 }
 
-/* Add a value to parameter p's list, keeping it ordered and unique. */
+/* Add a value to parameter p's list, keeping it ordered and unique: a
+** binary search, and room grown by doubling, so that a list of n values
+** (which SQLite hands over in ascending order) costs O(n log n). */
 static int benchAddValue(bench_cursor *pCur, int p, bench_value *pNew){
-  int n = pCur->nVal[p], k, j;
-  bench_value *a;
-  for(k=0; k<n; k++){
-    int c = benchCmpValue(&pCur->aVal[p][k], pNew, p);
+  int n = pCur->nVal[p], lo = 0, hi = n;
+  bench_value *a = pCur->aVal[p];
+  while( lo<hi ){
+    int mid = (lo+hi)/2;
+    int c = benchCmpValue(&a[mid], pNew, p);
     if( c==0 ){
       sqlite3_free(pNew->z);
       sqlite3_free(pNew->zReal);
       return SQLITE_OK;
     }
-    if( c>0 ) break;
+    if( c<0 ) lo = mid+1; else hi = mid;
   }
-  a = sqlite3_realloc64(pCur->aVal[p], sizeof(bench_value)*(n+1));
-  if( a==0 ){
-    sqlite3_free(pNew->z);
-    sqlite3_free(pNew->zReal);
-    return SQLITE_NOMEM;
+  if( n>=pCur->nAlloc[p] ){
+    int nNew = pCur->nAlloc[p] ? 2*pCur->nAlloc[p] : 4;
+    a = sqlite3_realloc64(a, sizeof(bench_value)*(sqlite3_uint64)nNew);
+    if( a==0 ){
+      sqlite3_free(pNew->z);
+      sqlite3_free(pNew->zReal);
+      return SQLITE_NOMEM;
+    }
+    pCur->aVal[p] = a;
+    pCur->nAlloc[p] = nNew;
   }
-  for(j=n; j>k; j--) a[j] = a[j-1];
-  a[k] = *pNew;
-  pCur->aVal[p] = a;
+  if( lo<n ) memmove(&a[lo+1], &a[lo], sizeof(bench_value)*(size_t)(n-lo));
+  a[lo] = *pNew;
   pCur->nVal[p] = n+1;
   return SQLITE_OK;
 }
@@ -1603,6 +1612,12 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
         bench_value v;
         rc = benchParseValue(pVtab, p, pVal, &v);
         if( rc==SQLITE_OK ) rc = benchAddValue(pCur, p, &v);
+        if( rc==SQLITE_OK && nCombo*pCur->nVal[p]>BENCH_MAX_COMBOS ){
+          /* give up now, not after reading the rest of a long list */
+          acorn_vtab_error(pVtab, "bench_insert: more than %d combinations"
+                           " of parameters", BENCH_MAX_COMBOS);
+          rc = SQLITE_ERROR;
+        }
       }
       if( rc==SQLITE_OK && rc2!=SQLITE_OK && rc2!=SQLITE_DONE ) rc = rc2;
       iArg++;
@@ -1611,11 +1626,13 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
       rc = benchParseValue(pVtab, p, argv[iArg++], &v);
       if( rc==SQLITE_OK ) rc = benchAddValue(pCur, p, &v);
     }
+    nCombo *= pCur->nVal[p] ? pCur->nVal[p] : 1;  /* of parameters 0..p */
   }
   if( rc!=SQLITE_OK ){
     benchCursorReset(pCur);
     return rc;
   }
+  nCombo = 1;
   for(p=0; p<BENCH_NPARAM; p++){
     if( pCur->nVal[p]==0 ){     /* an empty IN list: no rows */
       benchCursorReset(pCur);

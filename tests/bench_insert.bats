@@ -306,6 +306,30 @@ check_error() {  # WHERE-clause expected-message
   assert_dir_empty "$D"
 }
 
+@test "a long IN list is refused as soon as it passes the combination limit" {
+  local t0 t1 limit=5
+  [ -z "${ACORN_VALGRIND:-}" ] || limit=60
+  t0=$(date +%s%N)
+  run bi "SELECT * FROM bench_insert
+ WHERE cache_size IN (SELECT value FROM generate_series(1, 200000)) AND rows=5 AND dir='$D';"
+  t1=$(date +%s%N)
+  assert_failure
+  assert_output "Runtime error near line 2: bench_insert: more than 10000 combinations of parameters"
+  # reading all 200,000 values with a sorted insert each took ~20 s here
+  [ $(( (t1 - t0) / 1000000000 )) -lt "$limit" ]
+  run bi "SELECT * FROM bench_insert
+ WHERE threads IN (1, 2) AND cache_size IN (SELECT value FROM generate_series(1, 5001)) AND rows=5 AND dir='$D';"
+  assert_failure
+  assert_output "Runtime error near line 2: bench_insert: more than 10000 combinations of parameters"
+  # 10,000 exactly is allowed (LIMIT 1: only the first runs)
+  run bi "SELECT threads, cache_size, rows_written FROM bench_insert
+ WHERE threads IN (1, 2) AND cache_size IN (SELECT value FROM generate_series(1, 5000))
+   AND rows=1 AND storage='memory' AND dir='$D' LIMIT 1;"
+  assert_success
+  assert_output "1|1|1"
+  assert_dir_empty "$D"
+}
+
 @test "rows must be in range" {
   run bi "SELECT * FROM bench_insert WHERE rows=0;"
   assert_failure
