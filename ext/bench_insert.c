@@ -76,7 +76,9 @@
 **                            closed (memory: page_count*page_size)
 **   sqlite_version  TEXT     sqlite3_libversion() of the running library
 **   fsync_us        REAL     median of 5 write+fsync of 4 KiB to a new file
-**                            in dir, measured once per dir per statement
+**                            in dir, measured once per dir per statement;
+**                            NULL with storage=memory, which writes nothing
+**                            in dir
 **
 ** ROW ORDER
 **
@@ -1670,7 +1672,10 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
       return SQLITE_ERROR;
     }
   }
-  for(k=0; k<pCur->nVal[BENCH_P_DIR]; k++){
+  /* fsync_us, only where a run will write files: storage=memory writes
+  ** nothing in dir (storage values are ordered: file first) */
+  for(k=0; pCur->aVal[BENCH_P_STORAGE][0].i==STORAGE_FILE
+           && k<pCur->nVal[BENCH_P_DIR]; k++){
     char *zErr = 0;
     bench_value *pDir = &pCur->aVal[BENCH_P_DIR][k];
     rc = benchFsyncUs(pDir->zReal, &pDir->rFsyncUs, &zErr);
@@ -1765,10 +1770,12 @@ static int benchColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     case BENCH_COL_SQLITE_VERSION:
       sqlite3_result_text(ctx, sqlite3_libversion(), -1, SQLITE_STATIC);
       break;
-    default: {  /* BENCH_COL_FSYNC_US */
+    default: {  /* BENCH_COL_FSYNC_US; NULL for storage=memory */
       const bench_value *v =
           &pCur->aVal[BENCH_P_DIR][pCur->aIdx[BENCH_P_DIR]];
-      benchResultRound(ctx, v->rFsyncUs, 10.0);
+      const bench_value *pStorage =
+          &pCur->aVal[BENCH_P_STORAGE][pCur->aIdx[BENCH_P_STORAGE]];
+      if( pStorage->i==STORAGE_FILE ) benchResultRound(ctx, v->rFsyncUs, 10.0);
       break;
     }
   }

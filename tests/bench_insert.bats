@@ -34,6 +34,12 @@ limited_sql() {
   ( trap '' XFSZ; ulimit -f 400; bi "$1" )
 }   # no fsync where the test is not about it
 
+# tiny_sql SQL: bi under a 512-byte file size limit (nothing of 4 KiB can be
+# written).
+tiny_sql() {
+  ( trap '' XFSZ; ulimit -f 1; bi "$1" )
+}
+
 @test "bench_insert is an eponymous module whose every result column is present" {
   run bi ".headers on
 SELECT * FROM bench_insert WHERE rows=20 AND $W AND dir='$D';"
@@ -215,6 +221,18 @@ delete|exclusive|65536|40|1"
 memory|1|1|$(big 200)|1
 memory|3|0|$(big 200)|1
 memory|3|1|$(big 200)|1"
+  assert_dir_empty "$D"
+}
+
+@test "storage=memory writes nothing in dir: it runs where files cannot grow, fsync_us is NULL" {
+  # under a 512-byte file size limit the 4 KiB fsync_us probe would fail
+  run tiny_sql "SELECT storage, rows_written, quote(fsync_us) FROM bench_insert WHERE storage='memory' AND rows=20 AND dir='$D';"
+  assert_success
+  assert_output "memory|20|NULL"
+  run bi "SELECT storage, fsync_us IS NULL FROM bench_insert WHERE storage IN ('file','memory') AND rows=5 AND $W AND dir='$D';"
+  assert_success
+  assert_output "file|0
+memory|1"
   assert_dir_empty "$D"
 }
 
