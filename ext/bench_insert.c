@@ -103,9 +103,12 @@
 **  1. The ids are made first, with acorn_uuid4/7/8 and acorn_random (the
 **     shortid), before any clock starts, as the seed makes its ids before
 **     timing.
-**  2. A scratch database "acorn-bench-<16 hex>.db" is created in dir with
-**     open(O_CREAT|O_EXCL); a name whose -wal, -shm or -journal already
-**     exists is skipped.  storage=memory uses "file:/acorn-bench-<hex>"
+**  2. A scratch database "acorn-bench-<16 hex>.db" is created in
+**     realpath(dir) (absolute, so never read as a URI; no symlink, which
+**     SQLITE_OPEN_NOFOLLOW would refuse) with open(O_CREAT|O_EXCL); a name
+**     whose -wal, -shm or -journal already exists is skipped.  It is in a
+**     registry of live scratch files until removed; an atexit hook removes
+**     those still live if the host exits mid-run.  storage=memory uses "file:/acorn-bench-<hex>"
 **     on the memdb VFS instead, shared by the run's connections.
 **  3. A setup connection sets page_size and journal_mode and creates the
 **     seed's posts table (STRICT; WITHOUT ROWID for text and blob ids).
@@ -115,7 +118,9 @@
 **     a start gate.  The clock starts when the gate opens.  Writers claim
 **     `batch` row numbers at a time from a shared atomic counter, so the
 **     run writes exactly `rows` rows unless `seconds` passes (checked
-**     before each transaction) or an insert fails (which stops everyone).
+**     before each transaction), an insert fails (which stops everyone) or,
+**     with SQLite 3.41 or later, the host connection is interrupted
+**     (sqlite3_is_interrupted, checked before each transaction).
 **     With threads=1 and readers=0 the writer runs in the calling thread.
 **  5. Every thread is joined, every statement finalized, every connection
 **     closed, rows counted and sizes taken, then the database and its -wal,

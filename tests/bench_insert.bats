@@ -126,6 +126,7 @@ uuid7_blob|wal|1
 uuid7_blob|wal|5
 uuid7_blob|off|1
 uuid7_blob|off|5"
+  assert_dir_empty "$D"
 }
 
 @test "a join feeds a parameter row by row; an empty IN list runs nothing" {
@@ -137,12 +138,14 @@ SELECT count(*) FROM bench_insert WHERE threads IN (SELECT 1 WHERE 0) AND rows=5
   assert_output "1|1|5
 2|2|5
 0"
+  assert_dir_empty "$D"
 }
 
 @test "positional arguments set the parameters in column order" {
   run bi "SELECT id, journal, rows_written FROM bench_insert('uuid4_text', 'truncate', 'off') WHERE rows=15 AND dir='$D';"
   assert_success
   assert_output "uuid4_text|truncate|15"
+  assert_dir_empty "$D"
 }
 
 @test "every journal mode, prepare mode and begin kind writes all its rows" {
@@ -166,6 +169,7 @@ uuid8_text|once|12
 uuid8_text|exec|12
 uuid8_blob|once|12
 uuid8_blob|exec|12"
+  assert_dir_empty "$D"
 }
 
 @test "locking=exclusive and the page, cache and mmap pragmas run" {
@@ -192,6 +196,7 @@ delete|exclusive|65536|40|1"
   assert_success
   assert_output "0|20|0
 5000|20|1"
+  assert_dir_empty "$D"
 }
 
 @test "threads=4 runs, writes every row once and reports busy as an integer" {
@@ -292,6 +297,7 @@ check_error() {  # WHERE-clause expected-message
   run bi "SELECT rows_written FROM bench_insert WHERE $1 AND rows=5 AND dir='$D';"
   assert_failure
   assert_output "Runtime error near line 2: bench_insert: $2"
+  assert_dir_empty "$D"
 }
 
 @test "an invalid id, journal, synchronous, begin, prepare, locking or storage names the allowed values" {
@@ -402,6 +408,7 @@ NULL|5"
   assert_success
   assert_output "1
 2"
+  assert_dir_empty "$D"
 }
 
 @test "locking=exclusive with more than one connection is refused before any run" {
