@@ -823,8 +823,11 @@ static void benchLiveAtExit(void){
     nanosleep(&ts, 0);
   }
   if( i==250 ) return;        /* held by the thread that is exiting */
-  for(p=benchLiveList; p; p=p->pNext) benchUnlinkAll(p->zPath, p->bSideFiles);
-  benchLiveList = 0;          /* the nodes are left to the exit */
+  while( (p = benchLiveList)!=0 ){
+    benchLiveList = p->pNext;
+    benchUnlinkAll(p->zPath, p->bSideFiles);
+    free(p);                  /* a thread removing it later finds nothing */
+  }
   pthread_mutex_unlock(&benchLiveMutex);
 }
 
