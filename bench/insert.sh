@@ -35,8 +35,9 @@ run_scenario() {  # name threads batch rows
       synchronous=normal journal=wal | sed -n 's/^writes_per_sec=\([0-9]*\).*/\1/p'
   }
   run_bench() {
+    local qdir=${dir//\'/\'\'}   # the dir as an SQL string: ' doubled
     printf '.load ./dist/acorn\nSELECT writes_per_sec FROM bench_insert WHERE threads=%d AND batch=%d AND rows=%d AND synchronous=%s AND journal=%s AND dir=%s;\n' \
-      "$threads" "$batch" "$rows" "'normal'" "'wal'" "'$dir'" | sqlite3 -batch -bail :memory:
+      "$threads" "$batch" "$rows" "'normal'" "'wal'" "'$qdir'" | sqlite3 -batch -bail :memory:
   }
   local refs=() bis=() pairs=()
   for ((i = 1; i <= REPEAT; i++)); do

@@ -10,8 +10,8 @@
 **
 ** Every parameter is a HIDDEN column (so it is also a positional argument:
 ** bench_insert('uuid7_text') sets id).  A parameter constrained with = (or
-** IS) or IN takes those values; the others take their defaults.  The result
-** has one row per combination of the values.  Each row is computed when the
+** IS) or IN takes those values (IS NULL too, for the parameters that take
+** NULL); the others take their defaults.  The result has one row per combination of the values.  Each row is computed when the
 ** cursor reaches it (xFilter for the first, xNext for the others), so the
 ** shell prints each row as its run ends.
 **
@@ -45,7 +45,8 @@
 ** allowed, e.g.
 **   bench_insert: journal must be one of wal, delete, truncate, persist,
 **   memory, off (got 'bogus')
-** A constraint other than = or IN on a parameter is an error:
+** A constraint other than = or IN (or IS NULL on page_size, cache_size,
+** mmap_size) on a parameter is an error:
 **   bench_insert: parameter threads takes only = or IN constraints
 ** locking=exclusive lets only one connection in: it requires threads=1 and
 ** readers=0.  threads>1 or readers>0 require a thread-safe SQLite.  With
@@ -58,9 +59,10 @@
 ** RESULT COLUMNS
 **
 **   rows_written    INTEGER  count(*) of posts after the run
-**   elapsed         REAL     seconds from the start of the first insert to
-**                            the end of the last (the parameter `seconds` is
-**                            the bound; this is what the run took)
+**   elapsed         REAL     seconds, to the microsecond, from the opening
+**                            of the start gate to the end of the last writer
+**                            (the parameter `seconds` bounds this timed part;
+**                            this is what it took)
 **   writes_per_sec  INTEGER  rows inserted / elapsed
 **   ns_per_write    INTEGER  elapsed / rows inserted (wall time per row)
 **   p50_us, p99_us, max_us   REAL  latency of one insert in microseconds:
@@ -74,7 +76,9 @@
 **                            closed (memory: page_count*page_size)
 **   sqlite_version  TEXT     sqlite3_libversion() of the running library
 **   fsync_us        REAL     median of 5 write+fsync of 4 KiB to a new file
-**                            in dir, measured once per dir per statement
+**                            in dir, measured once per dir per statement;
+**                            NULL with storage=memory, which writes nothing
+**                            in dir
 **
 ** ROW ORDER
 **
@@ -88,9 +92,10 @@
 ** Declared schema: the 12 result columns, then the 19 parameters as HIDDEN
 ** columns, in the order above.  xBestIndex gives each parameter's first
 ** usable = / IS / IN constraint an argvIndex (in column order) with omit
-** set, and asks for IN lists all at once (sqlite3_vtab_in).  idxStr has one
-** character per parameter: '-' unconstrained, '=' a single value, 'i' an IN
-** list; xFilter reads argv accordingly.  An unusable constraint on a
+** set, and asks for IN lists all at once (sqlite3_vtab_in); IS NULL on
+** page_size, cache_size or mmap_size is used (omit set) without one.
+** idxStr has one character per parameter: '-' unconstrained, '=' a single
+** value, 'i' an IN list, 'n' IS NULL; xFilter reads argv accordingly.  An unusable constraint on a
 ** parameter gives SQLITE_CONSTRAINT; any other operator is an error.
 ** xFilter validates every value of every parameter before the first run.
 **
@@ -98,9 +103,12 @@
 **  1. The ids are made first, with acorn_uuid4/7/8 and acorn_random (the
 **     shortid), before any clock starts, as the seed makes its ids before
 **     timing.
-**  2. A scratch database "acorn-bench-<16 hex>.db" is created in dir with
-**     open(O_CREAT|O_EXCL); a name whose -wal, -shm or -journal already
-**     exists is skipped.  storage=memory uses "file:/acorn-bench-<hex>"
+**  2. A scratch database "acorn-bench-<16 hex>.db" is created in
+**     realpath(dir) (absolute, so never read as a URI; no symlink, which
+**     SQLITE_OPEN_NOFOLLOW would refuse) with open(O_CREAT|O_EXCL); a name
+**     whose -wal, -shm or -journal already exists is skipped.  It is in a
+**     registry of live scratch files until removed; an atexit hook removes
+**     those still live if the host exits mid-run.  storage=memory uses "file:/acorn-bench-<hex>"
 **     on the memdb VFS instead, shared by the run's connections.
 **  3. A setup connection sets page_size and journal_mode and creates the
 **     seed's posts table (STRICT; WITHOUT ROWID for text and blob ids).
@@ -110,7 +118,9 @@
 **     a start gate.  The clock starts when the gate opens.  Writers claim
 **     `batch` row numbers at a time from a shared atomic counter, so the
 **     run writes exactly `rows` rows unless `seconds` passes (checked
-**     before each transaction) or an insert fails (which stops everyone).
+**     before each transaction), an insert fails (which stops everyone) or,
+**     with SQLite 3.41 or later, the host connection is interrupted
+**     (sqlite3_is_interrupted, checked before each transaction).
 **     With threads=1 and readers=0 the writer runs in the calling thread.
 **  5. Every thread is joined, every statement finalized, every connection
 **     closed, rows counted and sizes taken, then the database and its -wal,
@@ -235,7 +245,8 @@ struct bench_value {
   int bNull;          /* unset (page_size, cache_size, mmap_size) */
   sqlite3_int64 i;    /* BP_ENUM index or BP_INT value */
   double r;           /* BP_REAL */
-  char *z;            /* BP_DIR, owned */
+  char *z;            /* BP_DIR, owned: the value as given (shown) */
+  char *zReal;        /* BP_DIR, owned: realpath(z), where files are made */
   double rFsyncUs;    /* BP_DIR: fsync_us measured there */
 };
 
@@ -247,7 +258,8 @@ struct bench_config {
   int bPageSize, bCacheSize, bMmapSize;
   sqlite3_int64 iPageSize, iCacheSize, iMmapSize, nRow;
   double rSeconds;
-  const char *zDir;
+  const char *zDir;        /* dir as given, for messages */
+  const char *zDirReal;    /* its realpath: absolute, no symlink */
 };
 
 /* What one run measured. */
@@ -353,6 +365,8 @@ struct bench_worker {
 
 struct bench_run {
   const bench_config *pCfg;
+  sqlite3 *dbHost;             /* the connection running the statement, for
+                               ** sqlite3_is_interrupted(); 0: not checked */
   char *zOpen;                 /* file name or URI the connections open */
   int openFlags;
   const char *zInsert;         /* the INSERT with bind parameters */
@@ -611,6 +625,19 @@ static int benchLatGrow(bench_worker *w, sqlite3_int64 nNeed){
   return 0;
 }
 
+/* Has the host connection been interrupted (sqlite3_interrupt, Ctrl-C in
+** the shell)?  Needs SQLite 3.41 in the headers to compile the call and in
+** the library to make it (an older library's sqlite3_api has no such
+** entry); otherwise never. */
+static int benchInterrupted(sqlite3 *db){
+#if SQLITE_VERSION_NUMBER>=3041000
+  return db!=0 && sqlite3_is_interrupted(db);
+#else
+  (void)db;
+  return 0;
+#endif
+}
+
 static void benchWriterLoop(bench_worker *w){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
@@ -620,6 +647,14 @@ static void benchWriterLoop(bench_worker *w){
     int rc = SQLITE_OK;
     if( __atomic_load_n(&r->bStop, __ATOMIC_RELAXED) ) break;
     if( t>=r->tDeadline ) break;
+    if( benchInterrupted(r->dbHost) ){
+      if( w->rc==SQLITE_OK ){
+        w->rc = SQLITE_INTERRUPT;
+        w->zErr = sqlite3_mprintf("interrupted");
+      }
+      __atomic_store_n(&r->bStop, 1, __ATOMIC_SEQ_CST);
+      break;
+    }
     i0 = __atomic_fetch_add(&r->iNext, (sqlite3_int64)c->nBatch,
                             __ATOMIC_RELAXED);
     if( i0>=c->nRow ) break;
@@ -739,10 +774,104 @@ static int benchMakeIds(bench_run *r){
   return SQLITE_OK;
 }
 
-/* Create a fresh scratch file name in zDir exclusively: *pzPath. */
+/* -------------------------------------------------------------------- */
+/* Scratch files still live, removed by an atexit hook                   */
+/*
+** A host that exits during a run (the sqlite3 shell calls exit(1) on the
+** third Ctrl-C) would leave the scratch database and its -wal, -shm and
+** -journal behind.  Every scratch file is in this registry from its
+** creation until it is removed; an atexit hook, installed once, removes
+** the files of those still registered.  The hook may run inside a signal
+** handler that interrupted a thread holding the registry's mutex, so it
+** only tries the lock, for a bounded time, and gives up rather than
+** deadlock.  The library stays loaded until exit (-z nodelete), so the
+** hook's code is there when it runs.
+*/
+typedef struct bench_live bench_live;
+struct bench_live {
+  bench_live *pNext;
+  int bSideFiles;         /* also -wal, -shm, -journal */
+  char zPath[1];          /* the file, allocated to fit */
+};
+static pthread_mutex_t benchLiveMutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t benchLiveOnce = PTHREAD_ONCE_INIT;
+static bench_live *benchLiveList = 0;
+static int benchLiveHook = 0;          /* the atexit hook is installed */
+
+static void benchUnlinkAll(const char *zPath, int bSideFiles){
+  static const char *const azSuffix[] = { "-wal", "-shm", "-journal" };
+  char zBuf[4200];
+  int k;
+  if( bSideFiles ){
+    for(k=0; k<3; k++){
+      if( strlen(zPath)+strlen(azSuffix[k])<sizeof(zBuf) ){
+        memcpy(zBuf, zPath, strlen(zPath));
+        strcpy(zBuf+strlen(zPath), azSuffix[k]);
+        unlink(zBuf);
+      }
+    }
+  }
+  unlink(zPath);
+}
+
+static void benchLiveAtExit(void){
+  struct timespec ts = { 0, 2000000 };   /* 2 ms */
+  bench_live *p;
+  int i;
+  for(i=0; i<250; i++){
+    if( pthread_mutex_trylock(&benchLiveMutex)==0 ) break;
+    nanosleep(&ts, 0);
+  }
+  if( i==250 ) return;        /* held by the thread that is exiting */
+  while( (p = benchLiveList)!=0 ){
+    benchLiveList = p->pNext;
+    benchUnlinkAll(p->zPath, p->bSideFiles);
+    free(p);                  /* a thread removing it later finds nothing */
+  }
+  pthread_mutex_unlock(&benchLiveMutex);
+}
+
+static void benchLiveInstall(void){
+  benchLiveHook = atexit(benchLiveAtExit)==0;
+}
+
+/* Register zPath as live.  Nonzero only if out of memory. */
+static int benchLiveAdd(const char *zPath, int bSideFiles){
+  size_t n = strlen(zPath);
+  bench_live *p = malloc(sizeof(bench_live)+n);
+  if( p==0 ) return 1;
+  pthread_once(&benchLiveOnce, benchLiveInstall);
+  memcpy(p->zPath, zPath, n+1);
+  p->bSideFiles = bSideFiles;
+  pthread_mutex_lock(&benchLiveMutex);
+  p->pNext = benchLiveList;
+  benchLiveList = p;
+  pthread_mutex_unlock(&benchLiveMutex);
+  return 0;
+}
+
+/* Remove zPath (and its side files if registered so) and unregister it. */
+static void benchLiveRemove(const char *zPath){
+  bench_live **pp, *p = 0;
+  pthread_mutex_lock(&benchLiveMutex);
+  for(pp=&benchLiveList; *pp; pp=&(*pp)->pNext){
+    if( strcmp((*pp)->zPath, zPath)==0 ){
+      p = *pp;
+      *pp = p->pNext;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&benchLiveMutex);
+  benchUnlinkAll(zPath, p ? p->bSideFiles : 1);
+  free(p);
+}
+
+/* Create a fresh scratch file name in zDir exclusively: *pzPath, and, if
+** pFd is not NULL, the open descriptor in *pFd.  It is registered as live
+** until benchLiveRemove(). */
 static int benchCreateScratch(const char *zDir, const char *zPrefix,
                               const char *zSuffix, int bSideFiles,
-                              char **pzPath, char **pzErr){
+                              char **pzPath, int *pFd, char **pzErr){
   int iTry;
   for(iTry=0; iTry<100; iTry++){
     unsigned char a[8];
@@ -774,22 +903,19 @@ static int benchCreateScratch(const char *zDir, const char *zPrefix,
       sqlite3_free(zPath);
       return SQLITE_CANTOPEN;
     }
-    close(fd);
+    if( benchLiveAdd(zPath, bSideFiles) ){
+      close(fd);
+      unlink(zPath);
+      sqlite3_free(zPath);
+      return SQLITE_NOMEM;
+    }
+    if( pFd ) *pFd = fd;      /* the caller writes the file it created */
+    else close(fd);
     *pzPath = zPath;
     return SQLITE_OK;
   }
   *pzErr = sqlite3_mprintf("cannot find a free scratch file name in %s", zDir);
   return SQLITE_CANTOPEN;
-}
-
-static void benchRemoveScratch(const char *zPath){
-  static const char *const azSuffix[] = { "-wal", "-shm", "-journal" };
-  int k;
-  for(k=0; k<3; k++){
-    char *z = sqlite3_mprintf("%s%s", zPath, azSuffix[k]);
-    if( z ){ unlink(z); sqlite3_free(z); }
-  }
-  unlink(zPath);
 }
 
 /* fsync_us: median of 5 (4 KiB pwrite + fsync) on a new file in zDir. */
@@ -798,15 +924,9 @@ static int benchFsyncUs(const char *zDir, double *pUs, char **pzErr){
   char aBuf[4096];
   sqlite3_int64 aT[5], t;
   int rc, fd, i, j;
-  rc = benchCreateScratch(zDir, "acorn-fsync-", ".tmp", 0, &zPath, pzErr);
+  rc = benchCreateScratch(zDir, "acorn-fsync-", ".tmp", 0, &zPath, &fd,
+                          pzErr);
   if( rc!=SQLITE_OK ) return rc;
-  fd = open(zPath, O_WRONLY|O_CLOEXEC|O_NOFOLLOW);
-  if( fd<0 ){
-    *pzErr = sqlite3_mprintf("cannot open %s: %s", zPath, strerror(errno));
-    unlink(zPath);
-    sqlite3_free(zPath);
-    return SQLITE_CANTOPEN;
-  }
   memset(aBuf, 'a', sizeof(aBuf));
   for(i=0; i<5 && rc==SQLITE_OK; i++){
     aBuf[0] = (char)('a'+i);
@@ -820,7 +940,7 @@ static int benchFsyncUs(const char *zDir, double *pUs, char **pzErr){
     aT[i] = benchMono() - t;
   }
   close(fd);
-  unlink(zPath);
+  benchLiveRemove(zPath);
   sqlite3_free(zPath);
   if( rc!=SQLITE_OK ) return rc;
   for(i=1; i<5; i++){                       /* insertion sort of 5 */
@@ -899,7 +1019,8 @@ static sqlite3_int64 benchDbBytes(bench_run *r, sqlite3 *db){
 }
 
 /* One run with the settings in c.  On error, *pzErr (without prefix). */
-static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
+static int benchRun(const bench_config *c, sqlite3 *dbHost,
+                    bench_result *pRes, char **pzErr){
   bench_run run;
   bench_worker *aW = 0;
   sqlite3 *dbSetup = 0;
@@ -911,6 +1032,11 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
   memset(&run, 0, sizeof(run));
   memset(pRes, 0, sizeof(*pRes));
   run.pCfg = c;
+#if SQLITE_VERSION_NUMBER>=3041000
+  if( sqlite3_libversion_number()>=3041000 ) run.dbHost = dbHost;
+#else
+  (void)dbHost;
+#endif
   run.nWriterLeft = c->nThread;
 
   /* 1. ids and content, before any clock */
@@ -934,8 +1060,8 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
   /* 2. the scratch database */
   if( rc==SQLITE_OK ){
     if( c->eStorage==STORAGE_FILE ){
-      rc = benchCreateScratch(c->zDir, "acorn-bench-", ".db", 1,
-                              &run.zOpen, pzErr);
+      rc = benchCreateScratch(c->zDirReal, "acorn-bench-", ".db", 1,
+                              &run.zOpen, 0, pzErr);
       run.openFlags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_NOFOLLOW;
     }else{
       unsigned char a[8];
@@ -1080,7 +1206,7 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
     }
   }
   sqlite3_close_v2(dbSetup);
-  if( run.zOpen && c->eStorage==STORAGE_FILE ) benchRemoveScratch(run.zOpen);
+  if( run.zOpen && c->eStorage==STORAGE_FILE ) benchLiveRemove(run.zOpen);
   if( bMutexInit ){
     pthread_cond_destroy(&run.gateCond);
     pthread_mutex_destroy(&run.gateMutex);
@@ -1098,11 +1224,18 @@ static int benchRun(const bench_config *c, bench_result *pRes, char **pzErr){
 /* -------------------------------------------------------------------- */
 /* The virtual table                                                     */
 
+typedef struct bench_vtab bench_vtab;
+struct bench_vtab {
+  sqlite3_vtab base;
+  sqlite3 *db;                      /* the connection it belongs to */
+};
+
 typedef struct bench_cursor bench_cursor;
 struct bench_cursor {
   sqlite3_vtab_cursor base;
   bench_value *aVal[BENCH_NPARAM];  /* each parameter's values, ordered */
   int nVal[BENCH_NPARAM];
+  int nAlloc[BENCH_NPARAM];         /* room in aVal[p] */
   int aIdx[BENCH_NPARAM];           /* the current combination */
   sqlite3_int64 iRowid;
   int bEof;
@@ -1112,14 +1245,16 @@ struct bench_cursor {
 static int benchConnect(sqlite3 *db, void *pAux, int argc,
                         const char *const *argv, sqlite3_vtab **ppVtab,
                         char **pzErr){
-  sqlite3_vtab *pNew;
+  bench_vtab *pNew;
   int rc;
   (void)pAux; (void)argc; (void)argv; (void)pzErr;
   rc = sqlite3_declare_vtab(db, BENCH_SCHEMA);
   if( rc==SQLITE_OK ){
-    pNew = *ppVtab = sqlite3_malloc(sizeof(*pNew));
+    pNew = sqlite3_malloc(sizeof(*pNew));
     if( pNew==0 ) return SQLITE_NOMEM;
     memset(pNew, 0, sizeof(*pNew));
+    pNew->db = db;
+    *ppVtab = &pNew->base;
     sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
   }
   return rc;
@@ -1133,10 +1268,14 @@ static int benchDisconnect(sqlite3_vtab *pVtab){
 static void benchCursorReset(bench_cursor *pCur){
   int p, k;
   for(p=0; p<BENCH_NPARAM; p++){
-    for(k=0; k<pCur->nVal[p]; k++) sqlite3_free(pCur->aVal[p][k].z);
+    for(k=0; k<pCur->nVal[p]; k++){
+      sqlite3_free(pCur->aVal[p][k].z);
+      sqlite3_free(pCur->aVal[p][k].zReal);
+    }
     sqlite3_free(pCur->aVal[p]);
     pCur->aVal[p] = 0;
     pCur->nVal[p] = 0;
+    pCur->nAlloc[p] = 0;
     pCur->aIdx[p] = 0;
   }
   pCur->bEof = 1;
@@ -1225,6 +1364,65 @@ static void benchValueError(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
   sqlite3_free(zGot);
 }
 
+/* Length of "/acorn-bench-<16 hex>.db", the longest name made in dir that
+** SQLite opens. */
+#define BENCH_SCRATCH_NAME_LEN 32
+
+/* Check directory z (the value of dir, or the default) and fill *pOut with
+** it and with its realpath.  Files are made under the realpath: it is
+** absolute, so SQLite never reads it as a URI (a relative dir such as
+** 'file:x.db#' would otherwise open x.db), and it has no symlink, which
+** SQLITE_OPEN_NOFOLLOW refuses anywhere in the path.  SQLITE_OK or an
+** error set. */
+static int benchParseDir(sqlite3_vtab *pVtab, const char *z,
+                         bench_value *pOut){
+  struct stat st;
+  const char *zWhy = 0;
+  char *zReal;
+  char zBuf[160];
+  sqlite3_vfs *pVfs;
+  if( stat(z, &st)!=0 ){
+    zWhy = strerror(errno);
+  }else if( !S_ISDIR(st.st_mode) ){
+    zWhy = "not a directory";
+  }else if( access(z, W_OK|X_OK)!=0 ){
+    zWhy = strerror(errno);
+  }
+  if( zWhy ){
+    acorn_vtab_error(pVtab, "bench_insert: dir must be an existing writable"
+                     " directory (got %Q: %s)", z, zWhy);
+    return SQLITE_ERROR;
+  }
+  zReal = realpath(z, 0);
+  if( zReal==0 ){
+    acorn_vtab_error(pVtab, "bench_insert: dir must be an existing writable"
+                     " directory (got %Q: realpath: %s)", z, strerror(errno));
+    return SQLITE_ERROR;
+  }
+  pVfs = sqlite3_vfs_find(0);
+  /* SQLite opens a database only if its path plus "-journal" fits in the
+  ** VFS's mxPathname (sqlite3PagerOpen) */
+  if( pVfs && (int)strlen(zReal)+BENCH_SCRATCH_NAME_LEN+8>pVfs->mxPathname ){
+    sqlite3_snprintf(sizeof(zBuf), zBuf, "the path of a scratch database"
+        " there would be %d bytes, more than SQLite's limit of %d",
+        (int)strlen(zReal)+BENCH_SCRATCH_NAME_LEN, pVfs->mxPathname-8);
+    acorn_vtab_error(pVtab, "bench_insert: dir must be an existing writable"
+                     " directory (got %Q: %s)", z, zBuf);
+    free(zReal);
+    return SQLITE_ERROR;
+  }
+  pOut->z = sqlite3_mprintf("%s", z);
+  pOut->zReal = sqlite3_mprintf("%s", zReal);
+  free(zReal);
+  if( pOut->z==0 || pOut->zReal==0 ){
+    sqlite3_free(pOut->z);
+    sqlite3_free(pOut->zReal);
+    pOut->z = pOut->zReal = 0;
+    return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
 /* Check value v of parameter p; fill *pOut.  SQLITE_OK or an error set. */
 static int benchParseValue(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
                            bench_value *pOut){
@@ -1275,24 +1473,10 @@ static int benchParseValue(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
     }
     default: {   /* BP_DIR */
       const char *z;
-      struct stat st;
       if( eType!=SQLITE_TEXT ) break;
       z = (const char*)sqlite3_value_text(v);
       if( z==0 || z[0]==0 ) break;
-      if( stat(z, &st)!=0 ){
-        benchValueError(pVtab, p, v, strerror(errno));
-        return SQLITE_ERROR;
-      }
-      if( !S_ISDIR(st.st_mode) ){
-        benchValueError(pVtab, p, v, "not a directory");
-        return SQLITE_ERROR;
-      }
-      if( access(z, W_OK|X_OK)!=0 ){
-        benchValueError(pVtab, p, v, strerror(errno));
-        return SQLITE_ERROR;
-      }
-      pOut->z = sqlite3_mprintf("%s", z);
-      return pOut->z ? SQLITE_OK : SQLITE_NOMEM;
+      return benchParseDir(pVtab, z, pOut);
     }
   }
   benchValueError(pVtab, p, v, 0);
@@ -1308,20 +1492,35 @@ static int benchCmpValue(const bench_value *a, const bench_value *b, int p){
   }
 }
 
-/* Add a value to parameter p's list, keeping it ordered and unique. */
+/* Add a value to parameter p's list, keeping it ordered and unique: a
+** binary search, and room grown by doubling, so that a list of n values
+** (which SQLite hands over in ascending order) costs O(n log n). */
 static int benchAddValue(bench_cursor *pCur, int p, bench_value *pNew){
-  int n = pCur->nVal[p], k, j;
-  bench_value *a;
-  for(k=0; k<n; k++){
-    int c = benchCmpValue(&pCur->aVal[p][k], pNew, p);
-    if( c==0 ){ sqlite3_free(pNew->z); return SQLITE_OK; }
-    if( c>0 ) break;
+  int n = pCur->nVal[p], lo = 0, hi = n;
+  bench_value *a = pCur->aVal[p];
+  while( lo<hi ){
+    int mid = (lo+hi)/2;
+    int c = benchCmpValue(&a[mid], pNew, p);
+    if( c==0 ){
+      sqlite3_free(pNew->z);
+      sqlite3_free(pNew->zReal);
+      return SQLITE_OK;
+    }
+    if( c<0 ) lo = mid+1; else hi = mid;
   }
-  a = sqlite3_realloc64(pCur->aVal[p], sizeof(bench_value)*(n+1));
-  if( a==0 ){ sqlite3_free(pNew->z); return SQLITE_NOMEM; }
-  for(j=n; j>k; j--) a[j] = a[j-1];
-  a[k] = *pNew;
-  pCur->aVal[p] = a;
+  if( n>=pCur->nAlloc[p] ){
+    int nNew = pCur->nAlloc[p] ? 2*pCur->nAlloc[p] : 4;
+    a = sqlite3_realloc64(a, sizeof(bench_value)*(sqlite3_uint64)nNew);
+    if( a==0 ){
+      sqlite3_free(pNew->z);
+      sqlite3_free(pNew->zReal);
+      return SQLITE_NOMEM;
+    }
+    pCur->aVal[p] = a;
+    pCur->nAlloc[p] = nNew;
+  }
+  if( lo<n ) memmove(&a[lo+1], &a[lo], sizeof(bench_value)*(size_t)(n-lo));
+  a[lo] = *pNew;
   pCur->nVal[p] = n+1;
   return SQLITE_OK;
 }
@@ -1331,8 +1530,8 @@ static int benchDefaultValue(bench_cursor *pCur, int p){
   memset(&v, 0, sizeof(v));
   if( aParam[p].eType==BP_DIR ){
     const char *z = getenv("TMPDIR");
-    v.z = sqlite3_mprintf("%s", z && z[0] ? z : "/tmp");
-    if( v.z==0 ) return SQLITE_NOMEM;
+    int rc = benchParseDir(pCur->base.pVtab, z && z[0] ? z : "/tmp", &v);
+    if( rc!=SQLITE_OK ) return rc;
   }else if( aParam[p].eType==BP_REAL ){
     v.r = (double)aParam[p].iDefault;
   }else if( aParam[p].bNull ){
@@ -1371,6 +1570,7 @@ static void benchCurrentConfig(bench_cursor *pCur, bench_config *c){
   c->iBusyTimeout = (int)v[BENCH_P_BUSY_TIMEOUT]->i;
   c->eStorage = (int)v[BENCH_P_STORAGE]->i;
   c->zDir = v[BENCH_P_DIR]->z;
+  c->zDirReal = v[BENCH_P_DIR]->zReal;
 }
 
 /* Run the current combination; an error goes to the vtab. */
@@ -1379,7 +1579,7 @@ static int benchRunCurrent(bench_cursor *pCur){
   char *zErr = 0;
   int rc;
   benchCurrentConfig(pCur, &c);
-  rc = benchRun(&c, &pCur->res, &zErr);
+  rc = benchRun(&c, ((bench_vtab*)pCur->base.pVtab)->db, &pCur->res, &zErr);
   if( rc!=SQLITE_OK ){
     char *zDesc = benchConfigDesc(&c);
     if( rc==SQLITE_NOMEM && zErr==0 ){
@@ -1406,7 +1606,12 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
   pCur->iRowid = 0;
   for(p=0; p<BENCH_NPARAM && rc==SQLITE_OK; p++){
     char cKind = idxStr && (int)strlen(idxStr)>p ? idxStr[p] : '-';
-    if( cKind=='-' || iArg>=argc ){
+    if( cKind=='n' ){
+      bench_value v;
+      memset(&v, 0, sizeof(v));
+      v.bNull = 1;
+      rc = benchAddValue(pCur, p, &v);
+    }else if( cKind=='-' || iArg>=argc ){
       rc = benchDefaultValue(pCur, p);
     }else if( cKind=='i' ){
       sqlite3_value *pVal = 0;
@@ -1417,6 +1622,12 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
         bench_value v;
         rc = benchParseValue(pVtab, p, pVal, &v);
         if( rc==SQLITE_OK ) rc = benchAddValue(pCur, p, &v);
+        if( rc==SQLITE_OK && nCombo*pCur->nVal[p]>BENCH_MAX_COMBOS ){
+          /* give up now, not after reading the rest of a long list */
+          acorn_vtab_error(pVtab, "bench_insert: more than %d combinations"
+                           " of parameters", BENCH_MAX_COMBOS);
+          rc = SQLITE_ERROR;
+        }
       }
       if( rc==SQLITE_OK && rc2!=SQLITE_OK && rc2!=SQLITE_DONE ) rc = rc2;
       iArg++;
@@ -1425,11 +1636,13 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
       rc = benchParseValue(pVtab, p, argv[iArg++], &v);
       if( rc==SQLITE_OK ) rc = benchAddValue(pCur, p, &v);
     }
+    nCombo *= pCur->nVal[p] ? pCur->nVal[p] : 1;  /* of parameters 0..p */
   }
   if( rc!=SQLITE_OK ){
     benchCursorReset(pCur);
     return rc;
   }
+  nCombo = 1;
   for(p=0; p<BENCH_NPARAM; p++){
     if( pCur->nVal[p]==0 ){     /* an empty IN list: no rows */
       benchCursorReset(pCur);
@@ -1467,10 +1680,13 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
       return SQLITE_ERROR;
     }
   }
-  for(k=0; k<pCur->nVal[BENCH_P_DIR]; k++){
+  /* fsync_us, only where a run will write files: storage=memory writes
+  ** nothing in dir (storage values are ordered: file first) */
+  for(k=0; pCur->aVal[BENCH_P_STORAGE][0].i==STORAGE_FILE
+           && k<pCur->nVal[BENCH_P_DIR]; k++){
     char *zErr = 0;
     bench_value *pDir = &pCur->aVal[BENCH_P_DIR][k];
-    rc = benchFsyncUs(pDir->z, &pDir->rFsyncUs, &zErr);
+    rc = benchFsyncUs(pDir->zReal, &pDir->rFsyncUs, &zErr);
     if( rc!=SQLITE_OK ){
       acorn_vtab_error(pVtab, "bench_insert: %s", zErr ? zErr : "fsync_us");
       sqlite3_free(zErr);
@@ -1541,7 +1757,7 @@ static int benchColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     case BENCH_COL_ROWS_WRITTEN:
       sqlite3_result_int64(ctx, r->nRowsWritten); break;
     case BENCH_COL_ELAPSED:
-      benchResultRound(ctx, r->rElapsed, 1000.0); break;
+      benchResultRound(ctx, r->rElapsed, 1e6); break;
     case BENCH_COL_WRITES_PER_SEC:
       sqlite3_result_int64(ctx, r->rElapsed>0
           ? (sqlite3_int64)(r->nWrites/r->rElapsed+0.5) : 0);
@@ -1562,10 +1778,12 @@ static int benchColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     case BENCH_COL_SQLITE_VERSION:
       sqlite3_result_text(ctx, sqlite3_libversion(), -1, SQLITE_STATIC);
       break;
-    default: {  /* BENCH_COL_FSYNC_US */
+    default: {  /* BENCH_COL_FSYNC_US; NULL for storage=memory */
       const bench_value *v =
           &pCur->aVal[BENCH_P_DIR][pCur->aIdx[BENCH_P_DIR]];
-      benchResultRound(ctx, v->rFsyncUs, 10.0);
+      const bench_value *pStorage =
+          &pCur->aVal[BENCH_P_STORAGE][pCur->aIdx[BENCH_P_STORAGE]];
+      if( pStorage->i==STORAGE_FILE ) benchResultRound(ctx, v->rFsyncUs, 10.0);
       break;
     }
   }
@@ -1584,7 +1802,8 @@ static int benchBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
      || pC->op==SQLITE_INDEX_CONSTRAINT_OFFSET ) continue;
     p = pC->iColumn - BENCH_NRESULT;
     if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ
-     && pC->op!=SQLITE_INDEX_CONSTRAINT_IS ){
+     && pC->op!=SQLITE_INDEX_CONSTRAINT_IS
+     && (pC->op!=SQLITE_INDEX_CONSTRAINT_ISNULL || !aParam[p].bNull) ){
       acorn_vtab_error(pVtab, "bench_insert: parameter %s takes only = or"
                        " IN constraints", aParam[p].zName);
       return SQLITE_ERROR;
@@ -1596,8 +1815,12 @@ static int benchBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     zKind[p] = '-';
     if( aCons[p]<0 ) continue;
     i = aCons[p];
-    pInfo->aConstraintUsage[i].argvIndex = ++nArg;
     pInfo->aConstraintUsage[i].omit = 1;
+    if( pInfo->aConstraint[i].op==SQLITE_INDEX_CONSTRAINT_ISNULL ){
+      zKind[p] = 'n';           /* NULL, the documented "unset" */
+      continue;
+    }
+    pInfo->aConstraintUsage[i].argvIndex = ++nArg;
     zKind[p] = '=';
     if( pInfo->aConstraint[i].op==SQLITE_INDEX_CONSTRAINT_EQ
      && sqlite3_vtab_in(pInfo, i, -1) ){

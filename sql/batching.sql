@@ -2,7 +2,7 @@
 -- SQLite: prepared once and re-bound, prepared again for every insert, or
 -- SQL text with literal values through sqlite3_exec (the per-call costs the
 -- go-sqlite3 changes in the seeds remove).  Runs capped at 5 seconds.
---   sqlite3 < sql/batching.sql         (from the project root; ~40 s)
+--   sqlite3 < sql/batching.sql         (from the project root; ~20 s)
 .load ./dist/acorn
 .mode box
 SELECT batch, prepare, writes_per_sec, ns_per_write, p50_us, p99_us,

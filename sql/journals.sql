@@ -2,7 +2,7 @@
 -- squirrel's benchmark and notes vary them ("a delete journal is almost as
 -- fast as WAL only with exclusive locking").  Each run is capped at 2
 -- seconds: slow fsync-bound combinations report what they wrote by then.
---   sqlite3 < sql/journals.sql         (from the project root; ~1-2 min)
+--   sqlite3 < sql/journals.sql         (from the project root; ~1 min)
 .load ./dist/acorn
 .mode box
 SELECT journal, synchronous, locking, writes_per_sec, p50_us, p99_us,

@@ -1,7 +1,7 @@
 -- Experiment 1 of the seed: 1, 2, 4 and 16 writer threads, each with its own
 -- connection, with and without an application mutex around every insert.
 -- WAL, synchronous=NORMAL (as go-sqlite3 sets it), busy_timeout=1000.
---   sqlite3 < sql/writers.sql          (from the project root; ~20 s)
+--   sqlite3 < sql/writers.sql          (from the project root; ~10 s)
 .load ./dist/acorn
 .mode box
 SELECT threads, mutex, writes_per_sec, ns_per_write, p50_us, p99_us, max_us,

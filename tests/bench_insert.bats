@@ -34,6 +34,12 @@ limited_sql() {
   ( trap '' XFSZ; ulimit -f 400; bi "$1" )
 }   # no fsync where the test is not about it
 
+# tiny_sql SQL: bi under a 512-byte file size limit (nothing of 4 KiB can be
+# written).
+tiny_sql() {
+  ( trap '' XFSZ; ulimit -f 1; bi "$1" )
+}
+
 @test "bench_insert is an eponymous module whose every result column is present" {
   run bi ".headers on
 SELECT * FROM bench_insert WHERE rows=20 AND $W AND dir='$D';"
@@ -98,6 +104,15 @@ uuid8_blob|30"
   assert_dir_empty "$D"
 }
 
+@test "elapsed has microseconds: a run shorter than a millisecond is not 0.0" {
+  run bi "SELECT rows_written, elapsed > 0, elapsed < 10, writes_per_sec > 0,
+       abs(writes_per_sec * elapsed - 1) < 0.05 OR elapsed < 0.00002
+  FROM bench_insert WHERE rows=1 AND storage='memory' AND $W AND dir='$D';"
+  assert_success
+  assert_output "1|1|1|1|1"
+  assert_dir_empty "$D"
+}
+
 @test "parameters nest in column order, the first slowest; duplicates count once" {
   run bi "SELECT id, journal, batch FROM bench_insert
  WHERE batch IN (5, 1, 5) AND journal IN ('off','wal') AND id IN ('uuid7_blob','integer')
@@ -111,6 +126,7 @@ uuid7_blob|wal|1
 uuid7_blob|wal|5
 uuid7_blob|off|1
 uuid7_blob|off|5"
+  assert_dir_empty "$D"
 }
 
 @test "a join feeds a parameter row by row; an empty IN list runs nothing" {
@@ -122,12 +138,14 @@ SELECT count(*) FROM bench_insert WHERE threads IN (SELECT 1 WHERE 0) AND rows=5
   assert_output "1|1|5
 2|2|5
 0"
+  assert_dir_empty "$D"
 }
 
 @test "positional arguments set the parameters in column order" {
   run bi "SELECT id, journal, rows_written FROM bench_insert('uuid4_text', 'truncate', 'off') WHERE rows=15 AND dir='$D';"
   assert_success
   assert_output "uuid4_text|truncate|15"
+  assert_dir_empty "$D"
 }
 
 @test "every journal mode, prepare mode and begin kind writes all its rows" {
@@ -151,6 +169,7 @@ uuid8_text|once|12
 uuid8_text|exec|12
 uuid8_blob|once|12
 uuid8_blob|exec|12"
+  assert_dir_empty "$D"
 }
 
 @test "locking=exclusive and the page, cache and mmap pragmas run" {
@@ -177,13 +196,14 @@ delete|exclusive|65536|40|1"
   assert_success
   assert_output "0|20|0
 5000|20|1"
+  assert_dir_empty "$D"
 }
 
-@test "threads=4 runs, writes every row once and reports busy retries" {
-  run bi "SELECT threads, rows_written, typeof(busy), busy >= 0 FROM bench_insert
+@test "threads=4 runs, writes every row once and reports busy as an integer" {
+  run bi "SELECT threads, rows_written, typeof(busy) FROM bench_insert
  WHERE threads=4 AND rows=$(big 400) AND dir='$D';"
   assert_success
-  assert_output "4|$(big 400)|integer|1"
+  assert_output "4|$(big 400)|integer"
   assert_dir_empty "$D"
 }
 
@@ -206,6 +226,18 @@ delete|exclusive|65536|40|1"
 memory|1|1|$(big 200)|1
 memory|3|0|$(big 200)|1
 memory|3|1|$(big 200)|1"
+  assert_dir_empty "$D"
+}
+
+@test "storage=memory writes nothing in dir: it runs where files cannot grow, fsync_us is NULL" {
+  # under a 512-byte file size limit the 4 KiB fsync_us probe would fail
+  run tiny_sql "SELECT storage, rows_written, quote(fsync_us) FROM bench_insert WHERE storage='memory' AND rows=20 AND dir='$D';"
+  assert_success
+  assert_output "memory|20|NULL"
+  run bi "SELECT storage, fsync_us IS NULL FROM bench_insert WHERE storage IN ('file','memory') AND rows=5 AND $W AND dir='$D';"
+  assert_success
+  assert_output "file|0
+memory|1"
   assert_dir_empty "$D"
 }
 
@@ -265,6 +297,7 @@ check_error() {  # WHERE-clause expected-message
   run bi "SELECT rows_written FROM bench_insert WHERE $1 AND rows=5 AND dir='$D';"
   assert_failure
   assert_output "Runtime error near line 2: bench_insert: $2"
+  assert_dir_empty "$D"
 }
 
 @test "an invalid id, journal, synchronous, begin, prepare, locking or storage names the allowed values" {
@@ -294,6 +327,30 @@ check_error() {  # WHERE-clause expected-message
   check_error "content=-1" "content must be an integer in 0..1000000 (got -1)"
   check_error "busy_timeout=3600001" "busy_timeout must be an integer in 0..3600000 (got 3600001)"
   check_error "threads IN (1, 2, 99)" "threads must be an integer in 1..64 (got 99)"
+  assert_dir_empty "$D"
+}
+
+@test "a long IN list is refused as soon as it passes the combination limit" {
+  local t0 t1 limit=5
+  [ -z "${ACORN_VALGRIND:-}" ] || limit=60
+  t0=$(date +%s%N)
+  run bi "SELECT * FROM bench_insert
+ WHERE cache_size IN (SELECT value FROM generate_series(1, 200000)) AND rows=5 AND dir='$D';"
+  t1=$(date +%s%N)
+  assert_failure
+  assert_output "Runtime error near line 2: bench_insert: more than 10000 combinations of parameters"
+  # reading all 200,000 values with a sorted insert each took ~20 s here
+  [ $(( (t1 - t0) / 1000000000 )) -lt "$limit" ]
+  run bi "SELECT * FROM bench_insert
+ WHERE threads IN (1, 2) AND cache_size IN (SELECT value FROM generate_series(1, 5001)) AND rows=5 AND dir='$D';"
+  assert_failure
+  assert_output "Runtime error near line 2: bench_insert: more than 10000 combinations of parameters"
+  # 10,000 exactly is allowed (LIMIT 1: only the first runs)
+  run bi "SELECT threads, cache_size, rows_written FROM bench_insert
+ WHERE threads IN (1, 2) AND cache_size IN (SELECT value FROM generate_series(1, 5000))
+   AND rows=1 AND storage='memory' AND dir='$D' LIMIT 1;"
+  assert_success
+  assert_output "1|1|1"
   assert_dir_empty "$D"
 }
 
@@ -329,11 +386,29 @@ check_error() {  # WHERE-clause expected-message
   assert_output "Parse error near line 2: bench_insert: parameter id takes only = or IN constraints"
 }
 
+@test "page_size, cache_size and mmap_size take IS NULL as = NULL; other parameters refuse it" {
+  run bi "SELECT quote(page_size), quote(cache_size), quote(mmap_size), rows_written FROM bench_insert
+ WHERE page_size IS NULL AND cache_size IS NULL AND mmap_size IS NULL AND rows=5 AND $W AND dir='$D';
+SELECT quote(page_size), rows_written FROM bench_insert
+ WHERE page_size = NULL AND rows=5 AND $W AND dir='$D';"
+  assert_success
+  assert_output "NULL|NULL|NULL|5
+NULL|5"
+  run bi "SELECT * FROM bench_insert WHERE threads IS NULL AND rows=5 AND dir='$D';"
+  assert_failure
+  assert_output "Parse error near line 2: bench_insert: parameter threads takes only = or IN constraints"
+  run bi "SELECT * FROM bench_insert WHERE page_size IS NOT NULL AND rows=5 AND dir='$D';"
+  assert_failure
+  assert_output "Parse error near line 2: bench_insert: parameter page_size takes only = or IN constraints"
+  assert_dir_empty "$D"
+}
+
 @test "a constraint on a result column filters rows without error" {
   run bi "SELECT threads FROM bench_insert WHERE threads IN (1, 2) AND rows_written = 7 AND rows=7 AND $W AND dir='$D';"
   assert_success
   assert_output "1
 2"
+  assert_dir_empty "$D"
 }
 
 @test "locking=exclusive with more than one connection is refused before any run" {
@@ -371,4 +446,150 @@ explain_script() {
     run explain_script "$f"
     assert_success
   done
+}
+
+@test "a relative dir named like a URI ('file:x.db#') makes its files there and leaves x.db beside it untouched" {
+  cd "$D"
+  plain_sql "CREATE TABLE keep(x); INSERT INTO keep VALUES (1);" victim.db
+  mkdir 'file:victim.db#'
+  local before
+  before=$(cksum victim.db; ls -A)
+  run bi "SELECT rows_written, db_bytes > 0, dir FROM bench_insert
+ WHERE dir='file:victim.db#' AND journal IN ('wal','delete') AND rows=5 AND $W;"
+  assert_success
+  assert_output "5|1|file:victim.db#
+5|1|file:victim.db#"
+  [ "$(cksum victim.db; ls -A)" = "$before" ]
+  run plain_sql "SELECT group_concat(name) FROM sqlite_schema; PRAGMA journal_mode;" victim.db
+  assert_output "keep
+delete"
+  assert_dir_empty 'file:victim.db#'
+}
+
+@test "a dir reached through a symlink works, given as dir or as TMPDIR" {
+  mkdir "$D/real"
+  ln -s "$D/real" "$D/link"
+  ln -s link "$D/link2"
+  run bi "SELECT rows_written, dir FROM bench_insert WHERE dir IN ('$D/link', '$D/link2') AND rows=5 AND $W;"
+  assert_success
+  assert_output "5|$D/link
+5|$D/link2"
+  assert_dir_empty "$D/real"
+  TMPDIR="$D/link" run bi "SELECT rows_written, dir FROM bench_insert WHERE rows=5 AND $W;"
+  assert_success
+  assert_output "5|$D/link"
+  assert_dir_empty "$D/real"
+}
+
+@test "a dir too long for SQLite's 512-byte paths is refused up front, one byte shorter works" {
+  # the scratch database's path is realpath(dir) + 32 bytes; SQLite opens a
+  # database whose path plus "-journal" fits in 512 bytes: at most 504
+  local base n ok
+  base=$(realpath "$D")
+  n=$(( 472 - ${#base} - 1 ))      # realpath(ok) is 472 bytes: 472 + 32 = 504
+  ok="$base/$(head -c $((n - 201)) /dev/zero | tr '\0' o)"
+  ok="$base/$(head -c 200 /dev/zero | tr '\0' p)/${ok#$base/}"
+  mkdir -p "$ok" "${ok}x"
+  [ "$(realpath "$ok" | wc -c)" -eq 473 ]   # 472 and the newline
+  run bi "SELECT rows_written FROM bench_insert WHERE dir='$ok' AND rows=5 AND $W;"
+  assert_success
+  assert_output "5"
+  run bi "SELECT rows_written FROM bench_insert WHERE dir='${ok}x' AND rows=5 AND $W;"
+  assert_failure
+  assert_output "Runtime error near line 2: bench_insert: dir must be an existing writable directory (got '${ok}x': the path of a scratch database there would be 505 bytes, more than SQLite's limit of 504)"
+  assert_dir_empty "$ok"
+  assert_dir_empty "${ok}x"
+}
+
+# start_sql SQL: run SQL in sqlite3 with acorn loaded, in the background, as
+# wrap would (plain, preloaded or in valgrind) but exec'd, so that $! is
+# the sqlite3 (or valgrind) process itself.  Output in $BATS_TEST_TMPDIR/out.
+start_sql() {
+  local in="$BATS_TEST_TMPDIR/script.sql" out="$BATS_TEST_TMPDIR/out"
+  printf '.load %s\n%s\n' "$ACORN" "$1" > "$in"
+  if [ -n "${ACORN_VALGRIND:-}" ]; then
+    valgrind -q --error-exitcode=97 --leak-check=full \
+      --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+      --log-file="$BATS_TEST_TMPDIR/report.valgrind.%p" \
+      sqlite3 -batch -bail :memory: < "$in" > "$out" 2>&1 &
+  elif [ -n "${ACORN_PRELOAD:-}" ]; then
+    LD_PRELOAD="$ACORN_PRELOAD" \
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan" \
+      sqlite3 -batch -bail :memory: < "$in" > "$out" 2>&1 &
+  else
+    sqlite3 -batch -bail :memory: < "$in" > "$out" 2>&1 &
+  fi
+}
+
+# wait_for_file GLOB: wait (up to 60 s) until a file matching GLOB exists.
+wait_for_file() {
+  local i
+  for ((i = 0; i < 600; i++)); do
+    compgen -G "$1" > /dev/null && return 0
+    sleep 0.1
+  done
+  fail "no file $1 appeared"
+}
+
+@test "a host that exits mid-run (the shell's third Ctrl-C) leaves no scratch file" {
+  local threads pid status i
+  for threads in 1 3; do
+    start_sql "SELECT rows_written FROM bench_insert WHERE rows=10000000 AND seconds=120
+                 AND threads=$threads AND $W AND dir='$D';"
+    pid=$!
+    wait_for_file "$D/acorn-bench-*.db-wal"
+    sleep 0.3
+    # the shell interrupts the statement on the first two, calls exit(1) on
+    # the third
+    kill -INT "$pid"; sleep 0.2; kill -INT "$pid"; sleep 0.2; kill -INT "$pid"
+    for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    status=0
+    wait "$pid" || status=$?
+    [ "$status" -ne 0 ]
+    assert_dir_empty "$D"
+  done
+}
+
+# hold_write_lock DIR: wait for a run's scratch database in DIR (its -wal
+# appears with the setup connection's CREATE TABLE), give the setup time to
+# end, then open it (mode=rw: never create it) from this other process and
+# hold its write lock (BEGIN IMMEDIATE) for 0.5 s.  Prints "held".
+hold_write_lock() {
+  python3 - "$1" <<'PY'
+import glob, sqlite3, sys, time
+d = sys.argv[1]
+end = time.time() + 60
+while True:
+    w = glob.glob(d + "/acorn-bench-*.db-wal")
+    if w:
+        break
+    if time.time() > end:
+        sys.exit("no scratch database appeared in " + d)
+    time.sleep(0.01)
+time.sleep(0.5)
+con = sqlite3.connect("file:" + w[0][:-4] + "?mode=rw", uri=True, timeout=60,
+                      isolation_level=None)
+con.execute("BEGIN IMMEDIATE")
+time.sleep(0.5)
+con.execute("COMMIT")
+con.close()
+print("held")
+PY
+}
+
+@test "busy counts the busy handler's calls: a writer kept waiting by another connection's write lock" {
+  local pid status
+  # a run of 8 s (cut by seconds) during which another process holds the
+  # write lock for 0.5 s: the writer must wait in its busy handler
+  start_sql "SELECT rows_written > 0, busy > 0, busy < 1000 FROM bench_insert
+ WHERE rows=10000000 AND seconds=8 AND busy_timeout=60000 AND $W AND dir='$D';"
+  pid=$!
+  run hold_write_lock "$D"
+  status=0
+  wait "$pid" || status=$?
+  [ "$output" = "held" ] || fail "the lock holder failed: $output"
+  [ "$status" -eq 0 ] || fail "sqlite3 failed: $(cat "$BATS_TEST_TMPDIR/out")"
+  [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1|1" ] || fail "got $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
 }
