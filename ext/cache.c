@@ -1650,7 +1650,11 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
         return SQLITE_ERROR;
       }
     }
-    rc = cacheStmt(p, CACHE_STMT_ROW, &pStmt);
+    /* Write the buffered uses first: the row's hits read below must
+    ** include them, as cacheSet() writes that count back. */
+    rc = cacheConfigLoad(p, &cfg);
+    if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
+    if( rc==SQLITE_OK ) rc = cacheStmt(p, CACHE_STMT_ROW, &pStmt);
     if( rc ) return rc;
     sqlite3_bind_int64(pStmt, 1, idOld);
     rc = sqlite3_step(pStmt);
@@ -1667,8 +1671,11 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     }
     sqlite3_reset(pStmt);
     if( rc==SQLITE_OK && pOldKey==0 ){
-      /* The row went away under the statement: nothing to update. */
-      return SQLITE_OK;
+      /* The row went away under the statement: nothing to update but
+      ** the flush. */
+      rc = cacheConfigSave(p, &cfg);
+      if( rc==SQLITE_OK ) cacheFlushDone(p);
+      return rc;
     }
     if( rc==SQLITE_OK ){
       pKey = sqlite3_value_nochange(argv[2+CACHE_COLUMN_KEY])
@@ -1679,9 +1686,7 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
                ? pOldExpires : argv[2+CACHE_COLUMN_EXPIRES];
       rc = cacheCheckValues(p, pKey, pValue, pExpires);
       nSize = cacheKeyBytes(pKey) + sqlite3_value_bytes(pValue);
-      if( rc==SQLITE_OK ) rc = cacheConfigLoad(p, &cfg);
       if( rc==SQLITE_OK ) rc = cacheCheckSize(p, &cfg, nSize);
-      if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
       /* Same key: cacheSet() rewrites the entry in place, keeping its id.
       ** A new key: the old entry goes, the new key is set (replacing any
       ** entry that had it). */

@@ -296,6 +296,7 @@ INSERT INTO t(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9));
 SELECT length(value) FROM t WHERE key = 'a';
 CREATE TABLE before AS SELECT created FROM t WHERE key = 'a';
 UPDATE t SET value = 'new', expires = 4102444800000 WHERE key = 'a';
+-- hits 2: the get above and this SELECT's own read of value
 SELECT key, value, size, hits, expires, created = (SELECT created FROM before) FROM t WHERE key = 'a';
 UPDATE t SET key = 'b' WHERE key = 'a';
 SELECT key, value FROM t;
@@ -303,9 +304,30 @@ INSERT INTO t(key, value) VALUES ('c', zeroblob(20)), ('d', zeroblob(20)), ('e',
 SELECT group_concat(key) FROM t;"
   assert_success
   assert_output "9
-a|new|4|1|4102444800000|1
+a|new|4|2|4102444800000|1
 b|new
 c,d,e"
+}
+
+@test "UPDATE keeps the hits of uses still buffered when it runs" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 1000);
+INSERT INTO t(key, value) VALUES ('a', 'x'), ('b', 'y');
+SELECT value FROM t WHERE key = 'a';
+SELECT value FROM t WHERE key = 'a';
+SELECT key, hits FROM t WHERE key = 'a';
+UPDATE t SET value = 'z' WHERE key = 'a';
+SELECT key, hits FROM t WHERE key = 'a';
+UPDATE t SET expires = NULL WHERE key = 'a';
+SELECT key, hits FROM t WHERE key = 'a';
+SELECT hits FROM cache_stats('t');"
+  assert_success
+  assert_output "x
+x
+a|2
+a|2
+a|2
+2"
 }
 
 # ---------------------------------------------------------------- expiry
