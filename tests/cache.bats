@@ -665,3 +665,68 @@ x
     [ "$(grep -c . "$BATS_TEST_TMPDIR/m$seed/expected.out")" -gt "$n" ]
   done
 }
+
+@test "DDL between a use and a write: the use still counts (schema reset)" {
+  run acorn_sql "
+CREATE TABLE other(x);
+CREATE VIRTUAL TABLE t USING cache(capacity = 30);
+INSERT INTO t(key, value) VALUES ('a', 'xxxxxxxx'), ('b', 'xxxxxxxx'), ('c', 'xxxxxxxx');
+SELECT value FROM t WHERE key = 'a';
+ALTER TABLE other RENAME TO other2;
+INSERT INTO t(key, value) VALUES ('d', 'xxxxxxxx');
+SELECT group_concat(key) FROM t;
+SELECT value FROM t WHERE key = 'c';
+BEGIN;
+ALTER TABLE other2 RENAME TO other3;
+SELECT cache_read('t', 'a', 0, 1);
+INSERT INTO t(key, value) VALUES ('e', 'xxxxxxxx');
+COMMIT;
+SELECT group_concat(key) FROM t;
+SELECT group_concat(key || '=' || hits) FROM t;
+SELECT hits FROM cache_stats('t');"
+  assert_success
+  assert_output "xxxxxxxx
+a,c,d
+xxxxxxxx
+x
+a,c,e
+a=2,c=1,e=0
+3"
+}
+
+@test "DETACH and ATTACH again keep the uses made on the attached cache table" {
+  local db="$BATS_TEST_TMPDIR/aux.db"
+  run acorn_sql "
+ATTACH '$db' AS aux;
+CREATE VIRTUAL TABLE aux.t USING cache;
+INSERT INTO aux.t(key, value) VALUES ('k', 'v');
+SELECT value FROM aux.t WHERE key = 'k';
+SELECT cache_read('aux.t', 'k', 0, 1);
+DETACH aux;
+ATTACH '$db' AS aux;
+SELECT key, hits FROM aux.t;
+SELECT hits FROM cache_stats('aux.t');"
+  assert_success
+  assert_output "v
+v
+k|2
+2"
+}
+
+@test "a table made before the uid column keeps its uses across a schema reset" {
+  local db="$BATS_TEST_TMPDIR/old.db"
+  run acorn_sql "CREATE TABLE other(x);
+CREATE VIRTUAL TABLE t USING cache(capacity = 30);
+INSERT INTO t(key, value) VALUES ('a', 'xxxxxxxx'), ('b', 'xxxxxxxx'), ('c', 'xxxxxxxx');
+ALTER TABLE t_config DROP COLUMN uid;" "$db"
+  assert_success
+  run acorn_sql "SELECT value FROM t WHERE key = 'a';
+ALTER TABLE other RENAME TO other2;
+INSERT INTO t(key, value) VALUES ('d', 'xxxxxxxx');
+SELECT group_concat(key || '=' || hits) FROM t;
+SELECT hits FROM cache_stats('t');" "$db"
+  assert_success
+  assert_output "xxxxxxxx
+a=1,c=0,d=0
+1"
+}
