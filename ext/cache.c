@@ -484,7 +484,7 @@ static int cacheParseSize(const char *z, i64 *pOut){
   if( z==0 ) return 1;
   while( *z==' ' ) z++;
   while( *z>='0' && *z<='9' ){
-    if( v > (CACHE_MAX_CAPACITY - 9)/10 ) return 1;
+    if( v > (CACHE_MAX_CAPACITY - (*z - '0'))/10 ) return 1;
     v = v*10 + (*z - '0');
     z++;
     nDigit++;

@@ -68,6 +68,25 @@ SELECT (SELECT capacity FROM cache_stats('a')), (SELECT capacity FROM cache_stat
   assert_failure "cache: bad recency_buffer '0'; expected an integer from 1 to 1000000"
 }
 
+@test "text capacities up to 2^62 bytes are accepted as the INTEGER form is; above, refused" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE a USING cache(capacity = '4611686018427387904');
+CREATE VIRTUAL TABLE b USING cache(capacity = 4611686018427387900);
+CREATE VIRTUAL TABLE c USING cache(capacity = '4611686018427387904 B');
+CREATE VIRTUAL TABLE d USING cache(capacity = '4294967296 gib');
+INSERT INTO d(d, value) VALUES ('capacity', '4611686018427387903');
+INSERT INTO c(c, value) VALUES ('capacity', 4611686018427387904);
+SELECT (SELECT capacity FROM cache_stats('a')), (SELECT capacity FROM cache_stats('b')),
+       (SELECT capacity FROM cache_stats('c')), (SELECT capacity FROM cache_stats('d'));"
+  assert_success
+  assert_output "4611686018427387904|4611686018427387900|4611686018427387904|4611686018427387903"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity = '4611686018427387905');"
+  assert_failure "cache: bad capacity '4611686018427387905'; $SIZE_HELP"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(t, value) VALUES ('capacity', '4294967297GiB');"
+  assert_failure "cache: bad capacity '4294967297GiB'; $SIZE_HELP"
+}
+
 @test "a cache table cannot take the name of one of its columns" {
   run acorn_sql "CREATE VIRTUAL TABLE value USING cache;"
   assert_failure "cache: a cache table cannot be named 'value': that is the name of a column"
