@@ -314,52 +314,69 @@ static cache_vtab *cacheSuccessor(cache_vtab *p){
   return q;
 }
 
-/* The connected cache table of db named zName ("name" or "schema.name"),
-** preferring schema main, or 0.  The registry is newest first. */
-static cache_vtab *cacheLookup(sqlite3 *db, const char *zName){
-  cache_vtab *p, *pFound = 0;
-  const char *zDot = strchr(zName, '.');
+/* The live instance of db's cache table zDb.zName, or 0. */
+static cache_vtab *cacheLookup(sqlite3 *db, const char *zDb, int nDb,
+                               const char *zName){
+  cache_vtab *p;
   pthread_mutex_lock(&gCacheMutex);
-  for(p=gCacheList; p; p=p->pRegNext){
-    if( p->db!=db || p->bStale || p->bParked ) continue;
-    if( sqlite3_stricmp(p->zName, zName)==0 ){
-      if( pFound==0 || (sqlite3_stricmp(p->zDb, "main")==0
-                        && sqlite3_stricmp(pFound->zDb, "main")!=0) ){
-        pFound = p;
-      }
-    }else if( zDot && pFound==0
-           && sqlite3_strnicmp(p->zDb, zName, (int)(zDot-zName))==0
-           && p->zDb[zDot-zName]==0
-           && sqlite3_stricmp(p->zName, zDot+1)==0 ){
-      pFound = p;
+  for(p=gCacheList; p; p=p->pRegNext){     /* newest first */
+    if( p->db==db && !p->bStale && !p->bParked
+     && sqlite3_strnicmp(p->zDb, zDb, nDb)==0 && p->zDb[nDb]==0
+     && sqlite3_stricmp(p->zName, zName)==0 ){
+      break;
     }
   }
   pthread_mutex_unlock(&gCacheMutex);
-  return pFound;
+  return p;
 }
 
-/* As cacheLookup, but first make SQLite connect the table if it exists:
-** preparing a statement that names it calls xConnect. */
-static cache_vtab *cacheFind(sqlite3 *db, const char *zName){
-  cache_vtab *p = cacheLookup(db, zName);
-  if( p==0 ){
-    const char *zDot = strchr(zName, '.');
-    char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\" LIMIT 0", zName);
-    sqlite3_stmt *pStmt = 0;
-    if( zSql ) sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-    sqlite3_finalize(pStmt);
-    sqlite3_free(zSql);
-    if( pStmt==0 && zDot ){
-      zSql = sqlite3_mprintf("SELECT 1 FROM \"%.*w\".\"%w\" LIMIT 0",
-                             (int)(zDot-zName), zName, zDot+1);
-      pStmt = 0;
+/* The cache table zDb.zName, connected first if need be (preparing a
+** statement that names it calls xConnect), or 0 if that is no cache table.
+** *pbExists is set if there is a table of that name. */
+static cache_vtab *cacheFindIn(sqlite3 *db, const char *zDb, int nDb,
+                               const char *zName, int *pbExists){
+  cache_vtab *p;
+  char *zSchema = sqlite3_mprintf("%.*s", nDb, zDb);
+  int rc;
+  *pbExists = 0;
+  if( zSchema==0 ) return 0;
+  rc = sqlite3_table_column_metadata(db, zSchema, zName, 0, 0, 0, 0, 0, 0);
+  if( rc==SQLITE_OK ){
+    *pbExists = 1;
+    p = cacheLookup(db, zDb, nDb, zName);
+    if( p==0 ){
+      char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" LIMIT 0",
+                                   zSchema, zName);
+      sqlite3_stmt *pStmt = 0;
       if( zSql ) sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
       sqlite3_finalize(pStmt);
       sqlite3_free(zSql);
+      p = cacheLookup(db, zDb, nDb, zName);
     }
-    p = cacheLookup(db, zName);
+  }else{
+    p = 0;
   }
+  sqlite3_free(zSchema);
   return p;
+}
+
+/* The cache table that SQL would take for zName: a bare name is looked up
+** as SQLite does (temp, main, then attached databases in order), and
+** names a cache table only if the table found is one; then "schema.name".
+** 0 if there is none. */
+static cache_vtab *cacheFind(sqlite3 *db, const char *zName){
+  const char *zDot = strchr(zName, '.');
+  const char *zDb;
+  int i, bExists = 0;
+  cache_vtab *p;
+  for(i=0; (zDb = sqlite3_db_name(db, i<2 ? i^1 : i))!=0; i++){
+    p = cacheFindIn(db, zDb, (int)strlen(zDb), zName, &bExists);
+    if( bExists ) return p;
+  }
+  if( zDot ){
+    return cacheFindIn(db, zName, (int)(zDot-zName), zDot+1, &bExists);
+  }
+  return 0;
 }
 
 /* ---------------------------------------------------------------- helpers */

@@ -749,3 +749,42 @@ SELECT hits FROM cache_stats('t');" "$db"
 a=1,c=0,d=0
 1"
 }
+
+@test "cache_read and cache_stats resolve a bare name as SQL does: temp, main, then attached" {
+  local db="$BATS_TEST_TMPDIR/n.db" aux="$BATS_TEST_TMPDIR/naux.db"
+  run acorn_sql "ATTACH '$aux' AS aux;
+CREATE VIRTUAL TABLE main.t USING cache(capacity = 200);
+CREATE VIRTUAL TABLE aux.t USING cache(capacity = 100);
+CREATE VIRTUAL TABLE aux.u USING cache(capacity = 300);
+INSERT INTO main.t(key, value) VALUES ('k', 'main');
+INSERT INTO aux.t(key, value) VALUES ('k', 'aux');" "$db"
+  assert_success
+  # aux.t connected first must not shadow main.t
+  run acorn_sql "ATTACH '$aux' AS aux;
+SELECT count(*) FROM aux.t;
+SELECT capacity FROM cache_stats('t');
+SELECT cache_read('t', 'k', 0, 10);
+SELECT capacity FROM cache_stats('u');
+CREATE TEMP TABLE u(x);
+SELECT capacity FROM cache_stats('aux.u');
+CREATE VIRTUAL TABLE temp.t USING cache(capacity = 50);
+INSERT INTO temp.t(key, value) VALUES ('k', 'temp');
+SELECT value FROM t WHERE key = 'k';
+SELECT capacity FROM cache_stats('t');
+SELECT cache_read('t', 'k', 0, 10);
+SELECT capacity FROM cache_stats('main.t');
+SELECT cache_read('main.t', 'k', 0, 10), cache_read('aux.t', 'k', 0, 10);
+SELECT capacity FROM cache_stats('u');" "$db"
+  assert_failure "cache_stats: no such cache table: 'u'"
+  assert_output "1
+200
+main
+300
+300
+temp
+50
+temp
+200
+main|aux
+Runtime error near line 16: cache_stats: no such cache table: 'u'"
+}
