@@ -132,7 +132,9 @@
 **   which goes stale (inert: not found by cache_read/cache_stats, its
 **   transaction events go to its successor, nothing to flush).  A
 **   disconnect that cannot flush parks the instance (statements finalized)
-**   until the next instance of the table on that connection or the close.
+**   until the next instance of the table on that connection or the close;
+**   so does DROP TABLE inside a transaction (for a ROLLBACK that brings the
+**   table back), keeping only the uses not written yet.
 **   A buffer whose uid is not the uid of the table now under that name
 **   (dropped and created again elsewhere) is dropped, never written.
 */
@@ -1339,6 +1341,23 @@ static int cacheDestroy(sqlite3_vtab *pVtab){
   rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
   sqlite3_free(zSql);
   if( rc ) return cacheDbError(p, rc);
+  if( p->uid>=0 && (p->nPending || p->nMissPending)
+   && !sqlite3_get_autocommit(p->db) ){
+    /* DROP TABLE inside a transaction: a ROLLBACK or ROLLBACK TO brings
+    ** the table back (same uid), and its next instance adopts the uses
+    ** not written yet.  Uses written earlier in this transaction are not
+    ** kept: whether the rollback undoes them is not known here. */
+    p->nFlushed = 0;
+    p->nMiss = 0;
+    p->bInTxn = 0;
+    p->iLevel = -1;
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = 0;
+    pthread_mutex_lock(&gCacheMutex);
+    p->bParked = 1;
+    pthread_mutex_unlock(&gCacheMutex);
+    return SQLITE_OK;
+  }
   cacheFree(p);
   return SQLITE_OK;
 }

@@ -788,3 +788,29 @@ temp
 main|aux
 Runtime error near line 16: cache_stats: no such cache table: 'u'"
 }
+
+@test "DROP TABLE rolled back keeps the uses not yet written" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 1000);
+INSERT INTO t(key, value) VALUES ('a', '1'), ('b', '2');
+BEGIN;
+SAVEPOINT s;
+SELECT value FROM t WHERE key = 'b';
+DROP TABLE t;
+ROLLBACK TO s;
+SELECT group_concat(key || '=' || hits) FROM t;
+DROP TABLE t;
+ROLLBACK;
+SELECT value FROM t WHERE key = 'a';
+BEGIN;
+DROP TABLE t;
+ROLLBACK;
+SELECT group_concat(key || '=' || hits) FROM t;
+SELECT hits FROM cache_stats('t');"
+  assert_success
+  assert_output "2
+a=0,b=1
+1
+a=1,b=1
+2"
+}
