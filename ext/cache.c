@@ -9,7 +9,8 @@
 **     key        TEXT, BLOB or INTEGER; not NULL; unique; compared as SQLite
 **                compares values (1 and '1' are different keys)
 **     value      BLOB or TEXT, stored as given; not NULL
-**     size       INTEGER  bytes of key plus value (an INTEGER key counts 8)
+**     size       INTEGER  bytes of key plus value as stored (an INTEGER key
+**                         counts 8; TEXT in the database encoding)
 **     created    INTEGER  unix ms of the set
 **     last_used  INTEGER  unix ms of the latest use
 **     hits       INTEGER  reads of value since the set
@@ -267,6 +268,7 @@ struct cache_vtab {
   int bStale;           /* a newer instance has the table (and the buffer),
                         ** or the table under this name is another one */
   int bParked;          /* disconnected, kept only for its buffer */
+  int bUtf16;           /* the database's text encoding is UTF-16 */
   cache_vtab *pRegNext; /* registry list */
 };
 
@@ -526,10 +528,14 @@ static int cacheParseSize(const char *z, i64 *pOut){
   return 1;
 }
 
-/* Bytes a key counts for: TEXT and BLOB their length, INTEGER 8. */
-static i64 cacheKeyBytes(sqlite3_value *pKey){
-  if( sqlite3_value_type(pKey)==SQLITE_INTEGER ) return 8;
-  return sqlite3_value_bytes(pKey);
+/* Bytes a key or value counts for: BLOB its length, TEXT its length in
+** the database's encoding (as stored, and as cache_read's offsets count),
+** INTEGER 8. */
+static i64 cacheBytes(int bUtf16, sqlite3_value *pVal){
+  int e = sqlite3_value_type(pVal);
+  if( e==SQLITE_INTEGER ) return 8;
+  if( e==SQLITE_TEXT && bUtf16 ) return sqlite3_value_bytes16(pVal);
+  return sqlite3_value_bytes(pVal);
 }
 
 static const char *cacheTypeName(int eType){
@@ -1223,6 +1229,16 @@ static int cacheInit(
   }else{
     rc = cacheReadUid(p);
   }
+  if( rc==SQLITE_OK ){
+    sqlite3_stmt *pStmt = 0;
+    rc = sqlite3_prepare_v2(db, "PRAGMA encoding", -1, &pStmt, 0);
+    if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+      const char *zEnc = (const char*)sqlite3_column_text(pStmt, 0);
+      p->bUtf16 = zEnc && sqlite3_strnicmp(zEnc, "UTF-16", 6)==0;
+    }
+    sqlite3_finalize(pStmt);
+    if( rc ) *pzErr = sqlite3_mprintf("cache: %s", sqlite3_errmsg(db));
+  }
   if( rc ){
     sqlite3_free(p->zDb);
     sqlite3_free(p->zName);
@@ -1877,7 +1893,7 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     }
     rc = cacheCheckValues(p, pKey, pValue, pExpires);
     if( rc ) return rc;
-    nSize = cacheKeyBytes(pKey) + sqlite3_value_bytes(pValue);
+    nSize = cacheBytes(p->bUtf16, pKey) + cacheBytes(p->bUtf16, pValue);
     rc = cacheConfigLoad(p, &cfg);
     if( rc==SQLITE_OK ) rc = cacheCheckSize(p, &cfg, nSize);
     if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
@@ -1949,7 +1965,7 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
       pExpires = sqlite3_value_nochange(argv[2+CACHE_COLUMN_EXPIRES])
                ? pOldExpires : argv[2+CACHE_COLUMN_EXPIRES];
       rc = cacheCheckValues(p, pKey, pValue, pExpires);
-      nSize = cacheKeyBytes(pKey) + sqlite3_value_bytes(pValue);
+      nSize = cacheBytes(p->bUtf16, pKey) + cacheBytes(p->bUtf16, pValue);
       if( rc==SQLITE_OK ) rc = cacheCheckSize(p, &cfg, nSize);
       /* Same key: cacheSet() rewrites the entry in place, keeping its id.
       ** A new key: the old entry goes, the new key is set (replacing any

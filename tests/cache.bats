@@ -814,3 +814,22 @@ a=0,b=1
 a=1,b=1
 2"
 }
+
+@test "in a UTF-16 database TEXT counts its stored UTF-16 bytes, as cache_read's offsets do" {
+  run acorn_sql "PRAGMA encoding = 'UTF-16le';
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+INSERT INTO t(key, value) VALUES ('k', 'abc'), (x'01', x'0203'), (7, 'é');
+SELECT group_concat(size) FROM t;
+SELECT bytes FROM cache_stats('t');
+SELECT hex(cache_read('t', 'k', 2, 4));
+UPDATE t SET value = 'abcd' WHERE key = 'k';
+SELECT sum(size), (SELECT bytes FROM cache_stats('t')) FROM t;
+INSERT INTO t(key, value) VALUES ('big', zeroblob(90));
+SELECT group_concat(key), sum(size) <= 100 FROM t;"
+  assert_success
+  assert_output "8,3,10
+21
+62006300
+23|23
+big|1"
+}
