@@ -307,12 +307,12 @@ static int cacheSameTable(const cache_vtab *a, const cache_vtab *b){
   return a->uid>0 || sqlite3_stricmp(a->zName, b->zName)==0;
 }
 
-/* The live instance that took over stale p's table and buffer, or 0. */
+/* The instance that holds stale p's buffer now (live or parked), or 0. */
 static cache_vtab *cacheSuccessor(cache_vtab *p){
   cache_vtab *q;
   pthread_mutex_lock(&gCacheMutex);
   for(q=gCacheList; q; q=q->pRegNext){
-    if( q!=p && !q->bStale && !q->bParked && cacheSameTable(q, p) ) break;
+    if( q!=p && !q->bStale && cacheSameTable(q, p) ) break;
   }
   pthread_mutex_unlock(&gCacheMutex);
   return q;
@@ -1298,22 +1298,21 @@ static int cacheDisconnect(sqlite3_vtab *pVtab){
       cacheFlushStandalone(p);
       if( bDefensive ) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DEFENSIVE, 1, 0);
     }
-    if( !p->bStale && p->uid>=0 && (p->nPending || p->nMissPending) ){
-      /* Not written (a statement is running, or the schema is gone, as
-      ** at DETACH): park the buffer for the next instance of this table
-      ** on this connection (cacheAdopt), until the connection closes. */
-      cacheFinalizeAll(p);
-      p->nFlushed = 0;
-      p->nMiss = 0;
-      p->bInTxn = 0;
-      p->iLevel = -1;
-      sqlite3_free(p->base.zErrMsg);
-      p->base.zErrMsg = 0;
-      pthread_mutex_lock(&gCacheMutex);
-      p->bParked = 1;
-      pthread_mutex_unlock(&gCacheMutex);
-      return SQLITE_OK;
-    }
+  }
+  if( !p->bStale && p->uid>=0
+   && (p->nPending || p->nMissPending || p->nFlushed || p->nMiss) ){
+    /* Not written (a statement is running, or the schema is gone, as
+    ** at DETACH): park the buffer for the next instance of this table
+    ** on this connection (cacheAdopt), until the connection closes.
+    ** The transaction state stays with it: a stale instance that SQLite
+    ** still holds in the transaction forwards its events here. */
+    cacheFinalizeAll(p);
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = 0;
+    pthread_mutex_lock(&gCacheMutex);
+    p->bParked = 1;
+    pthread_mutex_unlock(&gCacheMutex);
+    return SQLITE_OK;
   }
   cacheFree(p);
   return SQLITE_OK;
