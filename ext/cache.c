@@ -93,9 +93,10 @@
 **   per table; it moves with the table from vtab instance to vtab
 **   instance, see "Schema resets" below): an array with one slot per id
 **   {ms, hits, use counter}, found through an open hash of indexes, so a
-**   get costs one probe and no allocation.  The buffer is written to <t>_lru: its slots
-**   are numbered in use-counter order (each taking the next seq as `used`)
-**   and written in id order, so the narrow table is walked front to back:
+**   get costs one probe and no allocation.  The buffer is written to
+**   <t>_lru: its slots are numbered in use-counter order (each taking the
+**   next seq as `used`) and written in id order, so the narrow table is
+**   walked front to back:
 **     - at the start of every write to the table by this connection, inside
 **       its transaction (so eviction sees it);
 **     - when it holds recency_buffer keys, if the connection is in
