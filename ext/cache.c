@@ -9,7 +9,8 @@
 **     key        TEXT, BLOB or INTEGER; not NULL; unique; compared as SQLite
 **                compares values (1 and '1' are different keys)
 **     value      BLOB or TEXT, stored as given; not NULL
-**     size       INTEGER  bytes of key plus value (an INTEGER key counts 8)
+**     size       INTEGER  bytes of key plus value as stored (an INTEGER key
+**                         counts 8; TEXT in the database encoding)
 **     created    INTEGER  unix ms of the set
 **     last_used  INTEGER  unix ms of the latest use
 **     hits       INTEGER  reads of value since the set
@@ -73,7 +74,9 @@
 **   Shadow tables (xShadowName knows the suffixes; DEFENSIVE makes them
 **   read-only to ordinary SQL):
 **     <t>_config(id=1, capacity, bytes, entries, seq, hits, misses,
-**                evictions, expired)                       one row
+**                evictions, expired, uid)                  one row; uid is
+**                                      random at CREATE: the table's identity
+**                                      (tables made before it have no uid)
 **     <t>_data(id INTEGER PRIMARY KEY, key UNIQUE, created, expires, value)
 **                                      value last: reading expires must not
 **                                      walk a large value's overflow pages
@@ -87,11 +90,13 @@
 **   takes the next seq as its id (ids are never reused).
 **
 **   Reads never write.  A use is recorded in a per-connection buffer (one
-**   per vtab instance): an array with one slot per id {ms, hits, use
-**   counter}, found through an open hash of indexes, so a get costs one
-**   probe and no allocation.  The buffer is written to <t>_lru: its slots
-**   are numbered in use-counter order (each taking the next seq as `used`)
-**   and written in id order, so the narrow table is walked front to back:
+**   per table; it moves with the table from vtab instance to vtab
+**   instance, see "Schema resets" below): an array with one slot per id
+**   {ms, hits, use counter}, found through an open hash of indexes, so a
+**   get costs one probe and no allocation.  The buffer is written to
+**   <t>_lru: its slots are numbered in use-counter order (each taking the
+**   next seq as `used`) and written in id order, so the narrow table is
+**   walked front to back:
 **     - at the start of every write to the table by this connection, inside
 **       its transaction (so eviction sees it);
 **     - when it holds recency_buffer keys, if the connection is in
@@ -120,9 +125,25 @@
 **   A registry (process-wide list behind a mutex) maps (db, schema, table)
 **   to the connected vtab so that cache_read() and cache_stats() use the
 **   connection's buffer; they connect the table first if needed.
+**
+**   Schema resets.  Any DDL (by this connection or another) makes SQLite
+**   connect the table again as a new instance, while the old one lives on
+**   until SQLite disconnects it, maybe while a statement runs (no flush
+**   then); DETACH disconnects with the schema already gone.  So the buffer
+**   belongs to the table, not to the instance: a new instance takes the
+**   buffer of the older or parked instance with the same uid (cacheAdopt),
+**   which goes stale (inert: not found by cache_read/cache_stats, its
+**   transaction events go to its successor, nothing to flush).  A
+**   disconnect that cannot flush parks the instance (statements finalized)
+**   until the next instance of the table on that connection or the close;
+**   so does DROP TABLE inside a transaction (for a ROLLBACK that brings the
+**   table back), keeping only the uses not written yet.
+**   A buffer whose uid is not the uid of the table now under that name
+**   (dropped and created again elsewhere) is dropped, never written.
 */
 #include "acorn.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,12 +188,13 @@ enum {
   CACHE_NSTMT
 };
 static const char *const azCacheSql[CACHE_NSTMT] = {
-  "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired"
+  "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired, %s"
   " FROM %s_config\" WHERE id=1",
   "UPDATE %s_config\" SET capacity=?1, bytes=?2, entries=?3, seq=?4,"
   " hits=?5, misses=?6, evictions=?7, expired=?8 WHERE id=1",
   "SELECT id FROM %s_data\" WHERE key=?1",
-  "SELECT id FROM %s_data\" WHERE key=?1 AND (expires IS NULL OR expires>?2)",
+  "SELECT (SELECT %s FROM %s_config\" WHERE id=1), (SELECT id FROM %s_data\""
+  " WHERE key=?1 AND (expires IS NULL OR expires>?2))",
   "DELETE FROM %s_data\" WHERE id=?1 RETURNING expires",
   "DELETE FROM %s_lru\" WHERE id=?1 RETURNING size",
   "DELETE FROM %s_expiry\" WHERE expires=?1 AND id=?2",
@@ -198,6 +220,7 @@ static const char *const azCacheSql[CACHE_NSTMT] = {
 typedef struct cache_config cache_config;
 struct cache_config {
   i64 capacity, bytes, entries, seq, hits, misses, evictions, expired;
+  i64 uid;              /* the table's identity, 0 in tables without one */
 };
 
 /* One buffered use: an entry's recency not yet in <t>_lru. */
@@ -241,6 +264,13 @@ struct cache_vtab {
   int nMiss, nMissAlloc;
   int bInTxn;           /* between xBegin and xCommit/xRollback */
   int iLevel;           /* innermost open savepoint seen, -1 for none */
+  i64 uid;              /* <t>_config.uid: >0; 0 for a table made before
+                        ** uids; -1 not known yet */
+  int bUid;             /* <t>_config has the uid column */
+  int bStale;           /* a newer instance has the table (and the buffer),
+                        ** or the table under this name is another one */
+  int bParked;          /* disconnected, kept only for its buffer */
+  int bUtf16;           /* the database's text encoding is UTF-16 */
   cache_vtab *pRegNext; /* registry list */
 };
 
@@ -262,13 +292,6 @@ struct cache_cursor {
 static pthread_mutex_t gCacheMutex = PTHREAD_MUTEX_INITIALIZER;
 static cache_vtab *gCacheList = 0;
 
-static void cacheRegister(cache_vtab *p){
-  pthread_mutex_lock(&gCacheMutex);
-  p->pRegNext = gCacheList;
-  gCacheList = p;
-  pthread_mutex_unlock(&gCacheMutex);
-}
-
 static void cacheUnregister(cache_vtab *p){
   cache_vtab **pp;
   pthread_mutex_lock(&gCacheMutex);
@@ -278,49 +301,88 @@ static void cacheUnregister(cache_vtab *p){
   pthread_mutex_unlock(&gCacheMutex);
 }
 
-/* The connected cache table of db named zName ("name" or "schema.name"),
-** preferring schema main, or 0. */
-static cache_vtab *cacheLookup(sqlite3 *db, const char *zName){
-  cache_vtab *p, *pFound = 0;
-  const char *zDot = strchr(zName, '.');
+/* Do a and b stand for the same table of the same connection?  By uid; a
+** table made before uids by schema and name. */
+static int cacheSameTable(const cache_vtab *a, const cache_vtab *b){
+  if( a->db!=b->db || a->uid<0 || a->uid!=b->uid ) return 0;
+  if( sqlite3_stricmp(a->zDb, b->zDb)!=0 ) return 0;
+  return a->uid>0 || sqlite3_stricmp(a->zName, b->zName)==0;
+}
+
+/* The instance that holds stale p's buffer now (live or parked), or 0. */
+static cache_vtab *cacheSuccessor(cache_vtab *p){
+  cache_vtab *q;
   pthread_mutex_lock(&gCacheMutex);
-  for(p=gCacheList; p; p=p->pRegNext){
-    if( p->db!=db ) continue;
-    if( sqlite3_stricmp(p->zName, zName)==0 ){
-      if( pFound==0 || sqlite3_stricmp(p->zDb, "main")==0 ) pFound = p;
-    }else if( zDot && pFound==0
-           && sqlite3_strnicmp(p->zDb, zName, (int)(zDot-zName))==0
-           && p->zDb[zDot-zName]==0
-           && sqlite3_stricmp(p->zName, zDot+1)==0 ){
-      pFound = p;
+  for(q=gCacheList; q; q=q->pRegNext){
+    if( q!=p && !q->bStale && cacheSameTable(q, p) ) break;
+  }
+  pthread_mutex_unlock(&gCacheMutex);
+  return q;
+}
+
+/* The live instance of db's cache table zDb.zName, or 0. */
+static cache_vtab *cacheLookup(sqlite3 *db, const char *zDb, int nDb,
+                               const char *zName){
+  cache_vtab *p;
+  pthread_mutex_lock(&gCacheMutex);
+  for(p=gCacheList; p; p=p->pRegNext){     /* newest first */
+    if( p->db==db && !p->bStale && !p->bParked
+     && sqlite3_strnicmp(p->zDb, zDb, nDb)==0 && p->zDb[nDb]==0
+     && sqlite3_stricmp(p->zName, zName)==0 ){
+      break;
     }
   }
   pthread_mutex_unlock(&gCacheMutex);
-  return pFound;
+  return p;
 }
 
-/* As cacheLookup, but first make SQLite connect the table if it exists:
-** preparing a statement that names it calls xConnect. */
-static cache_vtab *cacheFind(sqlite3 *db, const char *zName){
-  cache_vtab *p = cacheLookup(db, zName);
-  if( p==0 ){
-    const char *zDot = strchr(zName, '.');
-    char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\" LIMIT 0", zName);
-    sqlite3_stmt *pStmt = 0;
-    if( zSql ) sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-    sqlite3_finalize(pStmt);
-    sqlite3_free(zSql);
-    if( pStmt==0 && zDot ){
-      zSql = sqlite3_mprintf("SELECT 1 FROM \"%.*w\".\"%w\" LIMIT 0",
-                             (int)(zDot-zName), zName, zDot+1);
-      pStmt = 0;
+/* The cache table zDb.zName, connected first if need be (preparing a
+** statement that names it calls xConnect), or 0 if that is no cache table.
+** *pbExists is set if there is a table of that name. */
+static cache_vtab *cacheFindIn(sqlite3 *db, const char *zDb, int nDb,
+                               const char *zName, int *pbExists){
+  cache_vtab *p;
+  char *zSchema = sqlite3_mprintf("%.*s", nDb, zDb);
+  int rc;
+  *pbExists = 0;
+  if( zSchema==0 ) return 0;
+  rc = sqlite3_table_column_metadata(db, zSchema, zName, 0, 0, 0, 0, 0, 0);
+  if( rc==SQLITE_OK ){
+    *pbExists = 1;
+    p = cacheLookup(db, zDb, nDb, zName);
+    if( p==0 ){
+      char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" LIMIT 0",
+                                   zSchema, zName);
+      sqlite3_stmt *pStmt = 0;
       if( zSql ) sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
       sqlite3_finalize(pStmt);
       sqlite3_free(zSql);
+      p = cacheLookup(db, zDb, nDb, zName);
     }
-    p = cacheLookup(db, zName);
+  }else{
+    p = 0;
   }
+  sqlite3_free(zSchema);
   return p;
+}
+
+/* The cache table that SQL would take for zName: a bare name is looked up
+** as SQLite does (temp, main, then attached databases in order), and
+** names a cache table only if the table found is one; then "schema.name".
+** 0 if there is none. */
+static cache_vtab *cacheFind(sqlite3 *db, const char *zName){
+  const char *zDot = strchr(zName, '.');
+  const char *zDb;
+  int i, bExists = 0;
+  cache_vtab *p;
+  for(i=0; (zDb = sqlite3_db_name(db, i<2 ? i^1 : i))!=0; i++){
+    p = cacheFindIn(db, zDb, (int)strlen(zDb), zName, &bExists);
+    if( bExists ) return p;
+  }
+  if( zDot ){
+    return cacheFindIn(db, zName, (int)(zDot-zName), zDot+1, &bExists);
+  }
+  return 0;
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -340,7 +402,13 @@ static int cacheDbError(cache_vtab *p, int rc){
 static int cacheStmt(cache_vtab *p, int i, sqlite3_stmt **ppStmt){
   if( p->aStmt[i]==0 ){
     int rc;
-    char *zSql = sqlite3_mprintf(azCacheSql[i], p->zQual, p->zQual);
+    char *zSql;
+    if( i==CACHE_STMT_CFG_READ || i==CACHE_STMT_FIND_LIVE ){
+      zSql = sqlite3_mprintf(azCacheSql[i], p->bUid ? "uid" : "0",
+                             p->zQual, p->zQual);
+    }else{
+      zSql = sqlite3_mprintf(azCacheSql[i], p->zQual, p->zQual);
+    }
     if( zSql==0 ) return SQLITE_NOMEM;
     rc = sqlite3_prepare_v3(p->db, zSql, -1,
              SQLITE_PREPARE_PERSISTENT|SQLITE_PREPARE_NO_VTAB, &p->aStmt[i], 0);
@@ -373,6 +441,8 @@ static void cacheFinalizeAll(cache_vtab *p){
   }
 }
 
+static void cacheBufferDrop(cache_vtab *p);
+
 static int cacheConfigLoad(cache_vtab *p, cache_config *pCfg){
   sqlite3_stmt *pStmt;
   int rc = cacheStmt(p, CACHE_STMT_CFG_READ, &pStmt);
@@ -387,6 +457,17 @@ static int cacheConfigLoad(cache_vtab *p, cache_config *pCfg){
     pCfg->misses = sqlite3_column_int64(pStmt, 5);
     pCfg->evictions = sqlite3_column_int64(pStmt, 6);
     pCfg->expired = sqlite3_column_int64(pStmt, 7);
+    pCfg->uid = sqlite3_column_int64(pStmt, 8);
+    if( p->uid<0 ){
+      p->uid = pCfg->uid;
+    }else if( p->uid!=pCfg->uid ){
+      /* The table under this name is not the one the buffer was made
+      ** for (dropped and created again by another connection): its ids
+      ** mean nothing here. */
+      cacheBufferDrop(p);
+      p->uid = pCfg->uid;
+      p->bStale = 1;
+    }
     return cacheDbError(p, sqlite3_reset(pStmt));
   }
   sqlite3_reset(pStmt);
@@ -426,7 +507,7 @@ static int cacheParseSize(const char *z, i64 *pOut){
   if( z==0 ) return 1;
   while( *z==' ' ) z++;
   while( *z>='0' && *z<='9' ){
-    if( v > (CACHE_MAX_CAPACITY - 9)/10 ) return 1;
+    if( v > (CACHE_MAX_CAPACITY - (*z - '0'))/10 ) return 1;
     v = v*10 + (*z - '0');
     z++;
     nDigit++;
@@ -449,10 +530,14 @@ static int cacheParseSize(const char *z, i64 *pOut){
   return 1;
 }
 
-/* Bytes a key counts for: TEXT and BLOB their length, INTEGER 8. */
-static i64 cacheKeyBytes(sqlite3_value *pKey){
-  if( sqlite3_value_type(pKey)==SQLITE_INTEGER ) return 8;
-  return sqlite3_value_bytes(pKey);
+/* Bytes a key or value counts for: BLOB its length, TEXT its length in
+** the database's encoding (as stored, and as cache_read's offsets count),
+** INTEGER 8. */
+static i64 cacheBytes(int bUtf16, sqlite3_value *pVal){
+  int e = sqlite3_value_type(pVal);
+  if( e==SQLITE_INTEGER ) return 8;
+  if( e==SQLITE_TEXT && bUtf16 ) return sqlite3_value_bytes16(pVal);
+  return sqlite3_value_bytes(pVal);
 }
 
 static const char *cacheTypeName(int eType){
@@ -543,11 +628,55 @@ static cache_touch *cacheTouchNew(cache_vtab *p, i64 id){
   return pNew;
 }
 
+/* Forget the buffered uses and misses: they belong to no table now. */
+static void cacheBufferDrop(cache_vtab *p){
+  p->nPending = 0;
+  if( p->nHash ) memset(p->aHash, 0, sizeof(int)*(size_t)p->nHash);
+  p->nFlushed = 0;
+  p->nMiss = 0;
+  p->nHitPending = 0;
+  p->nMissPending = 0;
+  p->nNextFlush = p->nBufferMax;
+}
+
+/* Give the buffer of pFrom (same table, older instance) to pTo, whose
+** buffer is empty, with the transaction state that goes with it. */
+static void cacheBufferMove(cache_vtab *pTo, cache_vtab *pFrom){
+#define CACHE_SWAP(T, f) { T t_ = pTo->f; pTo->f = pFrom->f; pFrom->f = t_; }
+  CACHE_SWAP(cache_touch*, aPending);
+  CACHE_SWAP(int, nPending);
+  CACHE_SWAP(int, nPendingAlloc);
+  CACHE_SWAP(int*, aHash);
+  CACHE_SWAP(int, nHash);
+  CACHE_SWAP(cache_touch*, aFlushed);
+  CACHE_SWAP(int, nFlushed);
+  CACHE_SWAP(int, nFlushedAlloc);
+  CACHE_SWAP(cache_miss*, aMiss);
+  CACHE_SWAP(int, nMiss);
+  CACHE_SWAP(int, nMissAlloc);
+  CACHE_SWAP(i64, nHitPending);
+  CACHE_SWAP(i64, nMissPending);
+#undef CACHE_SWAP
+  pTo->iTouchSeq = pFrom->iTouchSeq;
+  if( pFrom->bInTxn ){
+    pTo->bInTxn = 1;
+    pTo->iLevel = pFrom->iLevel;
+  }
+  pTo->nNextFlush = pTo->nPending + pTo->nBufferMax;
+  cacheBufferDrop(pFrom);
+}
+
 static int cacheFlushStandalone(cache_vtab *p);
 
 /* Record a use of entry id at time ms. */
 static void cacheTouch(cache_vtab *p, i64 id, i64 ms){
-  cache_touch *pNode = cacheHashFind(p, id);
+  cache_touch *pNode;
+  if( p->bStale ){
+    /* an instance that SQLite has replaced: its successor records it */
+    p = cacheSuccessor(p);
+    if( p==0 ) return;
+  }
+  pNode = cacheHashFind(p, id);
   if( pNode==0 ){
     pNode = cacheTouchNew(p, id);
     if( pNode==0 ) return;               /* out of memory: the use is lost */
@@ -715,6 +844,7 @@ static int cacheFlushStandalone(cache_vtab *p){
   rc = sqlite3_exec(p->db, "SAVEPOINT acorn_cache_flush", 0, 0, 0);
   if( rc!=SQLITE_OK ) return rc;
   rc = cacheConfigLoad(p, &cfg);
+  if( rc==SQLITE_OK && p->bStale ) rc = SQLITE_ABORT;  /* nothing of ours */
   if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
   if( rc==SQLITE_OK ) rc = cacheConfigSave(p, &cfg);
   if( rc==SQLITE_OK ) rc = sqlite3_exec(p->db, "RELEASE acorn_cache_flush", 0, 0, 0);
@@ -927,6 +1057,69 @@ static int cacheSplitArg(const char *zArg, char **pzName, char **pzValue){
   return 0;
 }
 
+static void cacheFree(cache_vtab *p);
+
+/* Read the table's uid at connect.  A table made before uids has no
+** such column: uid 0, matched by schema and name.  If it cannot be read
+** now, it stays -1 (unknown) until the first write or flush reads it. */
+static int cacheReadUid(cache_vtab *p){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf("SELECT uid FROM %s_config\" WHERE id=1",
+                               p->zQual);
+  int rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_NOMEM ) return rc;
+  if( rc!=SQLITE_OK ){
+    p->bUid = 0;
+    p->uid = 0;
+  }else if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    p->uid = sqlite3_column_int64(pStmt, 0);
+  }
+  sqlite3_finalize(pStmt);
+  return SQLITE_OK;
+}
+
+/* Register new instance p.  SQLite connects a table again after a schema
+** reset (any DDL, by this connection or another) while the old instance
+** may live on until it is disconnected, and DETACH disconnects at once:
+** the buffered recency of an older or parked instance of the same table
+** moves to p, and that instance goes inert.  An older instance of another
+** table under the same name (dropped and created again) keeps its buffer
+** out of p, and goes inert too. */
+static void cacheAdopt(cache_vtab *p){
+  cache_vtab *q, **pp, *pFree = 0;
+  pthread_mutex_lock(&gCacheMutex);
+  for(pp=&gCacheList; (q = *pp)!=0; ){
+    if( q->db==p->db && !q->bStale
+     && (q->bParked ? cacheSameTable(q, p)
+                    : sqlite3_stricmp(q->zDb, p->zDb)==0
+                      && sqlite3_stricmp(q->zName, p->zName)==0) ){
+      if( cacheSameTable(q, p) && p->nPending==0 && p->nFlushed==0 ){
+        cacheBufferMove(p, q);
+      }
+      q->bStale = 1;
+      if( q->bParked ){
+        *pp = q->pRegNext;
+        q->pRegNext = pFree;
+        pFree = q;
+        continue;
+      }
+    }
+    pp = &q->pRegNext;
+  }
+  p->pRegNext = gCacheList;
+  gCacheList = p;
+  pthread_mutex_unlock(&gCacheMutex);
+  while( pFree ){
+    q = pFree;
+    pFree = q->pRegNext;
+    q->pRegNext = 0;
+    cacheFree(q);
+  }
+}
+
 static int cacheInit(
   sqlite3 *db, int argc, const char *const*argv,
   sqlite3_vtab **ppVtab, char **pzErr, int bCreate
@@ -1001,17 +1194,25 @@ static int cacheInit(
   p->nBufferMax = nBuffer;
   p->nNextFlush = nBuffer;
   p->iLevel = -1;
+  p->uid = -1;
+  p->bUid = 1;
   if( p->zDb==0 || p->zName==0 || p->zQual==0 ){
     rc = SQLITE_NOMEM;
   }else if( bCreate ){
+    /* A random identity: a table dropped and created again under the same
+    ** name is another table to the buffers of other connections. */
+    do{
+      sqlite3_randomness(sizeof(p->uid), &p->uid);
+      p->uid &= LLONG_MAX;
+    }while( p->uid==0 );
     const char *q = p->zQual;
     zSql = sqlite3_mprintf(
       "CREATE TABLE %s_config\"(id INTEGER PRIMARY KEY,"
       " capacity INTEGER NOT NULL, bytes INTEGER NOT NULL,"
       " entries INTEGER NOT NULL, seq INTEGER NOT NULL, hits INTEGER NOT NULL,"
       " misses INTEGER NOT NULL, evictions INTEGER NOT NULL,"
-      " expired INTEGER NOT NULL);"
-      "INSERT INTO %s_config\" VALUES(1, %lld, 0, 0, 0, 0, 0, 0, 0);"
+      " expired INTEGER NOT NULL, uid INTEGER NOT NULL DEFAULT 0);"
+      "INSERT INTO %s_config\" VALUES(1, %lld, 0, 0, 0, 0, 0, 0, 0, %lld);"
       "CREATE TABLE %s_data\"(id INTEGER PRIMARY KEY, key NOT NULL UNIQUE,"
       " created INTEGER NOT NULL, expires INTEGER, value NOT NULL);"
       "CREATE TABLE %s_lru\"(id INTEGER PRIMARY KEY,"
@@ -1019,7 +1220,7 @@ static int cacheInit(
       " hits INTEGER NOT NULL, size INTEGER NOT NULL);"
       "CREATE TABLE %s_expiry\"(expires INTEGER NOT NULL, id INTEGER NOT NULL,"
       " PRIMARY KEY(expires, id)) WITHOUT ROWID;",
-      q, q, nCapacity, q, q, q);
+      q, q, nCapacity, p->uid, q, q, q);
     if( zSql==0 ){
       rc = SQLITE_NOMEM;
     }else{
@@ -1027,6 +1228,18 @@ static int cacheInit(
       sqlite3_free(zSql);
       if( rc ) *pzErr = sqlite3_mprintf("cache: %s", sqlite3_errmsg(db));
     }
+  }else{
+    rc = cacheReadUid(p);
+  }
+  if( rc==SQLITE_OK ){
+    sqlite3_stmt *pStmt = 0;
+    rc = sqlite3_prepare_v2(db, "PRAGMA encoding", -1, &pStmt, 0);
+    if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+      const char *zEnc = (const char*)sqlite3_column_text(pStmt, 0);
+      p->bUtf16 = zEnc && sqlite3_strnicmp(zEnc, "UTF-16", 6)==0;
+    }
+    sqlite3_finalize(pStmt);
+    if( rc ) *pzErr = sqlite3_mprintf("cache: %s", sqlite3_errmsg(db));
   }
   if( rc ){
     sqlite3_free(p->zDb);
@@ -1035,7 +1248,7 @@ static int cacheInit(
     sqlite3_free(p);
     return rc;
   }
-  cacheRegister(p);
+  cacheAdopt(p);
   *ppVtab = &p->base;
   return SQLITE_OK;
 }
@@ -1071,7 +1284,7 @@ static void cacheFree(cache_vtab *p){
 static int cacheDisconnect(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
   /* Keep this connection's buffered recency if that can be done safely. */
-  if( p->nPending || p->nMissPending ){
+  if( !p->bStale && (p->nPending || p->nMissPending) ){
     sqlite3_stmt *pStmt = 0;
     int bBusy = 0;
     while( (pStmt = sqlite3_next_stmt(p->db, pStmt))!=0 ){
@@ -1088,8 +1301,46 @@ static int cacheDisconnect(sqlite3_vtab *pVtab){
       if( bDefensive ) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DEFENSIVE, 1, 0);
     }
   }
+  if( !p->bStale && p->uid>=0
+   && (p->nPending || p->nMissPending || p->nFlushed || p->nMiss) ){
+    /* Not written (a statement is running, or the schema is gone, as
+    ** at DETACH): park the buffer for the next instance of this table
+    ** on this connection (cacheAdopt), until the connection closes.
+    ** The transaction state stays with it: a stale instance that SQLite
+    ** still holds in the transaction forwards its events here. */
+    cacheFinalizeAll(p);
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = 0;
+    pthread_mutex_lock(&gCacheMutex);
+    p->bParked = 1;
+    pthread_mutex_unlock(&gCacheMutex);
+    return SQLITE_OK;
+  }
   cacheFree(p);
   return SQLITE_OK;
+}
+
+/* The connection is closing (or the module is registered again): free
+** the buffers parked for it. */
+static void cacheModuleDestroy(void *pAux){
+  sqlite3 *db = (sqlite3*)pAux;
+  cache_vtab *q, **pp, *pFree = 0;
+  pthread_mutex_lock(&gCacheMutex);
+  for(pp=&gCacheList; (q = *pp)!=0; ){
+    if( q->db==db && q->bParked ){
+      *pp = q->pRegNext;
+      q->pRegNext = pFree;
+      pFree = q;
+    }else{
+      pp = &q->pRegNext;
+    }
+  }
+  pthread_mutex_unlock(&gCacheMutex);
+  while( pFree ){
+    q = pFree;
+    pFree = q->pRegNext;
+    cacheFree(q);
+  }
 }
 
 static int cacheDestroy(sqlite3_vtab *pVtab){
@@ -1107,6 +1358,23 @@ static int cacheDestroy(sqlite3_vtab *pVtab){
   rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
   sqlite3_free(zSql);
   if( rc ) return cacheDbError(p, rc);
+  if( p->uid>=0 && (p->nPending || p->nMissPending)
+   && !sqlite3_get_autocommit(p->db) ){
+    /* DROP TABLE inside a transaction: a ROLLBACK or ROLLBACK TO brings
+    ** the table back (same uid), and its next instance adopts the uses
+    ** not written yet.  Uses written earlier in this transaction are not
+    ** kept: whether the rollback undoes them is not known here. */
+    p->nFlushed = 0;
+    p->nMiss = 0;
+    p->bInTxn = 0;
+    p->iLevel = -1;
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = 0;
+    pthread_mutex_lock(&gCacheMutex);
+    p->bParked = 1;
+    pthread_mutex_unlock(&gCacheMutex);
+    return SQLITE_OK;
+  }
   cacheFree(p);
   return SQLITE_OK;
 }
@@ -1166,8 +1434,17 @@ static int cacheSync(sqlite3_vtab *pVtab){
   return SQLITE_OK;
 }
 
-static int cacheCommit(sqlite3_vtab *pVtab){
+/* A stale instance's transaction events concern the buffer it handed
+** over: they go to its successor (which may get them itself as well; each
+** handler can run twice). */
+static cache_vtab *cacheTxnTarget(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
+  return p->bStale ? cacheSuccessor(p) : p;
+}
+
+static int cacheCommit(sqlite3_vtab *pVtab){
+  cache_vtab *p = cacheTxnTarget(pVtab);
+  if( p==0 ) return SQLITE_OK;
   p->nFlushed = 0;
   p->nMiss = 0;
   p->bInTxn = 0;
@@ -1176,7 +1453,8 @@ static int cacheCommit(sqlite3_vtab *pVtab){
 }
 
 static int cacheRollback(sqlite3_vtab *pVtab){
-  cache_vtab *p = (cache_vtab*)pVtab;
+  cache_vtab *p = cacheTxnTarget(pVtab);
+  if( p==0 ) return SQLITE_OK;
   cacheRestore(p, -1);
   p->bInTxn = 0;
   p->iLevel = -1;
@@ -1184,14 +1462,16 @@ static int cacheRollback(sqlite3_vtab *pVtab){
 }
 
 static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
-  cache_vtab *p = (cache_vtab*)pVtab;
+  cache_vtab *p = cacheTxnTarget(pVtab);
+  if( p==0 ) return SQLITE_OK;
   p->iLevel = iSavepoint;
   return SQLITE_OK;
 }
 
 static int cacheRelease(sqlite3_vtab *pVtab, int iSavepoint){
-  cache_vtab *p = (cache_vtab*)pVtab;
+  cache_vtab *p = cacheTxnTarget(pVtab);
   int i;
+  if( p==0 ) return SQLITE_OK;
   for(i=0; i<p->nFlushed; i++){
     if( p->aFlushed[i].iLevel>=iSavepoint ) p->aFlushed[i].iLevel = iSavepoint-1;
   }
@@ -1203,7 +1483,8 @@ static int cacheRelease(sqlite3_vtab *pVtab, int iSavepoint){
 }
 
 static int cacheRollbackTo(sqlite3_vtab *pVtab, int iSavepoint){
-  cache_vtab *p = (cache_vtab*)pVtab;
+  cache_vtab *p = cacheTxnTarget(pVtab);
+  if( p==0 ) return SQLITE_OK;
   cacheRestore(p, iSavepoint);
   p->iLevel = iSavepoint;
   return SQLITE_OK;
@@ -1613,7 +1894,7 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     }
     rc = cacheCheckValues(p, pKey, pValue, pExpires);
     if( rc ) return rc;
-    nSize = cacheKeyBytes(pKey) + sqlite3_value_bytes(pValue);
+    nSize = cacheBytes(p->bUtf16, pKey) + cacheBytes(p->bUtf16, pValue);
     rc = cacheConfigLoad(p, &cfg);
     if( rc==SQLITE_OK ) rc = cacheCheckSize(p, &cfg, nSize);
     if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
@@ -1650,7 +1931,11 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
         return SQLITE_ERROR;
       }
     }
-    rc = cacheStmt(p, CACHE_STMT_ROW, &pStmt);
+    /* Write the buffered uses first: the row's hits read below must
+    ** include them, as cacheSet() writes that count back. */
+    rc = cacheConfigLoad(p, &cfg);
+    if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
+    if( rc==SQLITE_OK ) rc = cacheStmt(p, CACHE_STMT_ROW, &pStmt);
     if( rc ) return rc;
     sqlite3_bind_int64(pStmt, 1, idOld);
     rc = sqlite3_step(pStmt);
@@ -1667,8 +1952,11 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     }
     sqlite3_reset(pStmt);
     if( rc==SQLITE_OK && pOldKey==0 ){
-      /* The row went away under the statement: nothing to update. */
-      return SQLITE_OK;
+      /* The row went away under the statement: nothing to update but
+      ** the flush. */
+      rc = cacheConfigSave(p, &cfg);
+      if( rc==SQLITE_OK ) cacheFlushDone(p);
+      return rc;
     }
     if( rc==SQLITE_OK ){
       pKey = sqlite3_value_nochange(argv[2+CACHE_COLUMN_KEY])
@@ -1678,10 +1966,8 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
       pExpires = sqlite3_value_nochange(argv[2+CACHE_COLUMN_EXPIRES])
                ? pOldExpires : argv[2+CACHE_COLUMN_EXPIRES];
       rc = cacheCheckValues(p, pKey, pValue, pExpires);
-      nSize = cacheKeyBytes(pKey) + sqlite3_value_bytes(pValue);
-      if( rc==SQLITE_OK ) rc = cacheConfigLoad(p, &cfg);
+      nSize = cacheBytes(p->bUtf16, pKey) + cacheBytes(p->bUtf16, pValue);
       if( rc==SQLITE_OK ) rc = cacheCheckSize(p, &cfg, nSize);
-      if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
       /* Same key: cacheSet() rewrites the entry in place, keeping its id.
       ** A new key: the old entry goes, the new key is set (replacing any
       ** entry that had it). */
@@ -1746,7 +2032,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   char *zErr, *zData;
   i64 iOff, nLen, id = 0, nTotal, now;
   unsigned char *aBuf;
-  int rc;
+  int rc, i;
   (void)argc;
   zErr = cacheCheckKey("cache_read", argv[1]);
   if( zErr ){
@@ -1764,19 +2050,39 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     acorn_result_error(ctx, "cache_read: length must be a non-negative integer");
     return;
   }
-  p = zTab ? cacheFind(db, zTab) : 0;
-  if( p==0 ){
-    acorn_result_error(ctx, "cache_read: no such cache table: %Q", zTab);
-    return;
-  }
   now = cacheNowMs();
-  rc = cacheStmt(p, CACHE_STMT_FIND_LIVE, &pStmt);
-  if( rc==SQLITE_OK ){
-    sqlite3_bind_value(pStmt, 1, argv[1]);
-    sqlite3_bind_int64(pStmt, 2, now);
-    rc = sqlite3_step(pStmt);
-    if( rc==SQLITE_ROW ) id = sqlite3_column_int64(pStmt, 0);
-    rc = sqlite3_reset(pStmt);
+  for(i=0; ; i++){
+    i64 uid = 0;
+    p = zTab ? cacheFind(db, zTab) : 0;
+    if( p==0 ){
+      acorn_result_error(ctx, "cache_read: no such cache table: %Q", zTab);
+      return;
+    }
+    rc = cacheStmt(p, CACHE_STMT_FIND_LIVE, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_value(pStmt, 1, argv[1]);
+      sqlite3_bind_int64(pStmt, 2, now);
+      rc = sqlite3_step(pStmt);
+      if( rc==SQLITE_ROW ){
+        uid = sqlite3_column_int64(pStmt, 0);
+        id = sqlite3_column_int64(pStmt, 1);
+      }
+      rc = sqlite3_reset(pStmt);
+    }
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = 0;
+    if( i>0 || (rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR)
+     || (rc==SQLITE_OK && (p->uid<0 || uid==p->uid)) ){
+      break;
+    }
+    /* Another connection changed the schema since p was connected, and
+    ** the table under this name is gone or is another one: p is done
+    ** with.  Look again (which connects the table if there is one). */
+    pthread_mutex_lock(&gCacheMutex);
+    p->bStale = 1;
+    pthread_mutex_unlock(&gCacheMutex);
+    cacheBufferDrop(p);
+    id = 0;
   }
   if( rc ){
     acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(db));
@@ -1913,19 +2219,33 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
   const char *zTab;
   cache_vtab *p;
   cache_config cfg;
-  int rc;
+  int rc, i;
   (void)idxNum; (void)idxStr;
   pCur->bEof = 1;
   sqlite3_free(pCur->zTable);
   pCur->zTable = 0;
   if( argc<1 ) return SQLITE_OK;
   zTab = (const char*)sqlite3_value_text(argv[0]);
-  p = zTab ? cacheFind(pTab->db, zTab) : 0;
-  if( p==0 ){
-    acorn_vtab_error(cur->pVtab, "cache_stats: no such cache table: %Q", zTab);
-    return SQLITE_ERROR;
+  for(i=0; ; i++){
+    p = zTab ? cacheFind(pTab->db, zTab) : 0;
+    if( p==0 ){
+      acorn_vtab_error(cur->pVtab, "cache_stats: no such cache table: %Q", zTab);
+      return SQLITE_ERROR;
+    }
+    rc = cacheConfigLoad(p, &cfg);
+    if( i>0 || (rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR)
+     || (rc==SQLITE_OK && !p->bStale) ){
+      break;
+    }
+    /* The table under this name is gone or is another one (changed by
+    ** another connection): p is done with.  Look again. */
+    pthread_mutex_lock(&gCacheMutex);
+    p->bStale = 1;
+    pthread_mutex_unlock(&gCacheMutex);
+    cacheBufferDrop(p);
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = 0;
   }
-  rc = cacheConfigLoad(p, &cfg);
   if( rc ){
     acorn_vtab_error(cur->pVtab, "cache_stats: %s",
                      p->base.zErrMsg ? p->base.zErrMsg : sqlite3_errstr(rc));
@@ -2003,7 +2323,8 @@ static sqlite3_module cacheStatsModule = {
 };
 
 int acorn_cache_register(sqlite3 *db){
-  int rc = sqlite3_create_module(db, "cache", &cacheModule, 0);
+  int rc = sqlite3_create_module_v2(db, "cache", &cacheModule, (void*)db,
+                                    cacheModuleDestroy);
   if( rc==SQLITE_OK ){
     rc = sqlite3_create_module(db, "cache_stats", &cacheStatsModule, 0);
   }

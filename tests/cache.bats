@@ -68,6 +68,25 @@ SELECT (SELECT capacity FROM cache_stats('a')), (SELECT capacity FROM cache_stat
   assert_failure "cache: bad recency_buffer '0'; expected an integer from 1 to 1000000"
 }
 
+@test "text capacities up to 2^62 bytes are accepted as the INTEGER form is; above, refused" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE a USING cache(capacity = '4611686018427387904');
+CREATE VIRTUAL TABLE b USING cache(capacity = 4611686018427387900);
+CREATE VIRTUAL TABLE c USING cache(capacity = '4611686018427387904 B');
+CREATE VIRTUAL TABLE d USING cache(capacity = '4294967296 gib');
+INSERT INTO d(d, value) VALUES ('capacity', '4611686018427387903');
+INSERT INTO c(c, value) VALUES ('capacity', 4611686018427387904);
+SELECT (SELECT capacity FROM cache_stats('a')), (SELECT capacity FROM cache_stats('b')),
+       (SELECT capacity FROM cache_stats('c')), (SELECT capacity FROM cache_stats('d'));"
+  assert_success
+  assert_output "4611686018427387904|4611686018427387900|4611686018427387904|4611686018427387903"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity = '4611686018427387905');"
+  assert_failure "cache: bad capacity '4611686018427387905'; $SIZE_HELP"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(t, value) VALUES ('capacity', '4294967297GiB');"
+  assert_failure "cache: bad capacity '4294967297GiB'; $SIZE_HELP"
+}
+
 @test "a cache table cannot take the name of one of its columns" {
   run acorn_sql "CREATE VIRTUAL TABLE value USING cache;"
   assert_failure "cache: a cache table cannot be named 'value': that is the name of a column"
@@ -296,6 +315,7 @@ INSERT INTO t(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9));
 SELECT length(value) FROM t WHERE key = 'a';
 CREATE TABLE before AS SELECT created FROM t WHERE key = 'a';
 UPDATE t SET value = 'new', expires = 4102444800000 WHERE key = 'a';
+-- hits 2: the get above and this SELECT's own read of value
 SELECT key, value, size, hits, expires, created = (SELECT created FROM before) FROM t WHERE key = 'a';
 UPDATE t SET key = 'b' WHERE key = 'a';
 SELECT key, value FROM t;
@@ -303,9 +323,30 @@ INSERT INTO t(key, value) VALUES ('c', zeroblob(20)), ('d', zeroblob(20)), ('e',
 SELECT group_concat(key) FROM t;"
   assert_success
   assert_output "9
-a|new|4|1|4102444800000|1
+a|new|4|2|4102444800000|1
 b|new
 c,d,e"
+}
+
+@test "UPDATE keeps the hits of uses still buffered when it runs" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 1000);
+INSERT INTO t(key, value) VALUES ('a', 'x'), ('b', 'y');
+SELECT value FROM t WHERE key = 'a';
+SELECT value FROM t WHERE key = 'a';
+SELECT key, hits FROM t WHERE key = 'a';
+UPDATE t SET value = 'z' WHERE key = 'a';
+SELECT key, hits FROM t WHERE key = 'a';
+UPDATE t SET expires = NULL WHERE key = 'a';
+SELECT key, hits FROM t WHERE key = 'a';
+SELECT hits FROM cache_stats('t');"
+  assert_success
+  assert_output "x
+x
+a|2
+a|2
+a|2
+2"
 }
 
 # ---------------------------------------------------------------- expiry
@@ -642,4 +683,153 @@ x
     # the script really exercised the cache
     [ "$(grep -c . "$BATS_TEST_TMPDIR/m$seed/expected.out")" -gt "$n" ]
   done
+}
+
+@test "DDL between a use and a write: the use still counts (schema reset)" {
+  run acorn_sql "
+CREATE TABLE other(x);
+CREATE VIRTUAL TABLE t USING cache(capacity = 30);
+INSERT INTO t(key, value) VALUES ('a', 'xxxxxxxx'), ('b', 'xxxxxxxx'), ('c', 'xxxxxxxx');
+SELECT value FROM t WHERE key = 'a';
+ALTER TABLE other RENAME TO other2;
+INSERT INTO t(key, value) VALUES ('d', 'xxxxxxxx');
+SELECT group_concat(key) FROM t;
+SELECT value FROM t WHERE key = 'c';
+BEGIN;
+ALTER TABLE other2 RENAME TO other3;
+SELECT cache_read('t', 'a', 0, 1);
+INSERT INTO t(key, value) VALUES ('e', 'xxxxxxxx');
+COMMIT;
+SELECT group_concat(key) FROM t;
+SELECT group_concat(key || '=' || hits) FROM t;
+SELECT hits FROM cache_stats('t');"
+  assert_success
+  assert_output "xxxxxxxx
+a,c,d
+xxxxxxxx
+x
+a,c,e
+a=2,c=1,e=0
+3"
+}
+
+@test "DETACH and ATTACH again keep the uses made on the attached cache table" {
+  local db="$BATS_TEST_TMPDIR/aux.db"
+  run acorn_sql "
+ATTACH '$db' AS aux;
+CREATE VIRTUAL TABLE aux.t USING cache;
+INSERT INTO aux.t(key, value) VALUES ('k', 'v');
+SELECT value FROM aux.t WHERE key = 'k';
+SELECT cache_read('aux.t', 'k', 0, 1);
+DETACH aux;
+ATTACH '$db' AS aux;
+SELECT key, hits FROM aux.t;
+SELECT hits FROM cache_stats('aux.t');"
+  assert_success
+  assert_output "v
+v
+k|2
+2"
+}
+
+@test "a table made before the uid column keeps its uses across a schema reset" {
+  local db="$BATS_TEST_TMPDIR/old.db"
+  run acorn_sql "CREATE TABLE other(x);
+CREATE VIRTUAL TABLE t USING cache(capacity = 30);
+INSERT INTO t(key, value) VALUES ('a', 'xxxxxxxx'), ('b', 'xxxxxxxx'), ('c', 'xxxxxxxx');
+ALTER TABLE t_config DROP COLUMN uid;" "$db"
+  assert_success
+  run acorn_sql "SELECT value FROM t WHERE key = 'a';
+ALTER TABLE other RENAME TO other2;
+INSERT INTO t(key, value) VALUES ('d', 'xxxxxxxx');
+SELECT group_concat(key || '=' || hits) FROM t;
+SELECT hits FROM cache_stats('t');" "$db"
+  assert_success
+  assert_output "xxxxxxxx
+a=1,c=0,d=0
+1"
+}
+
+@test "cache_read and cache_stats resolve a bare name as SQL does: temp, main, then attached" {
+  local db="$BATS_TEST_TMPDIR/n.db" aux="$BATS_TEST_TMPDIR/naux.db"
+  run acorn_sql "ATTACH '$aux' AS aux;
+CREATE VIRTUAL TABLE main.t USING cache(capacity = 200);
+CREATE VIRTUAL TABLE aux.t USING cache(capacity = 100);
+CREATE VIRTUAL TABLE aux.u USING cache(capacity = 300);
+INSERT INTO main.t(key, value) VALUES ('k', 'main');
+INSERT INTO aux.t(key, value) VALUES ('k', 'aux');" "$db"
+  assert_success
+  # aux.t connected first must not shadow main.t
+  run acorn_sql "ATTACH '$aux' AS aux;
+SELECT count(*) FROM aux.t;
+SELECT capacity FROM cache_stats('t');
+SELECT cache_read('t', 'k', 0, 10);
+SELECT capacity FROM cache_stats('u');
+CREATE TEMP TABLE u(x);
+SELECT capacity FROM cache_stats('aux.u');
+CREATE VIRTUAL TABLE temp.t USING cache(capacity = 50);
+INSERT INTO temp.t(key, value) VALUES ('k', 'temp');
+SELECT value FROM t WHERE key = 'k';
+SELECT capacity FROM cache_stats('t');
+SELECT cache_read('t', 'k', 0, 10);
+SELECT capacity FROM cache_stats('main.t');
+SELECT cache_read('main.t', 'k', 0, 10), cache_read('aux.t', 'k', 0, 10);
+SELECT capacity FROM cache_stats('u');" "$db"
+  assert_failure "cache_stats: no such cache table: 'u'"
+  assert_output "1
+200
+main
+300
+300
+temp
+50
+temp
+200
+main|aux
+Runtime error near line 16: cache_stats: no such cache table: 'u'"
+}
+
+@test "DROP TABLE rolled back keeps the uses not yet written" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 1000);
+INSERT INTO t(key, value) VALUES ('a', '1'), ('b', '2');
+BEGIN;
+SAVEPOINT s;
+SELECT value FROM t WHERE key = 'b';
+DROP TABLE t;
+ROLLBACK TO s;
+SELECT group_concat(key || '=' || hits) FROM t;
+DROP TABLE t;
+ROLLBACK;
+SELECT value FROM t WHERE key = 'a';
+BEGIN;
+DROP TABLE t;
+ROLLBACK;
+SELECT group_concat(key || '=' || hits) FROM t;
+SELECT hits FROM cache_stats('t');"
+  assert_success
+  assert_output "2
+a=0,b=1
+1
+a=1,b=1
+2"
+}
+
+@test "in a UTF-16 database TEXT counts its stored UTF-16 bytes, as cache_read's offsets do" {
+  run acorn_sql "PRAGMA encoding = 'UTF-16le';
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+INSERT INTO t(key, value) VALUES ('k', 'abc'), (x'01', x'0203'), (7, 'é');
+SELECT group_concat(size) FROM t;
+SELECT bytes FROM cache_stats('t');
+SELECT hex(cache_read('t', 'k', 2, 4));
+UPDATE t SET value = 'abcd' WHERE key = 'k';
+SELECT sum(size), (SELECT bytes FROM cache_stats('t')) FROM t;
+INSERT INTO t(key, value) VALUES ('big', zeroblob(90));
+SELECT group_concat(key), sum(size) <= 100 FROM t;"
+  assert_success
+  assert_output "8,3,10
+21
+62006300
+23|23
+big|1"
 }

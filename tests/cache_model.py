@@ -15,7 +15,8 @@ recent end (after removing the old entry of the key, then evicting from the
 least recent end until the new entry fits), with a new id, or the old one
 if the key was stored; a get or cache_read that finds
 the key moves its id to the most recent end; an UPDATE is a set that keeps
-created and hits.  Transactions and savepoints: ROLLBACK / ROLLBACK TO put
+created and hits; DDL on another table (a schema reset) changes nothing.
+Transactions and savepoints: ROLLBACK / ROLLBACK TO put
 back the entries, capacity and eviction count as they were, and replay the
 uses made since (reads are not undone; uses of ids that no longer exist are
 dropped), which is what the table's rollback of its flushed recency gives.
@@ -126,7 +127,7 @@ def main():
             return "X'%s'" % k.hex().upper()
         return "'%s'" % k
 
-    sp = 0
+    sp = ddl = 0
     for step in range(nops):
         r = rnd.random()
         k = rnd.choice(keys)
@@ -224,6 +225,11 @@ def main():
                     m.stack.pop()
             else:
                 continue
+        elif r < 0.97:
+            # DDL on another table resets the schema: SQLite connects the
+            # cache table again, and the buffered uses must follow it
+            ddl += 1
+            script.append("CREATE TABLE ddl%d(x);" % ddl)
         else:
             continue
         script.append(check)

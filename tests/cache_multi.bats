@@ -74,3 +74,15 @@ SELECT group_concat(key), (SELECT hits FROM cache_stats('t')) FROM t;" "$db"
   assert_success
   assert_output "a,c,d,e|1"
 }
+
+@test "another connection's DDL: a connection's buffered uses follow its table, and only its table" {
+  run /usr/bin/python3 "$BATS_TEST_DIRNAME/cache_reset.py" "$ROOT/dist/acorn" "$BATS_TEST_TMPDIR"
+  assert_success
+  assert_output "other's DDL: a,c,d
+other's DDL, write in BEGIN: a,c,e 3
+hits after B closed: a=2,c=1,e=0
+B's stats after re-create: (3, 0)
+A's listing after B closed: p=0,q=0,r=0
+after DROP: cache_read: no such cache table: 't'
+after DROP: cache_stats: no such cache table: 't'"
+}
