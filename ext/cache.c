@@ -898,21 +898,31 @@ static int cacheDeleteEntry(cache_vtab *p, cache_config *pCfg, i64 id){
   return rc;
 }
 
+/* Step pStmt, a query whose first row's first column is an entry id, and
+** delete that entry.  Sets *pbNone and deletes nothing if there is no row. */
+static int cacheDeleteFirst(cache_vtab *p, cache_config *pCfg,
+                            sqlite3_stmt *pStmt, int *pbNone){
+  i64 id;
+  int rc = sqlite3_step(pStmt);
+  if( rc!=SQLITE_ROW ){
+    *pbNone = 1;
+    return cacheDbError(p, sqlite3_reset(pStmt));
+  }
+  id = sqlite3_column_int64(pStmt, 0);
+  rc = cacheDbError(p, sqlite3_reset(pStmt));
+  if( rc==SQLITE_OK ) rc = cacheDeleteEntry(p, pCfg, id);
+  return rc;
+}
+
 /* Reclaim every entry that expired at or before now. */
 static int cacheReclaimExpired(cache_vtab *p, cache_config *pCfg, i64 now){
   sqlite3_stmt *pStmt;
+  int bNone = 0;
   int rc = cacheStmt(p, CACHE_STMT_EXPIRED, &pStmt);
   while( rc==SQLITE_OK ){
-    i64 id;
     sqlite3_bind_int64(pStmt, 1, now);
-    rc = sqlite3_step(pStmt);
-    if( rc!=SQLITE_ROW ){
-      rc = cacheDbError(p, sqlite3_reset(pStmt));
-      break;
-    }
-    id = sqlite3_column_int64(pStmt, 0);
-    rc = cacheDbError(p, sqlite3_reset(pStmt));
-    if( rc==SQLITE_OK ) rc = cacheDeleteEntry(p, pCfg, id);
+    rc = cacheDeleteFirst(p, pCfg, pStmt, &bNone);
+    if( bNone ) break;
     pCfg->expired++;
   }
   return rc;
@@ -921,21 +931,14 @@ static int cacheReclaimExpired(cache_vtab *p, cache_config *pCfg, i64 now){
 /* Evict least recently used entries until nNeed more bytes fit. */
 static int cacheEvict(cache_vtab *p, cache_config *pCfg, i64 nNeed){
   sqlite3_stmt *pStmt;
+  int bNone = 0;
   int rc = SQLITE_OK;
-  while( rc==SQLITE_OK && pCfg->bytes + nNeed > pCfg->capacity
+  while( rc==SQLITE_OK && !bNone && pCfg->bytes + nNeed > pCfg->capacity
       && pCfg->entries>0 ){
-    i64 id;
     rc = cacheStmt(p, CACHE_STMT_OLDEST, &pStmt);
     if( rc ) break;
-    rc = sqlite3_step(pStmt);
-    if( rc!=SQLITE_ROW ){
-      rc = cacheDbError(p, sqlite3_reset(pStmt));
-      break;
-    }
-    id = sqlite3_column_int64(pStmt, 0);
-    rc = cacheDbError(p, sqlite3_reset(pStmt));
-    if( rc==SQLITE_OK ) rc = cacheDeleteEntry(p, pCfg, id);
-    pCfg->evictions++;
+    rc = cacheDeleteFirst(p, pCfg, pStmt, &bNone);
+    if( !bNone ) pCfg->evictions++;
   }
   return rc;
 }
