@@ -372,13 +372,37 @@ static cache_vtab *cacheFindIn(sqlite3 *db, const char *zDb, int nDb,
 ** 0 if there is none. */
 static cache_vtab *cacheFind(sqlite3 *db, const char *zName){
   const char *zDot = strchr(zName, '.');
-  const char *zDb;
+  sqlite3_stmt *pList = 0;
   int i, bExists = 0;
-  cache_vtab *p;
-  for(i=0; (zDb = sqlite3_db_name(db, i<2 ? i^1 : i))!=0; i++){
-    p = cacheFindIn(db, zDb, (int)strlen(zDb), zName, &bExists);
-    if( bExists ) return p;
+  cache_vtab *p = 0;
+  if( SQLITE_VERSION_NUMBER<3039000 || sqlite3_libversion_number()<3039000 ){
+    /* sqlite3_db_name() is 3.39: its slot in an older library's API table
+    ** is NULL (calling it would jump to address 0).  The pragma lists the same schemas: main, temp (once it
+    ** exists), then attached ones, in the order of their index. */
+    if( sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
+                           " ORDER BY seq=1 DESC, seq", -1, &pList, 0) ){
+      sqlite3_finalize(pList);
+      return 0;
+    }
   }
+  for(i=0; ; i++){
+    const char *zDb;
+    if( pList ){
+      zDb = sqlite3_step(pList)==SQLITE_ROW
+          ? (const char*)sqlite3_column_text(pList, 0) : 0;
+    }else{
+#if SQLITE_VERSION_NUMBER>=3039000
+      zDb = sqlite3_db_name(db, i<2 ? i^1 : i);
+#else
+      zDb = 0;
+#endif
+    }
+    if( zDb==0 ) break;
+    p = cacheFindIn(db, zDb, (int)strlen(zDb), zName, &bExists);
+    if( bExists ) break;
+  }
+  sqlite3_finalize(pList);
+  if( bExists ) return p;
   if( zDot ){
     return cacheFindIn(db, zName, (int)(zDot-zName), zDot+1, &bExists);
   }
@@ -1814,6 +1838,91 @@ static int cacheCheckSize(cache_vtab *p, const cache_config *pCfg, i64 nSize){
   return SQLITE_OK;
 }
 
+/* The invariants of the stored table, each a query that returns a row
+** (its message) when broken.  %s is the quoted schema and table name
+** without the closing quote. */
+static const char *const azCacheCheck[] = {
+  "SELECT 'the config table has ' || count(*) || ' rows, not 1'"
+  " FROM %s_config\" HAVING count(*)!=1 OR min(id)!=1",
+  "SELECT 'a counter is out of range: capacity ' || capacity || ', bytes '"
+  " || bytes || ', entries ' || entries || ', seq ' || seq || ', hits ' ||"
+  " hits || ', misses ' || misses || ', evictions ' || evictions ||"
+  " ', expired ' || expired FROM %s_config\" WHERE capacity<1"
+  " OR capacity>4611686018427387904 OR bytes<0 OR entries<0 OR seq<0"
+  " OR hits<0 OR misses<0 OR evictions<0 OR expired<0"
+  " OR typeof(capacity)||typeof(bytes)||typeof(entries)||typeof(seq)"
+  "    !='integerintegerintegerinteger'",
+  "SELECT 'bytes is ' || bytes || ', above the capacity of ' || capacity"
+  " FROM %s_config\" WHERE bytes>capacity",
+  "SELECT 'entries is ' || c.entries || ' but the data table holds ' ||"
+  " (SELECT count(*) FROM %s_data\") || ' rows and the lru table ' ||"
+  " (SELECT count(*) FROM %s_lru\") FROM %s_config\" c WHERE"
+  " c.entries!=(SELECT count(*) FROM %s_data\")"
+  " OR c.entries!=(SELECT count(*) FROM %s_lru\")",
+  "SELECT 'entry ' || d.id || ' has no lru row' FROM %s_data\" d"
+  " WHERE NOT EXISTS(SELECT 1 FROM %s_lru\" l WHERE l.id=d.id) LIMIT 1",
+  "SELECT 'entry ' || d.id || ' has size ' || l.size || ', not the ' ||"
+  " (CASE typeof(d.key) WHEN 'integer' THEN 8"
+  "  ELSE length(CAST(d.key AS BLOB)) END + length(CAST(d.value AS BLOB)))"
+  " || ' bytes of its key and value' FROM %s_data\" d JOIN %s_lru\" l"
+  " ON l.id=d.id WHERE l.size!=CASE typeof(d.key) WHEN 'integer' THEN 8"
+  "  ELSE length(CAST(d.key AS BLOB)) END + length(CAST(d.value AS BLOB))"
+  " LIMIT 1",
+  "SELECT 'bytes is ' || c.bytes || ' but the entries'' sizes sum to ' ||"
+  " (SELECT coalesce(sum(size),0) FROM %s_lru\") FROM %s_config\" c"
+  " WHERE c.bytes!=(SELECT coalesce(sum(size),0) FROM %s_lru\")",
+  "SELECT 'entry ' || id || ' has a key of type ' || typeof(key) ||"
+  " ' and a value of type ' || typeof(value) FROM %s_data\""
+  " WHERE typeof(key) NOT IN ('integer','text','blob')"
+  " OR typeof(value) NOT IN ('text','blob')"
+  " OR typeof(created)!='integer'"
+  " OR typeof(expires) NOT IN ('integer','null') LIMIT 1",
+  "SELECT 'entry ' || id || ' has a bad lru row: used ' || used ||"
+  " ', last_used ' || last_used || ', hits ' || hits FROM %s_lru\""
+  " WHERE hits<0 OR typeof(hits)!='integer' OR typeof(used)!='integer'"
+  " OR typeof(last_used)!='integer' LIMIT 1",
+  "SELECT 'seq ' || c.seq || ' is below an id or a recency in use'"
+  " FROM %s_config\" c WHERE c.seq<(SELECT max(id) FROM %s_data\")"
+  " OR c.seq<(SELECT max(used) FROM %s_lru\")",
+  "SELECT 'the expiry table and the entries'' expires disagree at entry ' ||"
+  " id FROM (SELECT expires, id FROM %s_expiry\" EXCEPT SELECT expires, id"
+  " FROM %s_data\" WHERE expires IS NOT NULL UNION ALL"
+  " SELECT * FROM (SELECT expires, id FROM %s_data\" WHERE expires IS NOT"
+  " NULL EXCEPT SELECT expires, id FROM %s_expiry\")) LIMIT 1",
+};
+
+/* Check every invariant of the stored table.  SQLITE_OK if they hold;
+** SQLITE_CORRUPT_VTAB with *pzErr (sqlite3_free it) naming the first
+** broken one; another code for an error while reading. */
+static int cacheIntegrity(cache_vtab *p, char **pzErr){
+  size_t i;
+  int rc = SQLITE_OK;
+  *pzErr = 0;
+  for(i=0; rc==SQLITE_OK && i<sizeof(azCacheCheck)/sizeof(azCacheCheck[0]); i++){
+    const char *q = p->zQual;
+    sqlite3_stmt *pStmt = 0;
+    char *zSql = sqlite3_mprintf(azCacheCheck[i], q, q, q, q, q, q, q, q);
+    if( zSql==0 ) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
+    sqlite3_free(zSql);
+    if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+      *pzErr = sqlite3_mprintf("cache: integrity_check of \"%w\": %s",
+                               p->zName, sqlite3_column_text(pStmt, 0));
+      rc = *pzErr ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM;
+    }
+    if( rc==SQLITE_OK ){
+      rc = sqlite3_finalize(pStmt);
+    }else{
+      sqlite3_finalize(pStmt);
+    }
+    if( rc!=SQLITE_OK && *pzErr==0 ){
+      *pzErr = sqlite3_mprintf("cache: integrity_check of \"%w\": %s",
+                               p->zName, sqlite3_errmsg(p->db));
+    }
+  }
+  return rc;
+}
+
 static int cacheCommand(cache_vtab *p, sqlite3_value *pCmd,
                         sqlite3_value *pArg){
   const char *zCmd = (const char*)sqlite3_value_text(pCmd);
@@ -1841,10 +1950,18 @@ static int cacheCommand(cache_vtab *p, sqlite3_value *pCmd,
       }
       return SQLITE_ERROR;
     }
+  }else if( sqlite3_stricmp(zCmd, "integrity_check")==0 ){
+    char *zErr = 0;
+    rc = cacheIntegrity(p, &zErr);
+    if( zErr ){
+      sqlite3_free(p->base.zErrMsg);
+      p->base.zErrMsg = zErr;
+    }
+    return rc;
   }else if( sqlite3_stricmp(zCmd, "purge")!=0
          && sqlite3_stricmp(zCmd, "flush")!=0 ){
     acorn_vtab_error(&p->base, "cache: unknown command '%s'; accepted commands"
-                     " are capacity, purge and flush", zCmd);
+                     " are capacity, purge, flush and integrity_check", zCmd);
     return SQLITE_ERROR;
   }
   rc = cacheConfigLoad(p, &cfg);
@@ -1994,8 +2111,26 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   }
 }
 
+#if SQLITE_VERSION_NUMBER >= 3044000
+/* PRAGMA integrity_check (SQLite 3.44 and later) checks cache tables too:
+** a broken invariant is reported as a problem, in *pzErr. */
+static int cacheIntegrityMethod(sqlite3_vtab *pVtab, const char *zSchema,
+                                const char *zTabName, int mFlags,
+                                char **pzErr){
+  cache_vtab *p = (cache_vtab*)pVtab;
+  int rc;
+  (void)zSchema; (void)zTabName; (void)mFlags;
+  rc = cacheIntegrity(p, pzErr);
+  return rc==SQLITE_CORRUPT_VTAB ? SQLITE_OK : rc;
+}
+#endif
+
 static sqlite3_module cacheModule = {
+#if SQLITE_VERSION_NUMBER >= 3044000
+  /* iVersion    */ 4,
+#else
   /* iVersion    */ 3,
+#endif
   /* xCreate     */ cacheCreate,
   /* xConnect    */ cacheConnect,
   /* xBestIndex  */ cacheBestIndex,
@@ -2020,7 +2155,7 @@ static sqlite3_module cacheModule = {
   /* xRollbackTo */ cacheRollbackTo,
   /* xShadowName */ cacheShadowName,
 #if SQLITE_VERSION_NUMBER >= 3044000
-  /* xIntegrity  */ 0,
+  /* xIntegrity  */ cacheIntegrityMethod,
 #endif
 };
 

@@ -298,7 +298,7 @@ SELECT capacity, entries, bytes, evictions FROM cache_stats('t');"
 a,c
 2048|2|200|1"
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t) VALUES ('vacuum');"
-  assert_failure "cache: unknown command 'vacuum'; accepted commands are capacity, purge and flush"
+  assert_failure "cache: unknown command 'vacuum'; accepted commands are capacity, purge, flush and integrity_check"
   local v
   for v in 0 -1 "'lots'"; do
     run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t, value) VALUES ('capacity', $v);"
@@ -306,6 +306,32 @@ a,c
   done
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t) VALUES ('capacity');"
   assert_failure "cache: bad capacity NULL; $SIZE_HELP"
+}
+
+@test "integrity_check passes on a used table and names each broken invariant" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+INSERT INTO t(key, value, expires) VALUES ('a', zeroblob(30), 99999999999999), (1, x'0102', NULL);
+INSERT INTO t(key, value) VALUES (x'01', 'yyyy');
+SELECT length(value) FROM t WHERE key = 1;
+INSERT INTO t(t) VALUES ('integrity_check');
+SELECT 'ok';"
+  assert_success
+  assert_output "2
+ok"
+  local broken
+  for broken in "UPDATE t_config SET bytes = bytes + 1|bytes is 48 but the entries' sizes sum to 47" \
+                "DELETE FROM t_expiry|the expiry table and the entries' expires disagree at entry 1" \
+                "DELETE FROM t_lru WHERE id = 2|entries is 3 but the data table holds 3 rows and the lru table 2" \
+                "UPDATE t_config SET capacity = 10|bytes is 47, above the capacity of 10" \
+                "UPDATE t_lru SET size = 7 WHERE id = 3|entry 3 has size 7, not the 6 bytes of its key and value"; do
+    run cache_sql "" "
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+INSERT INTO t(key, value, expires) VALUES ('a', zeroblob(30), 99999999999999), (1, x'0102', NULL), (x'01', 'yyyyy', NULL);
+${broken%%|*};
+INSERT INTO t(t) VALUES ('integrity_check');"
+    assert_output_contains "cache: integrity_check of \"t\": ${broken#*|}"
+  done
 }
 
 @test "UPDATE sets value and expires, keeps created and hits, and is a use" {
