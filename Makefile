@@ -28,7 +28,7 @@ SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sa
 ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 
 .PHONY: all loadable static install uninstall clean deps deps-test demo test \
-        test-asan memcheck test-bindings bench help
+        test-long test-asan memcheck test-bindings bench help
 
 all: loadable
 loadable: dist/acorn.so
@@ -37,6 +37,7 @@ help:
 	@echo "make            build dist/acorn.so"
 	@echo "make demo       build and run sql/demo.sql in the sqlite3 shell"
 	@echo "make test       build (warnings are errors) and run every bats suite"
+	@echo "make test-long  the long runs (tests/long/*.bats)"
 	@echo "make test-asan  the suites with an ASan+UBSan build loaded"
 	@echo "make memcheck   the suites' SQL under valgrind"
 	@echo "make test-bindings  load from the CLI, Python, Node and Go"
@@ -100,6 +101,11 @@ test: deps-test
 	$(MAKE) --no-print-directory -B dist/acorn.so $(TEST_BINS) EXTRA_CFLAGS=-Werror
 	$(MAKE) --no-print-directory static
 	tests/run-bats tests/*.bats
+
+# `make test-long`: the runs too long for `make test` (CI runs both).
+test-long: deps-test
+	$(MAKE) --no-print-directory dist/acorn.so $(TEST_BINS)
+	tests/run-bats tests/long/*.bats
 
 dist/asan/acorn.so: $(SRC) $(HDR) VERSION Makefile
 	@mkdir -p dist/asan

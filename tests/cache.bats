@@ -696,7 +696,7 @@ x
     set -- $spec
     seed=$1; buf=$2; journal=$3
     mkdir -p "$BATS_TEST_TMPDIR/m$seed"
-    /usr/bin/python3 "$BATS_TEST_DIRNAME/cache_model.py" "$seed" "$n" "$buf" "$BATS_TEST_TMPDIR/m$seed" \
+    /usr/bin/python3 "$TESTS/cache_model.py" "$seed" "$n" "$buf" "$BATS_TEST_TMPDIR/m$seed" \
       $( [ "$journal" = memory ] || echo "$journal" )
     db=":memory:"
     [ "$journal" = memory ] || db="$BATS_TEST_TMPDIR/m$seed/c.db"

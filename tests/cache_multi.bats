@@ -7,7 +7,7 @@ load test_helper
   local j
   for j in wal delete; do
     rm -f "$BATS_TEST_TMPDIR"/m.db*
-    run /usr/bin/python3 "$BATS_TEST_DIRNAME/cache_multi.py" "$ROOT/dist/acorn" "$BATS_TEST_TMPDIR/m.db" "$j"
+    run /usr/bin/python3 "$TESTS/cache_multi.py" "$ROOT/dist/acorn" "$BATS_TEST_TMPDIR/m.db" "$j"
     assert_success
     assert_output "late: b,c,d
 flushed: b,d,e
@@ -76,7 +76,7 @@ SELECT group_concat(key), (SELECT hits FROM cache_stats('t')) FROM t;" "$db"
 }
 
 @test "another connection's DDL: a connection's buffered uses follow its table, and only its table" {
-  run /usr/bin/python3 "$BATS_TEST_DIRNAME/cache_reset.py" "$ROOT/dist/acorn" "$BATS_TEST_TMPDIR"
+  run /usr/bin/python3 "$TESTS/cache_reset.py" "$ROOT/dist/acorn" "$BATS_TEST_TMPDIR"
   assert_success
   assert_output "other's DDL: a,c,d
 other's DDL, write in BEGIN: a,c,e 3

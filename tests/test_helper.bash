@@ -12,7 +12,10 @@
 # shared teardown fails the test if any report is there.
 
 export LC_ALL=C
-ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+# Suites live in tests/ (make test) and tests/long/ (make test-long, the
+# long runs); both load this file, so paths start from here.
+TESTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$TESTS/.." && pwd)"
 ACORN="${ACORN:-$ROOT/dist/acorn}"
 BUILD="$ROOT/build"
 
