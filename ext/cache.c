@@ -2165,7 +2165,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   const char *zTab = (const char*)sqlite3_value_text(argv[0]);
   cache_vtab *p;
-  sqlite3_stmt *pStmt;
+  sqlite3_stmt *pStmt, *pLive = 0;
   sqlite3_blob *pBlob = 0;
   char *zErr, *zData;
   i64 iOff, nLen, id = 0, nTotal, now;
@@ -2204,8 +2204,13 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       if( rc==SQLITE_ROW ){
         uid = sqlite3_column_int64(pStmt, 0);
         id = sqlite3_column_int64(pStmt, 1);
+        /* Not reset until the value is read: its read transaction keeps
+        ** the entry from being deleted by another connection in between. */
+        pLive = pStmt;
+        rc = SQLITE_OK;
+      }else{
+        rc = sqlite3_reset(pStmt);
       }
-      rc = sqlite3_reset(pStmt);
     }
     sqlite3_free(p->base.zErrMsg);
     p->base.zErrMsg = 0;
@@ -2216,6 +2221,8 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     /* Another connection changed the schema since p was connected, and
     ** the table under this name is gone or is another one: p is done
     ** with.  Look again (which connects the table if there is one). */
+    if( pLive ) sqlite3_reset(pLive);
+    pLive = 0;
     pthread_mutex_lock(&gCacheMutex);
     p->bStale = 1;
     pthread_mutex_unlock(&gCacheMutex);
@@ -2224,15 +2231,18 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( rc ){
     acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(db));
+    if( pLive ) sqlite3_reset(pLive);
     return;
   }
   if( id==0 ){
     p->nMissPending++;
+    sqlite3_reset(pLive);
     return;                              /* NULL */
   }
   zData = sqlite3_mprintf("%s_data", p->zName);
   if( zData==0 ){
     sqlite3_result_error_nomem(ctx);
+    sqlite3_reset(pLive);
     return;
   }
   rc = sqlite3_blob_open(db, p->zDb, zData, "value", id, 0, &pBlob);
@@ -2240,6 +2250,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc ){
     acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(db));
     sqlite3_blob_close(pBlob);
+    sqlite3_reset(pLive);
     return;
   }
   nTotal = sqlite3_blob_bytes(pBlob);
@@ -2254,6 +2265,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     aBuf = sqlite3_malloc64((sqlite3_uint64)nLen);
     if( aBuf==0 ){
       sqlite3_blob_close(pBlob);
+      sqlite3_reset(pLive);
       sqlite3_result_error_nomem(ctx);
       return;
     }
@@ -2262,11 +2274,13 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       sqlite3_free(aBuf);
       acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(db));
       sqlite3_blob_close(pBlob);
+      sqlite3_reset(pLive);
       return;
     }
     sqlite3_result_blob64(ctx, aBuf, (sqlite3_uint64)nLen, sqlite3_free);
   }
   sqlite3_blob_close(pBlob);
+  sqlite3_reset(pLive);
   cacheTouch(p, id, now);
 }
 

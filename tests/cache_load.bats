@@ -1,0 +1,29 @@
+#!/usr/bin/env bats
+# The cache table under load from several processes on one WAL file.
+
+load test_helper
+
+@test "cache_read while another process sets and deletes the key: the value or NULL, never an error" {
+  local db="$BATS_TEST_TMPDIR/r.db" n
+  n=$(big 4000)
+  run acorn_sql "PRAGMA journal_mode=WAL; CREATE VIRTUAL TABLE t USING cache;" "$db"
+  assert_success
+  {
+    printf '.load %s\n.timeout 10000\nPRAGMA synchronous=OFF;\n' "$ACORN"
+    yes "INSERT INTO t(key, value) VALUES ('k', zeroblob(100)); DELETE FROM t WHERE key = 'k';" \
+      | head -n "$n"
+  } >"$BATS_TEST_TMPDIR/w.sql"
+  {
+    printf '.load %s\n.timeout 10000\n' "$ACORN"
+    yes "SELECT quote(length(cache_read('t', 'k', 0, 1000)));" | head -n $(( 5 * n ))
+  } >"$BATS_TEST_TMPDIR/r.sql"
+  wrap sqlite3 -batch "$db" <"$BATS_TEST_TMPDIR/w.sql" >"$BATS_TEST_TMPDIR/w.out" 2>&1 &
+  local pid=$!
+  run wrap sqlite3 -batch "$db" <"$BATS_TEST_TMPDIR/r.sql"
+  wait "$pid" || fail "writer: $(head "$BATS_TEST_TMPDIR/w.out")"
+  assert_success
+  # a line per read: the value's length or NULL (e.g. no "no such rowid")
+  [ -z "$(grep -v -x -e 100 -e NULL <<<"$output" | head -5)" ] \
+    || fail "$(grep -v -x -e 100 -e NULL <<<"$output" | head -5)"
+  [ "$(wc -l <<<"$output")" -eq $(( 5 * n )) ]
+}
