@@ -95,12 +95,17 @@ build/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR)
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
 
 # cache: a writer killed at random moments and the check of its log
-# (tests/cache_crash.bats).
+# (tests/cache_crash.bats), and several processes on one file.
 build/cache_crash: tests/c/cache_crash.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
-TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/cache_crash
+build/cache_load: tests/c/cache_load.c
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
+
+TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/cache_crash \
+            build/cache_load
 
 # `make test`: a warning-free build, then every suite.
 test: deps-test
