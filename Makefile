@@ -104,8 +104,14 @@ build/cache_load: tests/c/cache_load.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
+# Allocation failures: acorn built into the program (-DSQLITE_CORE) so that
+# its allocations go through the failing allocator.
+build/acorn_oom: tests/c/acorn_oom.c $(SRC) $(HDR)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
+
 TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/cache_crash \
-            build/cache_load
+            build/cache_load build/acorn_oom
 
 # `make test`: a warning-free build, then every suite.
 test: deps-test

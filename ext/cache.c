@@ -338,14 +338,18 @@ static cache_vtab *cacheLookup(sqlite3 *db, const char *zDb, int nDb,
 
 /* The cache table zDb.zName, connected first if need be (preparing a
 ** statement that names it calls xConnect), or 0 if that is no cache table.
-** *pbExists is set if there is a table of that name. */
+** *pbExists is set if there is a table of that name; *pRc to SQLITE_NOMEM
+** if the lookup ran out of memory (then 0 says nothing). */
 static cache_vtab *cacheFindIn(sqlite3 *db, const char *zDb, int nDb,
-                               const char *zName, int *pbExists){
+                               const char *zName, int *pbExists, int *pRc){
   cache_vtab *p;
   char *zSchema = sqlite3_mprintf("%.*s", nDb, zDb);
   int rc;
   *pbExists = 0;
-  if( zSchema==0 ) return 0;
+  if( zSchema==0 ){
+    *pRc = SQLITE_NOMEM;
+    return 0;
+  }
   rc = sqlite3_table_column_metadata(db, zSchema, zName, 0, 0, 0, 0, 0, 0);
   if( rc==SQLITE_OK ){
     *pbExists = 1;
@@ -354,12 +358,14 @@ static cache_vtab *cacheFindIn(sqlite3 *db, const char *zDb, int nDb,
       char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" LIMIT 0",
                                    zSchema, zName);
       sqlite3_stmt *pStmt = 0;
-      if( zSql ) sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+      rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
       sqlite3_finalize(pStmt);
       sqlite3_free(zSql);
       p = cacheLookup(db, zDb, nDb, zName);
+      if( p==0 && (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
     }
   }else{
+    if( (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
     p = 0;
   }
   sqlite3_free(zSchema);
@@ -369,27 +375,32 @@ static cache_vtab *cacheFindIn(sqlite3 *db, const char *zDb, int nDb,
 /* The cache table that SQL would take for zName: a bare name is looked up
 ** as SQLite does (temp, main, then attached databases in order), and
 ** names a cache table only if the table found is one; then "schema.name".
-** 0 if there is none. */
-static cache_vtab *cacheFind(sqlite3 *db, const char *zName){
+** 0 if there is none, or if the lookup failed: then *pRc says why
+** (SQLITE_NOMEM; it is SQLITE_OK after a plain miss). */
+static cache_vtab *cacheFind(sqlite3 *db, const char *zName, int *pRc){
   const char *zDot = strchr(zName, '.');
   sqlite3_stmt *pList = 0;
-  int i, bExists = 0;
+  int i, rc, bExists = 0;
   cache_vtab *p = 0;
+  *pRc = SQLITE_OK;
   if( SQLITE_VERSION_NUMBER<3039000 || sqlite3_libversion_number()<3039000 ){
     /* sqlite3_db_name() is 3.39: its slot in an older library's API table
     ** is NULL (calling it would jump to address 0).  The pragma lists the same schemas: main, temp (once it
     ** exists), then attached ones, in the order of their index. */
-    if( sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
-                           " ORDER BY seq=1 DESC, seq", -1, &pList, 0) ){
+    rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
+                            " ORDER BY seq=1 DESC, seq", -1, &pList, 0);
+    if( rc ){
       sqlite3_finalize(pList);
+      if( (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
       return 0;
     }
   }
   for(i=0; ; i++){
     const char *zDb;
     if( pList ){
-      zDb = sqlite3_step(pList)==SQLITE_ROW
-          ? (const char*)sqlite3_column_text(pList, 0) : 0;
+      rc = sqlite3_step(pList);
+      zDb = rc==SQLITE_ROW ? (const char*)sqlite3_column_text(pList, 0) : 0;
+      if( (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
     }else{
 #if SQLITE_VERSION_NUMBER>=3039000
       zDb = sqlite3_db_name(db, i<2 ? i^1 : i);
@@ -398,13 +409,13 @@ static cache_vtab *cacheFind(sqlite3 *db, const char *zName){
 #endif
     }
     if( zDb==0 ) break;
-    p = cacheFindIn(db, zDb, (int)strlen(zDb), zName, &bExists);
-    if( bExists ) break;
+    p = cacheFindIn(db, zDb, (int)strlen(zDb), zName, &bExists, pRc);
+    if( bExists || *pRc ) break;
   }
   sqlite3_finalize(pList);
-  if( bExists ) return p;
+  if( bExists || *pRc ) return p;
   if( zDot ){
-    return cacheFindIn(db, zName, (int)(zDot-zName), zDot+1, &bExists);
+    return cacheFindIn(db, zName, (int)(zDot-zName), zDot+1, &bExists, pRc);
   }
   return 0;
 }
@@ -2161,6 +2172,17 @@ static sqlite3_module cacheModule = {
 
 /* ------------------------------------------------------- cache_read */
 
+/* cache_read's error rc: out of memory as SQLite reports it (rc may come
+** from acorn's own allocation, not from the connection), else the
+** connection's message. */
+static void cacheReadError(sqlite3_context *ctx, sqlite3 *db, int rc){
+  if( (rc&0xff)==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else{
+    acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(db));
+  }
+}
+
 static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   const char *zTab = (const char*)sqlite3_value_text(argv[0]);
@@ -2191,9 +2213,14 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   now = cacheNowMs();
   for(i=0; ; i++){
     i64 uid = 0;
-    p = zTab ? cacheFind(db, zTab) : 0;
+    rc = SQLITE_OK;
+    p = zTab ? cacheFind(db, zTab, &rc) : 0;
     if( p==0 ){
-      acorn_result_error(ctx, "cache_read: no such cache table: %Q", zTab);
+      if( rc ){
+        sqlite3_result_error_nomem(ctx);
+      }else{
+        acorn_result_error(ctx, "cache_read: no such cache table: %Q", zTab);
+      }
       return;
     }
     rc = cacheStmt(p, CACHE_STMT_FIND_LIVE, &pStmt);
@@ -2230,7 +2257,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     id = 0;
   }
   if( rc ){
-    acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(db));
+    cacheReadError(ctx, db, rc);
     if( pLive ) sqlite3_reset(pLive);
     return;
   }
@@ -2248,7 +2275,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   rc = sqlite3_blob_open(db, p->zDb, zData, "value", id, 0, &pBlob);
   sqlite3_free(zData);
   if( rc ){
-    acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(db));
+    cacheReadError(ctx, db, rc);
     sqlite3_blob_close(pBlob);
     sqlite3_reset(pLive);
     return;
@@ -2272,7 +2299,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     rc = sqlite3_blob_read(pBlob, aBuf, (int)nLen, (int)iOff);
     if( rc ){
       sqlite3_free(aBuf);
-      acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(db));
+      cacheReadError(ctx, db, rc);
       sqlite3_blob_close(pBlob);
       sqlite3_reset(pLive);
       return;
@@ -2379,8 +2406,10 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
   if( argc<1 ) return SQLITE_OK;
   zTab = (const char*)sqlite3_value_text(argv[0]);
   for(i=0; ; i++){
-    p = zTab ? cacheFind(pTab->db, zTab) : 0;
+    rc = SQLITE_OK;
+    p = zTab ? cacheFind(pTab->db, zTab, &rc) : 0;
     if( p==0 ){
+      if( rc ) return rc;
       acorn_vtab_error(cur->pVtab, "cache_stats: no such cache table: %Q", zTab);
       return SQLITE_ERROR;
     }

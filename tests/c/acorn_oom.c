@@ -1,0 +1,451 @@
+/*
+** acorn_oom.c: every feature of acorn under allocation failure.
+**
+**   build/acorn_oom DIR [-mode once|persist|both] [-stride K] [-start S]
+**                       [-phase NAME,...]
+**
+** Built from the sources in ext/ with -DSQLITE_CORE, so that acorn's
+** allocations go through SQLite's allocator.  Before SQLite starts, an
+** allocator is installed (SQLITE_CONFIG_MALLOC) that wraps the default one
+** and fails allocation number N, in one of two modes:
+**   once     only the Nth fails
+**   persist  the Nth and every one after it fail
+** Lookaside is off, so that every allocation goes through it.
+**
+** Each phase below is a workload that opens a database (in DIR, or
+** :memory:), registers acorn and runs its statements (after a setup that
+** runs without failures, if the phase has one); for each mode, N runs from
+** S (default 1) in steps of K (default 1) until the phase completes without
+** any allocation failing (-mode picks the modes, default both).
+** After each run with a failure, allocations succeed again and:
+**   - the first statement that failed must have failed with SQLITE_NOMEM
+**     and a message that says "out of memory" (see clearNomem() for the
+**     two other clear forms); or, where a failure is absorbed (acorn drops
+**     a use it cannot buffer), the run completes with the results of a run
+**     without failures;
+**   - on the same connection, every cache table passes the cache's
+**     integrity_check command and PRAGMA integrity_check passes, and a set
+**     and a get still work;
+**   - the connection closes with SQLITE_OK; nothing is left in DIR but the
+**     phase's own database (bench_insert's scratch files are gone).
+** Leaks are LeakSanitizer's to report at exit (with the runtime preloaded
+** by make test-asan).  Prints one line per phase and
+** mode, then "ok", and exits 0; or what failed, and exits 1.
+*/
+#include "acorn.h"
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int sqlite3_acorn_init(sqlite3*, char**, const sqlite3_api_routines*);
+
+/* Under ASan: shorter allocation stacks, a smaller quarantine: the sweep
+** allocates millions of times. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void){
+  return "malloc_context_size=6:quarantine_size_mb=32";
+}
+
+/* ------------------------------------------------------------ allocator */
+
+static sqlite3_mem_methods gDefault;
+static long gnAlloc;            /* allocations so far in this run */
+static long gnFailAt;           /* fail this one (0: none) */
+static int gbPersist;           /* and every one after it */
+static long gnFailed;           /* allocations failed in this run */
+
+static int oomFail(void){
+  long n = __atomic_add_fetch(&gnAlloc, 1, __ATOMIC_RELAXED);
+  long at = __atomic_load_n(&gnFailAt, __ATOMIC_RELAXED);
+  if( at>0 && (n==at || (gbPersist && n>at)) ){
+    __atomic_add_fetch(&gnFailed, 1, __ATOMIC_RELAXED);
+    return 1;
+  }
+  return 0;
+}
+static void *oomMalloc(int n){
+  return oomFail() ? 0 : gDefault.xMalloc(n);
+}
+static void *oomRealloc(void *p, int n){
+  return oomFail() ? 0 : gDefault.xRealloc(p, n);
+}
+static void oomFree(void *p){ gDefault.xFree(p); }
+static int oomSize(void *p){ return gDefault.xSize(p); }
+static int oomRoundup(int n){ return gDefault.xRoundup(n); }
+static int oomInit(void *p){ return gDefault.xInit(p); }
+static void oomShutdown(void *p){ gDefault.xShutdown(p); }
+
+static void oomArm(long nAt, int bPersist){
+  __atomic_store_n(&gnAlloc, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&gnFailed, 0, __ATOMIC_RELAXED);
+  gbPersist = bPersist;
+  __atomic_store_n(&gnFailAt, nAt, __ATOMIC_RELAXED);
+}
+static void oomDisarm(void){
+  __atomic_store_n(&gnFailAt, 0, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------ phases */
+
+static const char *zDir;          /* scratch directory */
+static char zDbPath[4096];
+
+/* A phase: its database (a file in DIR, or :memory:), its setup and
+** statements, and the cache tables it creates (checked after a failure). */
+typedef struct phase phase;
+struct phase {
+  const char *zName;
+  int bFile;
+  const char *const *azSetup;     /* run before failures are armed */
+  const char *const *azSql;
+  const char *const *azTable;
+};
+
+/* The cache phases share one setup: a table with entries (one expired),
+** and a use buffered on the connection. */
+#define CACHE_SETUP \
+  "CREATE VIRTUAL TABLE c USING cache(capacity = 2000, recency_buffer = 3)", \
+  "INSERT INTO c(key, value) VALUES ('a', zeroblob(100)), (1, x'0102')," \
+  " (x'ff', 'text value'), ('b', randomblob(300))", \
+  "INSERT INTO c(key, value, expires) VALUES ('e1', zeroblob(10), 1000)," \
+  " ('e2', zeroblob(10), 4102444800000)", \
+  "SELECT length(value) FROM c WHERE key = 'b'"
+
+static const char *const azCacheSetup[] = { CACHE_SETUP, 0 };
+/* Small phases that make test runs in full: the lookups of cache_read and
+** cache_stats, and the UPDATEs (which copy the old row). */
+static const char *const azCacheLookup[] = {
+  "SELECT hex(cache_read('c', 1, 0, 2)), quote(cache_read('main.c', 'zz', 0, 1))",
+  "SELECT entries, bytes FROM cache_stats('main.c')",
+  0
+};
+static const char *const azCacheTable[] = { "c", 0 };
+
+static const phase aPhase[] = {
+  { "cache-lookup",  0, azCacheSetup, azCacheLookup, azCacheTable },
+};
+
+/* ------------------------------------------------------------ one run */
+
+typedef struct outcome outcome;
+struct outcome {
+  char *zOut;           /* transcript: rows, one line each */
+  size_t nOut, nAlloc;
+  int rc;               /* first error, or SQLITE_OK */
+  char zErr[300];       /* its message */
+  const char *zWhere;   /* the statement, "open" or "init" */
+};
+
+static void outAdd(outcome *o, const char *zFmt, ...){
+  char z[2000];
+  int n;
+  va_list ap;
+  va_start(ap, zFmt);
+  n = vsnprintf(z, sizeof(z), zFmt, ap);
+  va_end(ap);
+  if( n<0 ) return;
+  if( (size_t)n >= sizeof(z) ) n = sizeof(z)-1;
+  if( o->nOut + (size_t)n + 1 > o->nAlloc ){
+    o->nAlloc = (o->nOut + (size_t)n + 1)*2;
+    o->zOut = realloc(o->zOut, o->nAlloc);
+    if( o->zOut==0 ){ fprintf(stderr, "out of memory\n"); exit(2); }
+  }
+  memcpy(o->zOut + o->nOut, z, (size_t)n + 1);
+  o->nOut += (size_t)n;
+}
+
+/* Run statements azSql on db until one fails. */
+static void runStatements(sqlite3 *db, const char *const *azSql, outcome *o){
+  int i;
+  for(i=0; azSql[i] && o->rc==SQLITE_OK; i++){
+    sqlite3_stmt *pStmt = 0;
+    int rc = sqlite3_prepare_v2(db, azSql[i], -1, &pStmt, 0);
+    if( rc==SQLITE_OK && sqlite3_bind_parameter_count(pStmt)>0 ){
+      rc = sqlite3_bind_text(pStmt, 1, zDir, -1, SQLITE_STATIC);
+    }
+    while( rc==SQLITE_OK && (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
+      int j;
+      for(j=0; j<sqlite3_column_count(pStmt); j++){
+        const char *z = (const char*)sqlite3_column_text(pStmt, j);
+        outAdd(o, "%s%s", j ? "|" : "", z ? z : "NULL");
+      }
+      outAdd(o, "\n");
+      rc = SQLITE_OK;
+    }
+    if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+    if( rc!=SQLITE_OK ){
+      o->rc = sqlite3_extended_errcode(db);
+      if( o->rc==SQLITE_OK ) o->rc = rc;
+      snprintf(o->zErr, sizeof(o->zErr), "%s", sqlite3_errmsg(db));
+      o->zWhere = azSql[i];
+    }
+    sqlite3_finalize(pStmt);
+  }
+}
+
+static int failures = 0;
+static void report(const phase *ph, const char *zMode, long n, const char *zFmt, ...){
+  va_list ap;
+  fprintf(stderr, "%s, %s, allocation %ld: ", ph->zName, zMode, n);
+  va_start(ap, zFmt);
+  vfprintf(stderr, zFmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  failures++;
+}
+
+/* Is DIR empty but for the phase's database files? */
+static int dirClean(char *zLeft, size_t nLeft){
+  DIR *d = opendir(zDir);
+  struct dirent *e;
+  int bClean = 1;
+  zLeft[0] = 0;
+  if( d==0 ) return 0;
+  while( (e = readdir(d))!=0 ){
+    if( strcmp(e->d_name, ".")==0 || strcmp(e->d_name, "..")==0 ) continue;
+    if( strncmp(e->d_name, "oom.db", 6)==0 ) continue;
+    bClean = 0;
+    snprintf(zLeft, nLeft, "%s", e->d_name);
+  }
+  closedir(d);
+  return bClean;
+}
+
+static void removeDb(void){
+  static const char *azSuffix[] = { "", "-journal", "-wal", "-shm" };
+  char z[4200];
+  size_t i;
+  for(i=0; i<sizeof(azSuffix)/sizeof(azSuffix[0]); i++){
+    snprintf(z, sizeof(z), "%s%s", zDbPath, azSuffix[i]);
+    unlink(z);
+  }
+}
+
+/* After a run: the invariants hold, the connection works and closes.  A
+** run stopped inside a transaction is checked there, then again after a
+** ROLLBACK. */
+static void checkState(const phase *ph, const char *zMode, long n, sqlite3 *db);
+static void checkAfter(const phase *ph, const char *zMode, long n, sqlite3 *db){
+  if( !sqlite3_get_autocommit(db) ){
+    checkState(ph, zMode, n, db);
+    if( sqlite3_exec(db, "ROLLBACK", 0, 0, 0)!=SQLITE_OK ){
+      report(ph, zMode, n, "after: ROLLBACK: %s", sqlite3_errmsg(db));
+    }
+  }
+  checkState(ph, zMode, n, db);
+}
+
+/* The invariants of every cache table of ph that exists, and of the
+** database; a set and a get work. */
+static void checkState(const phase *ph, const char *zMode, long n, sqlite3 *db){
+  int i;
+  char *zErr = 0;
+  char zSql[200];
+  for(i=0; ph->azTable[i]; i++){
+    sqlite3_stmt *pStmt = 0;
+    int rc;
+    /* Only tables the run got as far as creating. */
+    snprintf(zSql, sizeof(zSql), "SELECT 1 FROM sqlite_schema WHERE name = '%s'",
+             ph->azTable[i]);
+    rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+    rc = rc==SQLITE_OK ? sqlite3_step(pStmt) : rc;
+    sqlite3_finalize(pStmt);
+    if( rc==SQLITE_DONE ) continue;
+    if( rc!=SQLITE_ROW ){
+      report(ph, zMode, n, "after: schema lookup: %s", sqlite3_errmsg(db));
+      continue;
+    }
+    snprintf(zSql, sizeof(zSql),
+             "INSERT INTO \"%s\"(\"%s\") VALUES('integrity_check');"
+             "INSERT INTO \"%s\"(key, value) VALUES('after', x'0102');"
+             "SELECT value FROM \"%s\" WHERE key = 'after';",
+             ph->azTable[i], ph->azTable[i], ph->azTable[i], ph->azTable[i]);
+    if( sqlite3_exec(db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
+      report(ph, zMode, n, "after: %s: %s", ph->azTable[i], zErr ? zErr : "?");
+      sqlite3_free(zErr);
+      zErr = 0;
+    }
+  }
+  {
+    sqlite3_stmt *pStmt = 0;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &pStmt, 0);
+    rc = rc==SQLITE_OK ? sqlite3_step(pStmt) : rc;
+    if( rc!=SQLITE_ROW || strcmp((const char*)sqlite3_column_text(pStmt, 0), "ok")!=0 ){
+      report(ph, zMode, n, "after: PRAGMA integrity_check: %s",
+             rc==SQLITE_ROW ? (const char*)sqlite3_column_text(pStmt, 0)
+                            : sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(pStmt);
+  }
+}
+
+/* Is the error of o a clear report of the failed allocation?
+** SQLITE_NOMEM with "out of memory" (SQLite's words for the same code in
+** one place: the temporary database an ALTER TABLE needs); bench_insert
+** reports a failure of its own scratch connections as its run's error
+** (SQLITE_ERROR), with SQLite's message and the run's parameters. */
+static int clearNomem(const outcome *o){
+  if( (o->rc&0xff)==SQLITE_NOMEM ){
+    return strstr(o->zErr, "out of memory")!=0
+        || strcmp(o->zErr, "unable to open a temporary database file for"
+                           " storing temporary tables")==0;
+  }
+  return o->rc==SQLITE_ERROR && strncmp(o->zErr, "bench_insert: ", 14)==0
+      && strstr(o->zErr, "out of memory")!=0;
+}
+
+/* Run phase ph once with allocation nAt failing; 1 if an allocation
+** failed. */
+static int runOnce(const phase *ph, const char *zMode, long nAt, int bPersist,
+                   outcome *o, const outcome *pRef){
+  sqlite3 *db = 0;
+  char *zErr = 0;
+  char zLeft[300];
+  int rc, bFailed;
+  memset(o, 0, sizeof(*o));
+  removeDb();
+  /* Without a setup, the open and the registration fail too. */
+  if( ph->azSetup==0 ) oomArm(nAt, bPersist);
+  rc = sqlite3_open_v2(ph->bFile ? zDbPath : ":memory:", &db,
+                       SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE, 0);
+  if( rc!=SQLITE_OK ){
+    o->rc = rc;
+    snprintf(o->zErr, sizeof(o->zErr), "%s", db ? sqlite3_errmsg(db) : "out of memory");
+    o->zWhere = "open";
+  }else{
+    rc = sqlite3_acorn_init(db, &zErr, 0);
+    if( rc!=SQLITE_OK ){
+      o->rc = rc;
+      /* no message if even that could not be allocated: then the code's */
+      snprintf(o->zErr, sizeof(o->zErr), "%s", zErr ? zErr : sqlite3_errstr(rc));
+      o->zWhere = "init";
+      sqlite3_free(zErr);
+    }else if( ph->azSetup ){
+      runStatements(db, ph->azSetup, o);
+      if( o->rc!=SQLITE_OK ){
+        report(ph, zMode, nAt, "setup failed: %s: %s", o->zWhere, o->zErr);
+      }
+      o->nOut = 0;
+      oomArm(nAt, bPersist);
+    }
+    if( o->rc==SQLITE_OK ) runStatements(db, ph->azSql, o);
+  }
+  oomDisarm();
+  bFailed = gnFailed>0;
+  if( !bFailed ){
+    if( o->rc!=SQLITE_OK ){
+      report(ph, zMode, nAt, "failed with no allocation failure: %s: %s",
+             o->zWhere, o->zErr);
+    }
+  }else if( o->rc!=SQLITE_OK ){
+    if( !clearNomem(o) ){
+      report(ph, zMode, nAt, "%s: error %d '%s', not SQLITE_NOMEM 'out of memory'",
+             o->zWhere, o->rc, o->zErr);
+    }
+  }else if( pRef && (o->nOut!=pRef->nOut
+                   || (o->nOut && memcmp(o->zOut, pRef->zOut, o->nOut)!=0)) ){
+    report(ph, zMode, nAt, "completed with an allocation failed, and a"
+           " different result:\n%s\ninstead of:\n%s", o->zOut, pRef->zOut);
+  }
+  if( db ){
+    if( o->zWhere==0 || strcmp(o->zWhere, "init")!=0 ) checkAfter(ph, zMode, nAt, db);
+    rc = sqlite3_close(db);
+    if( rc!=SQLITE_OK ) report(ph, zMode, nAt, "close: %s", sqlite3_errstr(rc));
+  }
+  if( !dirClean(zLeft, sizeof(zLeft)) ){
+    report(ph, zMode, nAt, "left behind in %s: %s", zDir, zLeft);
+  }
+  return bFailed;
+}
+
+/* Is zName one of the comma-separated names in zList? */
+static int inList(const char *zList, const char *zName){
+  size_t n = strlen(zName);
+  const char *z = zList;
+  while( (z = strstr(z, zName))!=0 ){
+    if( (z==zList || z[-1]==',') && (z[n]==0 || z[n]==',') ) return 1;
+    z += n;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv){
+  static sqlite3_mem_methods oom = {
+    oomMalloc, oomFree, oomRealloc, oomSize, oomRoundup, oomInit, oomShutdown, 0
+  };
+  size_t i;
+  int iMode, iArg;
+  long nStride = 1, nStart = 1;
+  const char *zPhase = 0, *zModes = "both";
+  if( argc<2 || argc%2!=0 ){
+    fprintf(stderr, "usage: %s DIR [-mode once|persist|both] [-stride K] [-start S] [-phase NAME,...]\n", argv[0]);
+    return 2;
+  }
+  zDir = argv[1];
+  for(iArg=2; iArg+1<argc; iArg+=2){
+    if( strcmp(argv[iArg], "-stride")==0 ) nStride = atol(argv[iArg+1]);
+    else if( strcmp(argv[iArg], "-start")==0 ) nStart = atol(argv[iArg+1]);
+    else if( strcmp(argv[iArg], "-phase")==0 ) zPhase = argv[iArg+1];
+    else if( strcmp(argv[iArg], "-mode")==0 ) zModes = argv[iArg+1];
+    else{
+      fprintf(stderr, "unknown option %s\n", argv[iArg]);
+      return 2;
+    }
+  }
+  if( nStride<1 || nStart<1 ){
+    fprintf(stderr, "-stride and -start must be positive\n");
+    return 2;
+  }
+  snprintf(zDbPath, sizeof(zDbPath), "%s/oom.db", zDir);
+  if( sqlite3_config(SQLITE_CONFIG_GETMALLOC, &gDefault)
+   || sqlite3_config(SQLITE_CONFIG_MALLOC, &oom)
+   || sqlite3_config(SQLITE_CONFIG_LOOKASIDE, 0, 0) ){
+    fprintf(stderr, "sqlite3_config failed\n");
+    return 2;
+  }
+  for(i=0; i<sizeof(aPhase)/sizeof(aPhase[0]); i++){
+    const phase *ph = &aPhase[i];
+    outcome ref;
+    if( zPhase && !inList(zPhase, ph->zName) ) continue;
+    runOnce(ph, "reference", 0, 0, &ref, 0);
+    if( ref.rc!=SQLITE_OK ){
+      fprintf(stderr, "%s: fails without allocation failures: %s: %s\n",
+              ph->zName, ref.zWhere, ref.zErr);
+      return 1;
+    }
+    for(iMode=0; iMode<2; iMode++){
+      const char *zMode = iMode ? "persist" : "once";
+      if( strcmp(zModes, "both")!=0 && strcmp(zModes, zMode)!=0 ) continue;
+      long n, nRun = 0, nNomem = 0, nAbsorbed = 0;
+      for(n=nStart; ; n+=nStride){
+        outcome o;
+        int bFailed = runOnce(ph, zMode, n, iMode, &o, &ref);
+        if( bFailed ){
+          if( o.rc ) nNomem++; else nAbsorbed++;
+        }
+        free(o.zOut);
+        if( !bFailed ) break;
+        nRun++;
+        if( failures>20 ){
+          free(ref.zOut);
+          return 1;
+        }
+      }
+      printf("%s, %s: %ld of %ld allocations failed, one per run: %ld runs"
+             " stopped with SQLITE_NOMEM, %ld completed\n", ph->zName, zMode,
+             nRun, (long)gnAlloc, nNomem, nAbsorbed);
+      fflush(stdout);
+    }
+    free(ref.zOut);
+  }
+  sqlite3_shutdown();
+  if( failures ){
+    fprintf(stderr, "%d problems\n", failures);
+    return 1;
+  }
+  printf("ok\n");
+  return 0;
+}
