@@ -426,10 +426,13 @@ static i64 cacheNowMs(void){
   return acorn_now_ns()/1000000;
 }
 
-/* Set the vtab's error from the connection's latest error. */
+/* Set the vtab's error from the connection's latest error, or from rc
+** itself if it is not the connection's (an allocation of acorn's own). */
 static int cacheDbError(cache_vtab *p, int rc){
   if( rc!=SQLITE_OK && rc!=SQLITE_ROW && rc!=SQLITE_DONE ){
-    acorn_vtab_error(&p->base, "cache: %s", sqlite3_errmsg(p->db));
+    acorn_vtab_error(&p->base, "cache: %s",
+                     (sqlite3_errcode(p->db)&0xff)==(rc&0xff)
+                       ? sqlite3_errmsg(p->db) : sqlite3_errstr(rc));
   }
   return rc;
 }

@@ -122,10 +122,16 @@ static const char *const azCacheLookup[] = {
   "SELECT entries, bytes FROM cache_stats('main.c')",
   0
 };
+static const char *const azCacheUpdate[] = {
+  "UPDATE c SET value = zeroblob(150), expires = NULL WHERE key = 'a'",
+  "UPDATE c SET key = 'a2' WHERE key = 'b'",
+  0
+};
 static const char *const azCacheTable[] = { "c", 0 };
 
 static const phase aPhase[] = {
   { "cache-lookup",  0, azCacheSetup, azCacheLookup, azCacheTable },
+  { "cache-update",  0, azCacheSetup, azCacheUpdate, azCacheTable },
 };
 
 /* ------------------------------------------------------------ one run */
