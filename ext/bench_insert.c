@@ -990,8 +990,10 @@ static int benchSetupSchema(bench_run *r, sqlite3 *db, char **pzErr){
     sqlite3_free(zSql);
   }
   if( rc!=SQLITE_OK && *pzErr==0 ){
+    /* rc is the connection's error, or an allocation of our own */
     *pzErr = sqlite3_mprintf("cannot set up the scratch database: %s",
-                             sqlite3_errmsg(db));
+                             sqlite3_errcode(db)==rc ? sqlite3_errmsg(db)
+                                                     : sqlite3_errstr(rc));
   }
   return rc;
 }

@@ -104,6 +104,7 @@ struct phase {
   const char *const *azTable;
 };
 
+static const char *const azNoTable[] = { 0 };
 /* The cache phases share one setup: a table with entries (one expired),
 ** and a use buffered on the connection. */
 #define CACHE_SETUP \
@@ -127,11 +128,17 @@ static const char *const azCacheUpdate[] = {
   "UPDATE c SET key = 'a2' WHERE key = 'b'",
   0
 };
+static const char *const azBenchMemory[] = {
+  "SELECT rows_written FROM bench_insert WHERE rows = 20 AND batch = 5"
+  " AND storage = 'memory' AND dir = ?",
+  0
+};
 static const char *const azCacheTable[] = { "c", 0 };
 
 static const phase aPhase[] = {
   { "cache-lookup",  0, azCacheSetup, azCacheLookup, azCacheTable },
   { "cache-update",  0, azCacheSetup, azCacheUpdate, azCacheTable },
+  { "bench-memory",  0, azNoTable, azBenchMemory, azNoTable },
 };
 
 /* ------------------------------------------------------------ one run */
