@@ -28,7 +28,7 @@ SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sa
 ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 
 .PHONY: all loadable static install uninstall clean deps deps-test demo test \
-        test-long test-asan memcheck test-bindings bench help
+        test-long test-asan test-oom memcheck test-bindings bench help
 
 all: loadable
 loadable: dist/acorn.so
@@ -39,6 +39,7 @@ help:
 	@echo "make test       build (warnings are errors) and run every bats suite"
 	@echo "make test-long  the long runs (tests/long/*.bats)"
 	@echo "make test-asan  the suites with an ASan+UBSan build loaded"
+	@echo "make test-oom   every allocation failed in turn, under ASan+UBSan"
 	@echo "make memcheck   the suites' SQL under valgrind"
 	@echo "make test-bindings  load from the CLI, Python, Node and Go"
 	@echo "make bench      run bench/*.sh"
@@ -104,11 +105,16 @@ build/cache_load: tests/c/cache_load.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
-# Allocation failures: acorn built into the program (-DSQLITE_CORE) so that
-# its allocations go through the failing allocator.
+# Allocation failures: acorn built into the program (-DSQLITE_CORE) so its
+# allocations go through the failing allocator; plain for the sample in
+# `make test`, with ASan+UBSan for `make test-oom`.
 build/acorn_oom: tests/c/acorn_oom.c $(SRC) $(HDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
+
+build/acorn_oom_asan: tests/c/acorn_oom.c $(SRC) $(HDR)
+	@mkdir -p build
+	$(CC) $(SAN_FLAGS) $(WARN) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
 
 TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/cache_crash \
             build/cache_load build/acorn_oom
@@ -134,6 +140,17 @@ test-asan: dist/asan/acorn.so $(TEST_BINS)
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  tests/run-bats tests/*.bats
+
+# `make test-oom`: every allocation of every feature's workload failed in
+# turn (once: only that one; persist: that one and all after it, every 5th),
+# in a scratch directory on tmpfs when there is one (bench_insert fsyncs).
+test-oom: build/acorn_oom_asan
+	@d=$$(mktemp -d $$( [ -d /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp} )/acorn-oom.XXXXXX) && \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ./build/acorn_oom_asan $$d -mode once && \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ./build/acorn_oom_asan $$d -mode persist -stride 5; \
+	  rc=$$?; rm -rf $$d; exit $$rc
 
 memcheck: dist/acorn.so $(TEST_BINS)
 	ACORN_VALGRIND=1 ACORN_SCALE=20 tests/run-bats tests/*.bats

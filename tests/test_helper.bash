@@ -51,7 +51,9 @@ big() {
   echo $(( $1 / ${ACORN_SCALE:-1} ))
 }
 
-teardown() {
+# check_reports: fail if a sanitizer or valgrind report was written.  A
+# suite that needs its own teardown calls it at the end of it.
+check_reports() {
   local f found=0
   for f in "$BATS_TEST_TMPDIR"/report.*; do
     [ -s "$f" ] || continue
@@ -60,6 +62,10 @@ teardown() {
     found=1
   done
   [ "$found" -eq 0 ]
+}
+
+teardown() {
+  check_reports
 }
 
 fail() {

@@ -5,7 +5,8 @@
 **                       [-phase NAME,...]
 **
 ** Built from the sources in ext/ with -DSQLITE_CORE, so that acorn's
-** allocations go through SQLite's allocator.  Before SQLite starts, an
+** allocations go through SQLite's allocator (plain as build/acorn_oom, with
+** ASan and UBSan as build/acorn_oom_asan).  Before SQLite starts, an
 ** allocator is installed (SQLITE_CONFIG_MALLOC) that wraps the default one
 ** and fails allocation number N, in one of two modes:
 **   once     only the Nth fails
@@ -17,6 +18,9 @@
 ** runs without failures, if the phase has one); for each mode, N runs from
 ** S (default 1) in steps of K (default 1) until the phase completes without
 ** any allocation failing (-mode picks the modes, default both).
+** `make test-oom` runs every N once and every 5th persist; `make test` the
+** small phases in full, once, and a sample of the rest (a stride, from a
+** random start).
 ** After each run with a failure, allocations succeed again and:
 **   - the first statement that failed must have failed with SQLITE_NOMEM
 **     and a message that says "out of memory" (see clearNomem() for the
@@ -28,8 +32,8 @@
 **     and a get still work;
 **   - the connection closes with SQLITE_OK; nothing is left in DIR but the
 **     phase's own database (bench_insert's scratch files are gone).
-** Leaks are LeakSanitizer's to report at exit (with the runtime preloaded
-** by make test-asan).  Prints one line per phase and
+** Leaks are LeakSanitizer's to report at exit (build/acorn_oom_asan, or
+** the runtime preloaded by make test-asan).  Prints one line per phase and
 ** mode, then "ok", and exits 0; or what failed, and exits 1.
 */
 #include "acorn.h"
@@ -56,6 +60,7 @@ static long gnAlloc;            /* allocations so far in this run */
 static long gnFailAt;           /* fail this one (0: none) */
 static int gbPersist;           /* and every one after it */
 static long gnFailed;           /* allocations failed in this run */
+static long gnArmed;            /* allocations while armed, last run */
 
 static int oomFail(void){
   long n = __atomic_add_fetch(&gnAlloc, 1, __ATOMIC_RELAXED);
@@ -86,6 +91,7 @@ static void oomArm(long nAt, int bPersist){
 }
 static void oomDisarm(void){
   __atomic_store_n(&gnFailAt, 0, __ATOMIC_RELAXED);
+  gnArmed = __atomic_load_n(&gnAlloc, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------ phases */
@@ -104,7 +110,24 @@ struct phase {
   const char *const *azTable;
 };
 
+static const char *const azUuidSql[] = {
+  "SELECT length(uuid4()), length(gen_random_uuid()), length(uuid4_blob())",
+  "SELECT uuid_version(uuid7()), uuid_version(uuid7_blob()), uuid_version(uuid8()),"
+  " uuid_version(uuid8_blob())",
+  "SELECT substr(uuid7(1700000000000), 1, 13), hex(substr(uuid8_blob(1700000000000), 1, 6))",
+  "SELECT uuid_str(x'0123abcdef4577898abcdef012345678'),"
+  " hex(uuid_blob('{0123ABCD-EF45-7789-8ABC-DEF012345678}')),"
+  " uuid_version('0123abcd-ef45-7789-8abc-def012345678'),"
+  " uuid_timestamp('018bcfe5-6800-791e-90cc-1bd06acaba4c'),"
+  " quote(uuid_str('nope')), quote(uuid_blob(x'01'))",
+  "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x<200)"
+  " SELECT count(DISTINCT uuid7()), count(DISTINCT uuid8_blob()),"
+  " count(DISTINCT uuid_str(uuid4_blob())) FROM s",
+  "SELECT acorn_version() LIKE 'v%', length(acorn_debug()) > 0",
+  0
+};
 static const char *const azNoTable[] = { 0 };
+
 /* The cache phases share one setup: a table with entries (one expired),
 ** and a use buffered on the connection. */
 #define CACHE_SETUP \
@@ -115,7 +138,25 @@ static const char *const azNoTable[] = { 0 };
   " ('e2', zeroblob(10), 4102444800000)", \
   "SELECT length(value) FROM c WHERE key = 'b'"
 
+static const char *const azCacheCreate[] = {
+  "CREATE VIRTUAL TABLE c USING cache(capacity = 2000, recency_buffer = 3)",
+  "INSERT INTO c(key, value) VALUES ('a', zeroblob(100)), (1, x'0102'),"
+  " (x'ff', 'text value'), ('b', randomblob(300))",
+  "INSERT INTO c(key, value, expires) VALUES ('e1', zeroblob(10), 1000),"
+  " ('e2', zeroblob(10), 4102444800000)",
+  "SELECT key, size, hits, expires FROM c ORDER BY key",
+  0
+};
 static const char *const azCacheSetup[] = { CACHE_SETUP, 0 };
+static const char *const azCacheRead[] = {
+  "SELECT length(value) FROM c WHERE key = 'a'",
+  "SELECT key, length(value) FROM c WHERE key IN ('a', 1, x'ff', 'zz') ORDER BY 2",
+  "SELECT hex(cache_read('c', 1, 0, 2)), quote(cache_read('c', 'zz', 0, 1))",
+  "SELECT length(value) FROM c WHERE key = 'e2'",      /* fills the buffer */
+  "SELECT key, size, hits, expires FROM c ORDER BY key",
+  "SELECT capacity, entries, bytes, misses, evictions, expired FROM cache_stats('c')",
+  0
+};
 /* Small phases that make test runs in full: the lookups of cache_read and
 ** cache_stats, and the UPDATEs (which copy the old row). */
 static const char *const azCacheLookup[] = {
@@ -133,9 +174,97 @@ static const char *const azBenchMemory[] = {
   " AND storage = 'memory' AND dir = ?",
   0
 };
+
+static const char *const azCacheWrite[] = {
+  "UPDATE c SET value = zeroblob(150), expires = NULL WHERE key = 'a'",
+  "UPDATE c SET key = 'a2' WHERE key = 'b'",
+  "DELETE FROM c WHERE key = x'ff'",
+  "INSERT INTO c(key, value) VALUES ('big', zeroblob(1500))",   /* evicts */
+  "INSERT INTO c(c, value) VALUES ('capacity', '1kB')",
+  "INSERT INTO c(c) VALUES ('purge')",
+  "INSERT INTO c(c) VALUES ('flush')",
+  "INSERT INTO c(c) VALUES ('integrity_check')",
+  "SELECT key, size, hits, expires FROM c ORDER BY key",
+  "SELECT capacity, entries, bytes, misses, evictions, expired FROM cache_stats('c')",
+  0
+};
+static const char *const azCacheTxn[] = {
+  "BEGIN",
+  "INSERT INTO c(key, value) VALUES ('t1', zeroblob(400))",
+  "SAVEPOINT s1",
+  "INSERT INTO c(key, value) VALUES ('t2', zeroblob(400))",
+  "SELECT length(value) FROM c WHERE key = 'a'",
+  "INSERT INTO c(key, value) VALUES ('t3', zeroblob(400))",
+  "ROLLBACK TO s1",
+  "SAVEPOINT s2",
+  "INSERT INTO c(key, value) VALUES ('t4', zeroblob(900))",
+  "RELEASE s2",
+  "RELEASE s1",
+  "COMMIT",
+  "BEGIN",
+  "DELETE FROM c WHERE key = 't1'",
+  "INSERT INTO c(c, value) VALUES ('capacity', 1200)",
+  "ROLLBACK",
+  "SELECT key, size, hits FROM c ORDER BY key",
+  "SELECT capacity, entries, bytes, misses, evictions, expired FROM cache_stats('c')",
+  0
+};
+static const char *const azCacheDdlSetup[] = {
+  CACHE_SETUP,
+  "CREATE VIRTUAL TABLE d USING cache(capacity = '1MiB')",
+  "INSERT INTO d(key, value) VALUES ('x', 'y')",
+  0
+};
+static const char *const azCacheDdl[] = {
+  "CREATE TABLE other(x)",                             /* a schema reset */
+  "SELECT length(value) FROM c WHERE key = 'a'",
+  "ALTER TABLE d RENAME TO d2",
+  "SELECT key, value FROM d2",
+  "BEGIN",
+  "DROP TABLE d2",
+  "ROLLBACK",
+  "DROP TABLE d2",
+  "SELECT key, size, hits FROM c ORDER BY key",
+  0
+};
+static const char *const azCacheFileSetup[] = {
+  "PRAGMA journal_mode = WAL",
+  "CREATE VIRTUAL TABLE c USING cache(capacity = 3000)",
+  0
+};
+static const char *const azCacheFile[] = {
+  "INSERT INTO c(key, value) VALUES ('a', zeroblob(1000)), ('b', zeroblob(1000))",
+  "SELECT length(value) FROM c WHERE key = 'a'",
+  "BEGIN",
+  "INSERT INTO c(key, value) VALUES ('c', zeroblob(1500))",   /* evicts b */
+  "SAVEPOINT s",
+  "DELETE FROM c WHERE key = 'a'",
+  "ROLLBACK TO s",
+  "COMMIT",
+  "SELECT key, size FROM c ORDER BY key",
+  0
+};
 static const char *const azCacheTable[] = { "c", 0 };
+static const char *const azCacheDdlTable[] = { "c", "d", "d2", 0 };
+
+static const char *const azBenchSql[] = {
+  "SELECT rows_written FROM bench_insert WHERE rows = 20 AND dir = ?",
+  "SELECT rows_written FROM bench_insert WHERE rows = 20 AND threads = 2"
+  " AND readers = 1 AND journal = 'delete' AND id = 'uuid7_text' AND dir = ?",
+  "SELECT rows_written FROM bench_insert WHERE rows = 20 AND batch = 5"
+  " AND storage = 'memory' AND id = 'shortid' AND dir = ?",
+  0
+};
 
 static const phase aPhase[] = {
+  { "uuid",          0, 0, azUuidSql,  azNoTable },
+  { "cache-create",  0, 0, azCacheCreate, azCacheTable },
+  { "cache-read",    0, azCacheSetup, azCacheRead, azCacheTable },
+  { "cache-write",   0, azCacheSetup, azCacheWrite, azCacheTable },
+  { "cache-txn",     0, azCacheSetup, azCacheTxn, azCacheTable },
+  { "cache-ddl",     0, azCacheDdlSetup, azCacheDdl, azCacheDdlTable },
+  { "cache-file",    1, azCacheFileSetup, azCacheFile, azCacheTable },
+  { "bench_insert",  0, 0, azBenchSql, azNoTable },
   { "cache-lookup",  0, azCacheSetup, azCacheLookup, azCacheTable },
   { "cache-update",  0, azCacheSetup, azCacheUpdate, azCacheTable },
   { "bench-memory",  0, azNoTable, azBenchMemory, azNoTable },
@@ -449,7 +578,7 @@ int main(int argc, char **argv){
       }
       printf("%s, %s: %ld of %ld allocations failed, one per run: %ld runs"
              " stopped with SQLITE_NOMEM, %ld completed\n", ph->zName, zMode,
-             nRun, (long)gnAlloc, nNomem, nAbsorbed);
+             nRun, gnArmed, nNomem, nAbsorbed);
       fflush(stdout);
     }
     free(ref.zOut);
