@@ -11,7 +11,7 @@ load test_helper
 crash() {
   local seed=${ACORN_CRASH_SEED:-$RANDOM$RANDOM}
   run wrap "$BUILD/cache_crash" "$ACORN" "$BATS_TEST_TMPDIR/c.db" "$BATS_TEST_TMPDIR/c.log" \
-    "$1" "$2" "$(big 30)" "$seed" 40
+    "$1" "$2" "$(big 30)" "$seed" 30
   assert_success
   assert_output_contains "ok $(big 30) kills ($1, $2; seed $seed)"
 }

@@ -8,7 +8,7 @@ load test_helper
 
 @test "cache_read while another process sets and deletes the key: the value or NULL, never an error" {
   local db="$BATS_TEST_TMPDIR/r.db" n
-  n=$(big 4000)
+  n=$(big 2000)
   run acorn_sql "PRAGMA journal_mode=WAL; CREATE VIRTUAL TABLE t USING cache;" "$db"
   assert_success
   {

@@ -36,7 +36,7 @@ teardown() {
 }
 
 @test "a sample of allocation failures across every feature: SQLITE_NOMEM, invariants intact" {
-  local stride=$(( 211 * ${ACORN_SCALE:-1} ))
+  local stride=$(( 307 * ${ACORN_SCALE:-1} ))
   oom_dir
   run wrap "$BUILD/acorn_oom" "$OOM_DIR" -stride "$stride" \
     -start "$(( RANDOM % stride + 1 ))"
