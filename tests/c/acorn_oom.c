@@ -26,7 +26,7 @@
 **     and a message that says "out of memory" (see clearNomem() for the
 **     two other clear forms); or, where a failure is absorbed (acorn drops
 **     a use it cannot buffer), the run completes with the results of a run
-**     without failures;
+**     without failures (no phase prints hits where a lost use shows);
 **   - on the same connection, every cache table passes the cache's
 **     integrity_check command and PRAGMA integrity_check passes, and a set
 **     and a get still work;
@@ -209,22 +209,27 @@ static const char *const azCacheTxn[] = {
   "SELECT capacity, entries, bytes, misses, evictions, expired FROM cache_stats('c')",
   0
 };
-static const char *const azCacheDdlSetup[] = {
-  CACHE_SETUP,
-  "CREATE VIRTUAL TABLE d USING cache(capacity = '1MiB')",
-  "INSERT INTO d(key, value) VALUES ('x', 'y')",
-  0
-};
 static const char *const azCacheDdl[] = {
   "CREATE TABLE other(x)",                             /* a schema reset */
   "SELECT length(value) FROM c WHERE key = 'a'",
-  "ALTER TABLE d RENAME TO d2",
-  "SELECT key, value FROM d2",
   "BEGIN",
-  "DROP TABLE d2",
+  "DROP TABLE c",
   "ROLLBACK",
-  "DROP TABLE d2",
   "SELECT key, size, hits FROM c ORDER BY key",
+  "DROP TABLE c",
+  0
+};
+/* ALTER TABLE RENAME parses the whole schema for each shadow table: a
+** table of its own keeps that schema small. */
+static const char *const azCacheRenameSetup[] = {
+  "CREATE VIRTUAL TABLE d USING cache(capacity = '1MiB')",
+  "INSERT INTO d(key, value) VALUES ('x', 'y')",
+  "SELECT value FROM d WHERE key = 'x'",
+  0
+};
+static const char *const azCacheRename[] = {
+  "ALTER TABLE d RENAME TO d2",
+  "SELECT key, value FROM d2",      /* not hits: a use may be lost */
   0
 };
 static const char *const azCacheFileSetup[] = {
@@ -245,7 +250,7 @@ static const char *const azCacheFile[] = {
   0
 };
 static const char *const azCacheTable[] = { "c", 0 };
-static const char *const azCacheDdlTable[] = { "c", "d", "d2", 0 };
+static const char *const azCacheRenameTable[] = { "d", "d2", 0 };
 
 static const char *const azBenchSql[] = {
   "SELECT rows_written FROM bench_insert WHERE rows = 20 AND dir = ?",
@@ -262,7 +267,8 @@ static const phase aPhase[] = {
   { "cache-read",    0, azCacheSetup, azCacheRead, azCacheTable },
   { "cache-write",   0, azCacheSetup, azCacheWrite, azCacheTable },
   { "cache-txn",     0, azCacheSetup, azCacheTxn, azCacheTable },
-  { "cache-ddl",     0, azCacheDdlSetup, azCacheDdl, azCacheDdlTable },
+  { "cache-ddl",     0, azCacheSetup, azCacheDdl, azCacheTable },
+  { "cache-rename",  0, azCacheRenameSetup, azCacheRename, azCacheRenameTable },
   { "cache-file",    1, azCacheFileSetup, azCacheFile, azCacheTable },
   { "bench_insert",  0, 0, azBenchSql, azNoTable },
   { "cache-lookup",  0, azCacheSetup, azCacheLookup, azCacheTable },
