@@ -1292,5 +1292,7 @@ int main(int argc, char **argv){
            r.nInflightCommitted, r.nOps, r.nReads, nEntries,
            r.db.evictions, r.db.expired);
   }
+  free(r.conn.aPend);
+  free(r.conn.aFlushed);
   return 0;
 }
