@@ -2,12 +2,12 @@
 ** cache_load.c: several processes on one WAL cache file, with eviction,
 ** every read verified.
 **
-**   build/cache_load EXT DB NPROC SECONDS SEED
+**   build/cache_load EXT DB NPROC SECONDS SEED [CAPACITY]
 **
-** Creates DB afresh (WAL, a table t USING cache(capacity=48000,
-** recency_buffer=16): about a hundred entries of the ~250 keys used, so
-** sets keep evicting, and gets write their recency in short transactions of
-** their own), then forks NPROC workers that for SECONDS do random
+** Creates DB afresh (WAL, a table t USING cache(capacity=CAPACITY,
+** recency_buffer=16); the default 48000 holds about a hundred entries of
+** the ~250 keys used, so sets keep evicting, and gets write their recency
+** in short transactions of their own), then forks NPROC workers that for SECONDS do random
 ** operations on it, each on its own connection (busy_timeout 10 s):
 **   sets (INSERT; UPDATE of value), deletes, gets (key = ?, key IN (...),
 **   cache_read), flush, and transactions (BEGIN IMMEDIATE) of several sets
@@ -42,7 +42,7 @@ typedef sqlite3_int64 i64;
 #define NSHARED   64
 #define NOWN      48
 #define MAXPROC   16
-#define CAPACITY  48000
+#define CAPACITY  48000     /* default */
 
 /* Counters shared by the workers (an anonymous shared mapping). */
 typedef struct counts counts;
@@ -382,8 +382,14 @@ int main(int argc, char **argv){
   unsigned long long iSeed;
   pid_t aPid[MAXPROC];
   i64 tEnd, nEvict = 0, nEntries = 0;
-  if( argc!=6 ){
-    fprintf(stderr, "usage: %s EXT DB NPROC SECONDS SEED\n", argv[0]);
+  int nCapacity = CAPACITY;
+  if( argc!=6 && argc!=7 ){
+    fprintf(stderr, "usage: %s EXT DB NPROC SECONDS SEED [CAPACITY]\n", argv[0]);
+    return 2;
+  }
+  if( argc==7 ) nCapacity = atoi(argv[6]);
+  if( nCapacity<4000 ){
+    fprintf(stderr, "CAPACITY must be at least 4000 (the largest entry is ~2300)\n");
     return 2;
   }
   zExt = argv[1]; zDb = argv[2];
@@ -408,7 +414,7 @@ int main(int argc, char **argv){
     }
     db = openDb("setup", zDb, zExt);
     snprintf(zSql, sizeof(zSql), "PRAGMA journal_mode=WAL; CREATE VIRTUAL TABLE t"
-             " USING cache(capacity=%d, recency_buffer=16)", CAPACITY);
+             " USING cache(capacity=%d, recency_buffer=16)", nCapacity);
     execOrFail("setup", db, zSql);
     sqlite3_close(db);
   }
