@@ -871,27 +871,32 @@ static int cacheWriterBusy(sqlite3 *db){
 }
 
 /* Flush in a short transaction of its own, only when that cannot join or
-** disturb the user's: autocommit mode, no writing statement running. */
+** disturb the user's: autocommit mode, no writing statement running.
+** The transaction is ours, so a failure ends it with a whole ROLLBACK,
+** prepared before anything is written: a RELEASE can fail (busy, with a
+** reader on a rollback journal; out of memory) and leave the transaction
+** open, with the connection's next statements inside it. */
 static int cacheFlushStandalone(cache_vtab *p){
   cache_config cfg;
+  sqlite3_stmt *pRollback = 0;
   int rc;
   if( p->nPending==0 && p->nMissPending==0 ) return SQLITE_OK;
   if( !sqlite3_get_autocommit(p->db) || cacheWriterBusy(p->db) ){
     return SQLITE_BUSY;
   }
-  rc = sqlite3_exec(p->db, "SAVEPOINT acorn_cache_flush", 0, 0, 0);
-  if( rc!=SQLITE_OK ) return rc;
-  rc = cacheConfigLoad(p, &cfg);
+  rc = sqlite3_prepare_v2(p->db, "ROLLBACK", -1, &pRollback, 0);
+  if( rc==SQLITE_OK ) rc = sqlite3_exec(p->db, "SAVEPOINT acorn_cache_flush", 0, 0, 0);
+  if( rc==SQLITE_OK ) rc = cacheConfigLoad(p, &cfg);
   if( rc==SQLITE_OK && p->bStale ) rc = SQLITE_ABORT;  /* nothing of ours */
   if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
   if( rc==SQLITE_OK ) rc = cacheConfigSave(p, &cfg);
   if( rc==SQLITE_OK ) rc = sqlite3_exec(p->db, "RELEASE acorn_cache_flush", 0, 0, 0);
   if( rc==SQLITE_OK ){
     cacheFlushDone(p);
-  }else{
-    sqlite3_exec(p->db, "ROLLBACK TO acorn_cache_flush;"
-                        " RELEASE acorn_cache_flush", 0, 0, 0);
+  }else if( pRollback && !sqlite3_get_autocommit(p->db) ){
+    sqlite3_step(pRollback);
   }
+  sqlite3_finalize(pRollback);
   /* Nobody reads this message: the caller carries on. */
   sqlite3_free(p->base.zErrMsg);
   p->base.zErrMsg = 0;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # Faults from outside: a full disk (a small tmpfs; mounting needs root, and
-# the tests skip with a message where it is not allowed) and read-only
-# databases (mode=ro, immutable=1, a read-only file, sqlite3 -readonly).
-# Allocation failures are in tests/oom.bats.
+# the tests skip with a message where it is not allowed), read-only
+# databases (mode=ro, immutable=1, a read-only file, sqlite3 -readonly), and
+# a reader that keeps a connection's own flush from committing.  Allocation
+# failures are in tests/oom.bats.
 
 load test_helper
 
@@ -267,4 +268,15 @@ b|0
   assert_output "$RO_OUT"
   [ "$(ls -A "$RODIR" | grep -vx reports)" = "$LS" ] || fail "files appeared: $(ls -A "$RODIR")"
   ro_check
+}
+
+# ---------------------------------------------------------------- busy
+
+@test "a flush of buffered uses that a reader keeps from committing is rolled back whole: no transaction is left open" {
+  run /usr/bin/python3 "$TESTS/cache_busy.py" "$ACORN" "$BATS_TEST_TMPDIR/b.db"
+  assert_success
+  assert_output "scan while B reads: 20 210 in a transaction: False
+set after: in a transaction: False
+another connection sees it: 1
+after A closed: (21, 20) ok"
 }

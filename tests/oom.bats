@@ -35,6 +35,14 @@ teardown() {
   [[ "$output" == *$'\nok' ]] || fail "no ok line: $output"
 }
 
+@test "every allocation of a get that writes the buffered uses failed in turn, once and for good: the flush's transaction always ends" {
+  oom_dir
+  run wrap "$BUILD/acorn_oom" "$OOM_DIR" -stride "${ACORN_SCALE:-1}" -phase cache-flush
+  assert_success
+  assert_output_contains "cache-flush, persist: "
+  [[ "$output" == *$'\nok' ]] || fail "no ok line: $output"
+}
+
 @test "a sample of allocation failures across every feature: SQLITE_NOMEM, invariants intact" {
   local stride=$(( 307 * ${ACORN_SCALE:-1} ))
   oom_dir

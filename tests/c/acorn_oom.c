@@ -30,6 +30,7 @@
 **   - on the same connection, every cache table passes the cache's
 **     integrity_check command and PRAGMA integrity_check passes, and a set
 **     and a get still work;
+**   - a phase that opens no transaction leaves none open;
 **   - the connection closes with SQLITE_OK; nothing is left in DIR but the
 **     phase's own database (bench_insert's scratch files are gone).
 ** Leaks are LeakSanitizer's to report at exit (build/acorn_oom_asan, or
@@ -169,6 +170,14 @@ static const char *const azCacheUpdate[] = {
   "UPDATE c SET key = 'a2' WHERE key = 'b'",
   0
 };
+/* The third use fills recency_buffer: the get writes the uses in a
+** transaction of its own, which must end whatever fails in it. */
+static const char *const azCacheFlush[] = {
+  "SELECT length(value) FROM c WHERE key = 'a'",
+  "SELECT hex(cache_read('c', 1, 0, 2))",
+  "SELECT key, size FROM c ORDER BY key",
+  0
+};
 static const char *const azBenchMemory[] = {
   "SELECT rows_written FROM bench_insert WHERE rows = 20 AND batch = 5"
   " AND storage = 'memory' AND dir = ?",
@@ -273,6 +282,7 @@ static const phase aPhase[] = {
   { "bench_insert",  0, 0, azBenchSql, azNoTable },
   { "cache-lookup",  0, azCacheSetup, azCacheLookup, azCacheTable },
   { "cache-update",  0, azCacheSetup, azCacheUpdate, azCacheTable },
+  { "cache-flush",   0, azCacheSetup, azCacheFlush, azCacheTable },
   { "bench-memory",  0, azNoTable, azBenchMemory, azNoTable },
 };
 
@@ -430,6 +440,18 @@ static void checkState(const phase *ph, const char *zMode, long n, sqlite3 *db){
   }
 }
 
+/* Does phase ph open transactions of its own? */
+static int phaseHasTxn(const phase *ph){
+  int i;
+  for(i=0; ph->azSql[i]; i++){
+    if( sqlite3_strnicmp(ph->azSql[i], "BEGIN", 5)==0
+     || sqlite3_strnicmp(ph->azSql[i], "SAVEPOINT", 9)==0 ){
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* Is the error of o a clear report of the failed allocation?
 ** SQLITE_NOMEM with "out of memory" (SQLite's words for the same code in
 ** one place: the temporary database an ALTER TABLE needs); bench_insert
@@ -497,6 +519,12 @@ static int runOnce(const phase *ph, const char *zMode, long nAt, int bPersist,
                    || (o->nOut && memcmp(o->zOut, pRef->zOut, o->nOut)!=0)) ){
     report(ph, zMode, nAt, "completed with an allocation failed, and a"
            " different result:\n%s\ninstead of:\n%s", o->zOut, pRef->zOut);
+  }
+  if( db && !sqlite3_get_autocommit(db) && !phaseHasTxn(ph) ){
+    /* e.g. a failure inside acorn's own short transaction left it open:
+    ** the connection's next statements would run inside it */
+    report(ph, zMode, nAt, "a transaction was left open (%s)",
+           o->zWhere ? o->zWhere : "the run completed");
   }
   if( db ){
     if( o->zWhere==0 || strcmp(o->zWhere, "init")!=0 ) checkAfter(ph, zMode, nAt, db);
