@@ -1690,10 +1690,11 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
     bench_value *pDir = &pCur->aVal[BENCH_P_DIR][k];
     rc = benchFsyncUs(pDir->zReal, &pDir->rFsyncUs, &zErr);
     if( rc!=SQLITE_OK ){
-      acorn_vtab_error(pVtab, "bench_insert: %s", zErr ? zErr : "fsync_us");
+      /* no message when even the path could not be allocated */
+      acorn_vtab_error(pVtab, "bench_insert: %s", zErr ? zErr : sqlite3_errstr(rc));
       sqlite3_free(zErr);
       benchCursorReset(pCur);
-      return SQLITE_ERROR;
+      return rc==SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
     }
   }
   pCur->bEof = 0;

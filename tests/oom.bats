@@ -25,13 +25,20 @@ teardown() {
   check_reports
 }
 
-@test "every allocation of cache_read, cache_stats, UPDATE and a bench_insert run failed in turn: SQLITE_NOMEM, invariants intact" {
+@test "every allocation of cache_read, cache_stats, UPDATE and bench_insert's setup failed in turn: SQLITE_NOMEM, invariants intact" {
   oom_dir
   run wrap "$BUILD/acorn_oom" "$OOM_DIR" -mode once -stride "${ACORN_SCALE:-1}" \
     -phase cache-lookup,cache-update,bench-memory
   assert_success
   assert_output_contains "cache-lookup, once: "
   assert_output_contains "bench-memory, once: "
+  [[ "$output" == *$'\nok' ]] || fail "no ok line: $output"
+  # a run on files: the first 300 allocations hold its parameters and the
+  # fsync probe in dir
+  run wrap "$BUILD/acorn_oom" "$OOM_DIR" -mode once -stride "${ACORN_SCALE:-1}" -end 300 \
+    -phase bench-file
+  assert_success
+  assert_output_contains "bench-file, once: "
   [[ "$output" == *$'\nok' ]] || fail "no ok line: $output"
 }
 

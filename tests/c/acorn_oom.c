@@ -2,7 +2,7 @@
 ** acorn_oom.c: every feature of acorn under allocation failure.
 **
 **   build/acorn_oom DIR [-mode once|persist|both] [-stride K] [-start S]
-**                       [-phase NAME,...]
+**                       [-end E] [-phase NAME,...]
 **
 ** Built from the sources in ext/ with -DSQLITE_CORE, so that acorn's
 ** allocations go through SQLite's allocator (plain as build/acorn_oom, with
@@ -17,7 +17,7 @@
 ** :memory:), registers acorn and runs its statements (after a setup that
 ** runs without failures, if the phase has one); for each mode, N runs from
 ** S (default 1) in steps of K (default 1) until the phase completes without
-** any allocation failing (-mode picks the modes, default both).
+** any allocation failing, or past E (-mode picks the modes, default both).
 ** `make test-oom` runs every N once and every 5th persist; `make test` the
 ** small phases in full, once, and a sample of the rest (a stride, from a
 ** random start).
@@ -178,6 +178,10 @@ static const char *const azCacheFlush[] = {
   "SELECT key, size FROM c ORDER BY key",
   0
 };
+static const char *const azBenchFile[] = {
+  "SELECT rows_written FROM bench_insert WHERE rows = 20 AND dir = ?",
+  0
+};
 static const char *const azBenchMemory[] = {
   "SELECT rows_written FROM bench_insert WHERE rows = 20 AND batch = 5"
   " AND storage = 'memory' AND dir = ?",
@@ -284,6 +288,7 @@ static const phase aPhase[] = {
   { "cache-update",  0, azCacheSetup, azCacheUpdate, azCacheTable },
   { "cache-flush",   0, azCacheSetup, azCacheFlush, azCacheTable },
   { "bench-memory",  0, azNoTable, azBenchMemory, azNoTable },
+  { "bench-file",    0, azNoTable, azBenchFile, azNoTable },
 };
 
 /* ------------------------------------------------------------ one run */
@@ -554,16 +559,18 @@ int main(int argc, char **argv){
   };
   size_t i;
   int iMode, iArg;
-  long nStride = 1, nStart = 1;
+  long nStride = 1, nStart = 1, nEnd = 0;
   const char *zPhase = 0, *zModes = "both";
   if( argc<2 || argc%2!=0 ){
-    fprintf(stderr, "usage: %s DIR [-mode once|persist|both] [-stride K] [-start S] [-phase NAME,...]\n", argv[0]);
+    fprintf(stderr, "usage: %s DIR [-mode once|persist|both] [-stride K] [-start S]"
+            " [-end E] [-phase NAME,...]\n", argv[0]);
     return 2;
   }
   zDir = argv[1];
   for(iArg=2; iArg+1<argc; iArg+=2){
     if( strcmp(argv[iArg], "-stride")==0 ) nStride = atol(argv[iArg+1]);
     else if( strcmp(argv[iArg], "-start")==0 ) nStart = atol(argv[iArg+1]);
+    else if( strcmp(argv[iArg], "-end")==0 ) nEnd = atol(argv[iArg+1]);
     else if( strcmp(argv[iArg], "-phase")==0 ) zPhase = argv[iArg+1];
     else if( strcmp(argv[iArg], "-mode")==0 ) zModes = argv[iArg+1];
     else{
@@ -605,6 +612,7 @@ int main(int argc, char **argv){
         free(o.zOut);
         if( !bFailed ) break;
         nRun++;
+        if( nEnd>0 && n+nStride>nEnd ) break;
         if( failures>20 ){
           free(ref.zOut);
           return 1;
