@@ -8,7 +8,8 @@
 # loop with no function (count(value), or count(x) over the stored inputs of
 # the converters) is subtracted.  CPU time (user+sys) of each statement comes
 # from the shell's .timer; every round times every expression once, in turn,
-# and the median of ROUNDS rounds is kept.  Targets are issue 2's.
+# and the median of ROUNDS rounds is kept.  The targets are acorn's own
+# (docs/performance.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${1:-1000000}

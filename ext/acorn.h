@@ -31,7 +31,7 @@ int acorn_uuid_register(sqlite3 *db);
 int acorn_bench_insert_register(sqlite3 *db);
 int acorn_cache_register(sqlite3 *db);
 
-/* The one error helper.  Sets a printf-style message on a function call,
+/* The one error function.  Sets a printf-style message on a function call,
 ** prefixed with nothing: callers write "uuid7: ..." themselves so that the
 ** message names the function or parameter as the user wrote it. */
 void acorn_result_error(sqlite3_context *ctx, const char *zFmt, ...);

@@ -409,7 +409,7 @@ static cache_vtab *cacheFind(sqlite3 *db, const char *zName){
   return 0;
 }
 
-/* ---------------------------------------------------------------- helpers */
+/* -------------------------------------------------------------- utilities */
 
 static i64 cacheNowMs(void){
   return acorn_now_ns()/1000000;

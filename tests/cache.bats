@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The cache virtual table, cache_read() and cache_stats: issue 3.
+# The cache virtual table, cache_read() and cache_stats.
 
 load test_helper
 
