@@ -27,23 +27,29 @@ STATIC_OBJ:= $(patsubst ext/%.c,build/static/%.o,$(SRC))
 SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 
-.PHONY: all loadable static install uninstall clean deps deps-test demo test \
-        test-long test-asan memcheck test-bindings bench help
+.PHONY: all loadable static install uninstall clean deps deps-test deps-bench \
+        demo test test-long test-asan memcheck test-bindings bench bench-record help
 
 all: loadable
 loadable: dist/acorn.so
 
+# One line per target; tests/make.bats checks that every target is here.
 help:
-	@echo "make            build dist/acorn.so"
-	@echo "make demo       build and run sql/demo.sql in the sqlite3 shell"
-	@echo "make test       build (warnings are errors) and run every bats suite"
-	@echo "make test-long  the long runs (tests/long/*.bats)"
-	@echo "make test-asan  the suites with an ASan+UBSan build loaded"
-	@echo "make memcheck   the suites' SQL under valgrind"
-	@echo "make test-bindings  load from the CLI, Python, Node and Go"
-	@echo "make bench      run bench/*.sh"
-	@echo "make static     dist/libacorn.a (-DSQLITE_CORE) and its link test"
-	@echo "make install PREFIX=/usr/local   install lib/acorn.so"
+	@echo "make                 build dist/acorn.so (also: make all, make loadable)"
+	@echo "make demo            build and run sql/demo.sql in the sqlite3 shell"
+	@echo "make test            build (warnings are errors) and run every tests/*.bats suite"
+	@echo "make test-long       the long runs (tests/long/*.bats)"
+	@echo "make test-asan       the suites with an ASan+UBSan build loaded"
+	@echo "make memcheck        the suites with sqlite3 and the C test programs under valgrind"
+	@echo "make test-bindings   load from the sqlite3 shell, Python, Node, Go and Tcl"
+	@echo "make static          dist/libacorn.a (-DSQLITE_CORE) and its link test"
+	@echo "make bench           run bench/*.sh with progress into build/bench/ (BENCH='uuid insert' for some)"
+	@echo "make bench-record    run every benchmark and replace bench/results/ with that run"
+	@echo "make install         install lib/acorn.so and include/sqlite-acorn.h (PREFIX=/usr/local, DESTDIR)"
+	@echo "make uninstall       remove what make install installed"
+	@echo "make clean           remove dist/ and build/"
+	@echo "make deps            install the Debian packages to build (deps-test: to test, deps-bench: to benchmark)"
+	@echo "make help            this list"
 
 dist/acorn.so: $(SRC) $(HDR) VERSION Makefile
 	@mkdir -p dist
@@ -58,19 +64,20 @@ dist/libacorn.a: $(STATIC_OBJ)
 	rm -f $@
 	ar rcs $@ $(STATIC_OBJ)
 
-build/static_test: tests/c/static_test.c dist/libacorn.a
+build/static_test: tests/c/static_test.c ext/sqlite-acorn.h dist/libacorn.a
 	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< dist/libacorn.a -lsqlite3 $(LDLIBS)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -Iext -o $@ $< dist/libacorn.a -lsqlite3 $(LDLIBS)
 
 static: dist/libacorn.a build/static_test
 	./build/static_test
 
 install: dist/acorn.so
-	install -d $(DESTDIR)$(PREFIX)/lib
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 0755 dist/acorn.so $(DESTDIR)$(PREFIX)/lib/acorn.so
+	install -m 0644 ext/sqlite-acorn.h $(DESTDIR)$(PREFIX)/include/sqlite-acorn.h
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/acorn.so
+	rm -f $(DESTDIR)$(PREFIX)/lib/acorn.so $(DESTDIR)$(PREFIX)/include/sqlite-acorn.h
 
 clean:
 	rm -rf dist build
@@ -80,6 +87,8 @@ deps:
 	@tests/install-deps build
 deps-test:
 	@tests/install-deps test
+deps-bench:
+	@tests/install-deps bench
 
 demo: deps
 	$(MAKE) --no-print-directory dist/acorn.so
@@ -124,8 +133,14 @@ memcheck: dist/acorn.so $(TEST_BINS)
 test-bindings: dist/acorn.so
 	tests/bindings/run
 
-bench: dist/acorn.so
-	@for b in bench/*.sh; do echo "== $$b"; bash $$b || exit 1; done
+# `make bench`: every bench/*.sh (or BENCH='uuid insert'), tools checked
+# first, progress shown, output in build/bench/ (untracked).  Only
+# `make bench-record` replaces bench/results/, all files from one run.
+bench: deps-bench
+	bench/run $(BENCH)
+
+bench-record: deps-bench
+	bench/run --record
 
 # bench_insert's yardstick: one run of the same workload in plain C
 # (bench/insert.sh builds and runs it).
