@@ -13,6 +13,10 @@ under sanitizers or under valgrind, like every other suite):
         Reads OUTDIR/NNN.out and OUTDIR/NNN.err (sqlite3's stdout and stderr
         for NNN.sql) and prints every difference as FILE:LINE.  Exit status 1
         if there is any.
+    doc_examples.py links FILE...
+        Checks that every relative link [text](path#anchor) of the FILEs
+        names an existing file and, for a markdown file, a heading in it
+        (anchors made as GitHub makes them).  Exit status 1 if one does not.
 """
 import json
 import os
@@ -242,12 +246,55 @@ def compare(outdir):
     return 1 if problems else 0
 
 
+def anchors(path):
+    """The anchors GitHub gives the headings of a markdown file."""
+    seen = {}
+    out = set()
+    fence = False
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("```"):
+                fence = not fence
+            m = re.match(r"^#{1,6}\s+(.*?)\s*$", line)
+            if fence or not m:
+                continue
+            a = re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-")
+            n = seen.get(a, 0)
+            seen[a] = n + 1
+            out.add(a if n == 0 else f"{a}-{n}")
+    return out
+
+
+def links(files):
+    bad = []
+    for path in files:
+        base = os.path.dirname(path)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        text = re.sub(r"(?ms)^```.*?^```", "", text)
+        for m in re.finditer(r"\]\(([^)\s]+)\)", text):
+            target = m.group(1)
+            if re.match(r"^[a-z]+:", target):
+                continue                # http:, mailto: ...
+            file, _, anchor = target.partition("#")
+            full = os.path.normpath(os.path.join(base, file)) if file else path
+            if not os.path.exists(full):
+                bad.append(f"{path}: link to a missing file: {target}")
+            elif anchor and full.endswith(".md") and anchor not in anchors(full):
+                bad.append(f"{path}: link to a missing heading: {target}")
+    for b in bad:
+        print(b)
+    return 1 if bad else 0
+
+
 def main(argv):
     if len(argv) >= 4 and argv[1] == "extract":
         extract(argv[2], argv[3], argv[4:])
         return 0
     if len(argv) == 3 and argv[1] == "compare":
         return compare(argv[2])
+    if len(argv) >= 3 and argv[1] == "links":
+        return links(argv[2:])
     sys.exit(__doc__)
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# The SQL examples of README.md and docs/*.md give the output the pages show.
+# The SQL examples of README.md and docs/*.md give the output the pages show,
+# and the links between the pages hold.
 #
 # HOW TO WRITE AN EXAMPLE (every ```sql block of README.md and docs/*.md is
 # run by this suite, in a fresh sqlite3 :memory: database with acorn loaded):
@@ -36,6 +37,8 @@
 #   dot commands run.  Each block starts from an empty database and runs in
 #   a scratch directory, which is also $TMPDIR (bench_insert's default dir).
 # - Blocks other than ```sql (```sh, plain ```) are not run.
+# - Relative links between the pages ([text](uuid.md#converters)) must lead
+#   to a file and a heading that exist.
 
 load test_helper
 
@@ -72,6 +75,19 @@ check_docs() {
   echo "# ${lines[0]}" >&3
   # bench_insert's examples leave no scratch database behind
   [ -z "$(ls -A "$BATS_TEST_TMPDIR/run")" ]
+}
+
+@test "every link between README.md and docs/ leads to a file and heading that exist" {
+  run /usr/bin/python3 "$TESTS/doc_examples.py" links "${DOCS[@]}"
+  assert_success
+  # and the check catches a broken one
+  cp "$ROOT/docs/uuid.md" "$BATS_TEST_TMPDIR/uuid.md"
+  printf '%s\n' '[a](uuid.md#converters) [b](uuid.md#no-such-heading) [c](nope.md)' \
+    >"$BATS_TEST_TMPDIR/page.md"
+  run /usr/bin/python3 "$TESTS/doc_examples.py" links "$BATS_TEST_TMPDIR/page.md"
+  assert_failure "link to a missing heading: uuid.md#no-such-heading"
+  assert_output_contains "link to a missing file: nope.md"
+  [[ "$output" != *"#converters"* ]]
 }
 
 @test "the README's quick start is among the examples checked" {
