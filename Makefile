@@ -181,6 +181,7 @@ dist: dist-npm dist-python dist-deb
 
 dist-npm: $(PKG_SO)
 	rm -rf $(PKG)/npm dist/sqlite-acorn-*.tgz
+	@mkdir -p dist
 	mkdir -p $(PKG)/npm/lib/$(PKG_NODE_ARCH)
 	sed 's/@VERSION@/$(VERSION)/g' ext/packages/npm/package.json > $(PKG)/npm/package.json
 	cp ext/packages/npm/index.js ext/packages/npm/index.d.ts ext/packages/npm/README.md $(PKG)/npm/
@@ -192,6 +193,7 @@ dist-npm: $(PKG_SO)
 
 dist-python: $(PKG_SO)
 	rm -rf $(PKG)/wheel dist/sqlite_acorn-*.whl
+	@mkdir -p dist
 	mkdir -p $(PKG)/wheel/sqlite_acorn $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info
 	sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/sqlite_acorn/__init__.py \
 	  > $(PKG)/wheel/sqlite_acorn/__init__.py
@@ -210,6 +212,7 @@ dist-python: $(PKG_SO)
 # copyright file takes its license text from LICENSE when there is one.
 dist-deb: $(PKG_SO)
 	rm -rf $(PKG)/deb dist/acorn_*_$(DEB_ARCH).deb
+	@mkdir -p dist
 	@set -e; r=$(PKG)/deb; doc=$$r/usr/share/doc/acorn; \
 	mkdir -p $$r/DEBIAN $$r/$(DEB_LIBDIR) $$doc; \
 	install -m 0644 $(PKG_SO) $$r/$(DEB_LIBDIR)/acorn.so; \
