@@ -28,7 +28,8 @@ SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sa
 ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 
 .PHONY: all loadable static install uninstall clean deps deps-test deps-bench \
-        demo test test-long test-asan memcheck test-bindings bench bench-record help
+        demo test test-long test-asan memcheck test-bindings bench bench-record help \
+        dist dist-npm dist-python dist-deb test-dist deps-dist
 
 all: loadable
 loadable: dist/acorn.so
@@ -49,6 +50,8 @@ help:
 	@echo "make uninstall       remove what make install installed"
 	@echo "make clean           remove dist/ and build/"
 	@echo "make deps            install the Debian packages to build (deps-test: to test, deps-bench: to benchmark)"
+	@echo "make dist            npm tarball, Python wheel and Debian package in dist/ (make dist-npm, dist-python, dist-deb: one)"
+	@echo "make test-dist       build them and install, load and remove each one (deps-dist: its Debian packages)"
 	@echo "make help            this list"
 
 dist/acorn.so: $(SRC) $(HDR) VERSION Makefile
@@ -152,3 +155,110 @@ build/ref_insert: bench/ref_insert.c
 build/cache_bench: bench/cache_bench.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
+
+# ---------------------------------------------------------------- packages
+# `make dist`: the one binary, built with Debian's hardening flags and
+# stripped, packaged three ways from the VERSION file and the templates in
+# ext/packages/:
+#   dist/sqlite-acorn-$(VERSION).tgz                npm (npm pack)
+#   dist/sqlite_acorn-$(VERSION)-py3-none-TAG.whl   Python (wheel pack);
+#        TAG is manylinux_2_N_x86_64 with 2.N the newest glibc symbol
+#        version the binary needs
+#   dist/acorn_$(VERSION)_amd64.deb                 Debian (dpkg-deb)
+# `make test-dist` builds them and tests each one installed (tests/dist/run).
+PKG        = build/pkg
+PKG_SO     = $(PKG)/acorn.so
+PKG_CFLAGS = -O2 -fstack-protector-strong -fstack-clash-protection -fcf-protection \
+             -D_FORTIFY_SOURCE=2
+PKG_LDFLAGS= -Wl,-z,relro -Wl,-z,now -Wl,-soname,acorn.so
+PKG_NODE_ARCH = linux-x64
+DEB_ARCH   = amd64
+DEB_LIBDIR = usr/lib/x86_64-linux-gnu
+DEB_PYTHON ?= /usr/bin/python3
+NPM       ?= npm
+# Every date inside the packages (file times, the changelog, acorn_debug()'s
+# date) is the commit's, so building one commit twice gives the same files.
+PKG_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),$(shell date +%s))
+PKG_DATE  := $(shell date -u -d @$(PKG_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+# The newest GLIBC_x.y symbol version $(PKG_SO) needs (after it is built).
+pkg_glibc  = $$(objdump -T $(PKG_SO) | sed -n 's/.*GLIBC_\([0-9][0-9.]*\).*/\1/p' | sort -uV | tail -n 1)
+
+$(PKG_SO): $(SRC) $(HDR) VERSION Makefile
+	@mkdir -p $(PKG)
+	$(CC) $(PKG_CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
+	  -DACORN_VERSION='"$(VERSION)"' -DACORN_COMMIT='"$(COMMIT)"' \
+	  -DACORN_BUILD_DATE='"$(PKG_DATE)"' -DACORN_CFLAGS='"$(PKG_CFLAGS) $(WARN) $(EXTRA_CFLAGS)"' \
+	  $(SO_LDFLAGS) $(PKG_LDFLAGS) -o $(PKG)/acorn.unstripped.so $(SRC) $(LDLIBS)
+	strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+	  -o $@ $(PKG)/acorn.unstripped.so
+
+dist: dist-npm dist-python dist-deb
+
+dist-npm: $(PKG_SO)
+	rm -rf $(PKG)/npm dist/sqlite-acorn-*.tgz
+	@mkdir -p dist
+	mkdir -p $(PKG)/npm/lib/$(PKG_NODE_ARCH)
+	sed 's/@VERSION@/$(VERSION)/g' ext/packages/npm/package.json > $(PKG)/npm/package.json
+	cp ext/packages/npm/index.js ext/packages/npm/index.d.ts ext/packages/npm/README.md $(PKG)/npm/
+	if [ -f LICENSE ]; then cp LICENSE $(PKG)/npm/LICENSE; fi
+	install -m 0755 $(PKG_SO) $(PKG)/npm/lib/$(PKG_NODE_ARCH)/acorn.so
+	touch -d @$(PKG_EPOCH) $$(find $(PKG)/npm)
+	cd $(PKG)/npm && $(NPM) pack --silent --pack-destination $(CURDIR)/dist >/dev/null
+	@ls -l dist/sqlite-acorn-$(VERSION).tgz
+
+dist-python: $(PKG_SO)
+	rm -rf $(PKG)/wheel dist/sqlite_acorn-*.whl
+	@mkdir -p dist
+	mkdir -p $(PKG)/wheel/sqlite_acorn $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info
+	sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/sqlite_acorn/__init__.py \
+	  > $(PKG)/wheel/sqlite_acorn/__init__.py
+	install -m 0755 $(PKG_SO) $(PKG)/wheel/sqlite_acorn/acorn.so
+	{ sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/METADATA; echo; \
+	  cat ext/packages/python/README.md; } > $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/METADATA
+	sed "s/@PLATFORM@/manylinux_$$(echo $(pkg_glibc) | tr . _)_x86_64/" \
+	  ext/packages/python/WHEEL > $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/WHEEL
+	if [ -f LICENSE ]; then cp LICENSE $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/LICENSE; fi
+	SOURCE_DATE_EPOCH=$(PKG_EPOCH) $(DEB_PYTHON) -m wheel pack --dest-dir dist $(PKG)/wheel >/dev/null
+	@ls -l dist/sqlite_acorn-$(VERSION)-*.whl
+
+# Debian: the extension in the multiarch library directory, where
+# Debian's libsqlite3-mod-* packages put theirs, so that
+# `.load acorn` and `load_extension('acorn')` find it by name.  The
+# copyright file takes its license text from LICENSE when there is one.
+dist-deb: $(PKG_SO)
+	rm -rf $(PKG)/deb dist/acorn_*_$(DEB_ARCH).deb
+	@mkdir -p dist
+	@set -e; r=$(PKG)/deb; doc=$$r/usr/share/doc/acorn; \
+	mkdir -p $$r/DEBIAN $$r/$(DEB_LIBDIR) $$doc; \
+	install -m 0644 $(PKG_SO) $$r/$(DEB_LIBDIR)/acorn.so; \
+	sed -e 's/@VERSION@/$(VERSION)/g' \
+	    -e "s/@DATE@/$$(LC_ALL=C date -u -R -d @$(PKG_EPOCH))/" \
+	    ext/packages/debian/changelog | gzip -9n > $$doc/changelog.gz; \
+	year=$$(date -u -d @$(PKG_EPOCH) +%Y); \
+	if [ -f LICENSE ]; then \
+	  holder=$$(sed -n 's/^Copyright *\((c)\|(C)\|©\)\? *//p' LICENSE | head -n 1); \
+	  { sed -e "s/@COPYRIGHT@/$${holder:-$$year acorn developers}/" -e '/^License: Expat$$/q' \
+	      ext/packages/debian/copyright; \
+	    sed -e 's/[[:space:]]*$$//' -e 's/^$$/./' -e 's/^/ /' LICENSE; } > $$doc/copyright; \
+	else \
+	  sed "s/@COPYRIGHT@/$$year acorn developers/" ext/packages/debian/copyright > $$doc/copyright; \
+	fi; \
+	printf 'activate-noawait ldconfig\n' > $$r/DEBIAN/triggers; \
+	glibc=$(pkg_glibc); size=$$(du -k -s --apparent-size $$r/usr | cut -f1); \
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' \
+	    -e "s/@GLIBC@/$$glibc/" -e "s/@SIZE@/$$size/" \
+	    ext/packages/debian/control > $$r/DEBIAN/control; \
+	(cd $$r && find usr -type f | LC_ALL=C sort | xargs md5sum) > $$r/DEBIAN/md5sums; \
+	find $$r -type d -exec chmod 0755 {} +; \
+	find $$r -type f -exec chmod 0644 {} +; \
+	touch -h -d @$(PKG_EPOCH) $$(find $$r); \
+	SOURCE_DATE_EPOCH=$(PKG_EPOCH) dpkg-deb --root-owner-group -Zxz --build $$r \
+	  dist/acorn_$(VERSION)_$(DEB_ARCH).deb >/dev/null
+	@ls -l dist/acorn_$(VERSION)_$(DEB_ARCH).deb
+
+test-dist: deps-dist
+	$(MAKE) --no-print-directory dist
+	tests/dist/run
+
+deps-dist:
+	@tests/install-deps dist
