@@ -30,7 +30,7 @@ SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sa
 ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 
 .PHONY: all loadable auto static install uninstall clean deps deps-test demo test \
-        test-long test-asan memcheck test-bindings test-cluster bench help
+        test-long test-asan memcheck test-bindings test-cluster deps-cluster bench help
 
 all: loadable
 loadable: dist/acorn.so
@@ -150,6 +150,15 @@ memcheck: dist/acorn.so dist/acorn-auto.so $(TEST_BINS)
 
 test-bindings: dist/acorn.so
 	tests/bindings/run
+
+# `make test-cluster`: three dqlite-demo nodes (Debian's go-dqlite) on
+# 127.0.0.1 with acorn preloaded, the leader killed (tests/cluster/).
+deps-cluster:
+	@tests/install-deps cluster
+
+test-cluster: deps-cluster
+	$(MAKE) --no-print-directory dist/acorn.so dist/acorn-auto.so
+	tests/cluster/run
 
 bench: dist/acorn.so
 	@for b in bench/*.sh; do echo "== $$b"; bash $$b || exit 1; done
