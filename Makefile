@@ -44,7 +44,7 @@ help:
 	@echo "make memcheck   the suites' SQL under valgrind"
 	@echo "make test-bindings  load from the CLI, Python, Node and Go"
 	@echo "make bench      run bench/*.sh"
-	@echo "make static     dist/libacorn.a (-DSQLITE_CORE) and its link test"
+	@echo "make static     dist/libacorn.a (-DSQLITE_CORE) and its link tests"
 	@echo "make auto       dist/acorn-auto.so: LD_PRELOAD it to add acorn to every connection"
 	@echo "make test-cluster  a 3-node dqlite cluster on 127.0.0.1 with acorn, and a failover"
 	@echo "make install PREFIX=/usr/local   install lib/acorn.so and lib/acorn-auto.so"
@@ -66,8 +66,15 @@ build/static_test: tests/c/static_test.c dist/libacorn.a
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< dist/libacorn.a -lsqlite3 $(LDLIBS)
 
-static: dist/libacorn.a build/static_test
+# The documented alternative to the preload library: sqlite3_auto_extension
+# with the static library.
+build/auto_static: tests/c/auto_static.c dist/libacorn.a
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< dist/libacorn.a -lsqlite3 $(LDLIBS)
+
+static: dist/libacorn.a build/static_test build/auto_static
 	./build/static_test
+	./build/auto_static
 
 # The preload library: a client of libsqlite3 that loads acorn.so from its
 # own directory at the first open (see ext/auto.c).
@@ -114,7 +121,8 @@ build/auto_test: tests/c/auto_test.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -rdynamic -o $@ $< -lsqlite3 -ldl $(LDLIBS)
 
-TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/auto_test
+TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/auto_test \
+            build/auto_static
 
 # `make test`: a warning-free build, then every suite.
 test: deps-test

@@ -137,3 +137,10 @@ print(sqlite3.connect(":memory:").execute("SELECT uuid_version(uuid7())").fetcho
 sqlite3_open16
 sqlite3_open_v2"
 }
+
+@test "without the preload library: sqlite3_auto_extension with dist/libacorn.a" {
+  [ -x "$BUILD/auto_static" ] || fail "build/auto_static missing: run make static"
+  run wrap "$BUILD/auto_static"
+  assert_success
+  assert_output "auto_static: 3 connections with acorn"
+}
