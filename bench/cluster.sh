@@ -26,8 +26,7 @@ root=$PWD
 rounds=${1:-3}
 ops=${2:-200}
 
-command -v dqlite-demo >/dev/null ||
-  { echo "bench/cluster.sh: dqlite-demo missing: tests/install-deps cluster" >&2; exit 1; }
+tests/install-deps cluster      # go-dqlite: dqlite-demo and the dqlite shell
 make -s dist/acorn.so dist/acorn-auto.so
 
 export CLUSTER_DIR ACORN_AUTO="$root/dist/acorn-auto.so"
@@ -37,6 +36,7 @@ CLUSTER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/acorn-cluster-bench.XXXXXX")
 trap 'cluster_stop; rm -rf "$CLUSTER_DIR"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
+trap 'exit 141' PIPE
 
 cluster_start 3
 

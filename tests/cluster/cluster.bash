@@ -129,9 +129,12 @@ cluster_voters_are() {  # the cluster lists N voters
   [ "$(cluster_shell "$(cluster_servers)" .cluster 2>/dev/null | grep -c '|voter$')" -eq "$1" ]
 }
 
-cluster_answers() {     # a leader is elected and runs SQL
-  local l
-  l=$(cluster_leader) && [ -n "$l" ] && cluster_sql "SELECT 1" >/dev/null 2>&1
+cluster_answers() {     # a live node leads, as every node asked says, and runs SQL
+  local l n pid
+  cluster_sql "SELECT 1" >/dev/null 2>&1 || return 1
+  # Right after a crash a follower may still name the dead leader.
+  l=$(cluster_leader) && [ -n "$l" ] || return 1
+  n=$(cluster_node "$l") && pid=$(cluster_pid "$n") && ! cluster_gone "$pid"
 }
 
 cluster_knows_leader() {  # node I is up and knows who leads
