@@ -20,16 +20,18 @@ LDLIBS    = -lpthread -lm
 # unload and a later load instead of starting again from zero.
 SO_LDFLAGS = -shared -Wl,-z,nodelete $(LDFLAGS)
 
-SRC       := $(wildcard ext/*.c)
+# ext/auto.c is the preload library dist/acorn-auto.so, not part of acorn.so.
+AUTO_SRC  := ext/auto.c
+SRC       := $(filter-out $(AUTO_SRC),$(wildcard ext/*.c))
 HDR       := $(wildcard ext/*.h)
 STATIC_OBJ:= $(patsubst ext/%.c,build/static/%.o,$(SRC))
 
 SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 
-.PHONY: all loadable static install uninstall clean deps deps-test deps-bench \
-        demo test test-long test-asan memcheck test-bindings bench bench-record help \
-        dist dist-npm dist-python dist-deb test-dist deps-dist
+.PHONY: all loadable auto static install uninstall clean deps deps-test deps-bench \
+        demo test test-long test-asan memcheck test-bindings test-cluster deps-cluster \
+        bench bench-record help dist dist-npm dist-python dist-deb test-dist deps-dist
 
 all: loadable
 loadable: dist/acorn.so
@@ -43,10 +45,12 @@ help:
 	@echo "make test-asan       the suites with an ASan+UBSan build loaded"
 	@echo "make memcheck        the suites with sqlite3 and the C test programs under valgrind"
 	@echo "make test-bindings   load from the sqlite3 shell, Python, Node, Go and Tcl"
-	@echo "make static          dist/libacorn.a (-DSQLITE_CORE) and its link test"
+	@echo "make static          dist/libacorn.a (-DSQLITE_CORE) and its link tests"
+	@echo "make auto            dist/acorn-auto.so: LD_PRELOAD it to add acorn to every connection"
+	@echo "make test-cluster    a 3-node dqlite cluster on 127.0.0.1 with acorn, and a failover (deps-cluster: go-dqlite)"
 	@echo "make bench           run bench/*.sh with progress into build/bench/ (BENCH='uuid insert' for some)"
 	@echo "make bench-record    run every benchmark and replace bench/results/ with that run"
-	@echo "make install         install lib/acorn.so and include/sqlite-acorn.h (PREFIX=/usr/local, DESTDIR)"
+	@echo "make install         install lib/acorn.so, lib/acorn-auto.so and include/sqlite-acorn.h (PREFIX=/usr/local, DESTDIR)"
 	@echo "make uninstall       remove what make install installed"
 	@echo "make clean           remove dist/ and build/"
 	@echo "make deps            install the Debian packages to build (deps-test: to test, deps-bench: to benchmark)"
@@ -71,16 +75,34 @@ build/static_test: tests/c/static_test.c ext/sqlite-acorn.h dist/libacorn.a
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -Iext -o $@ $< dist/libacorn.a -lsqlite3 $(LDLIBS)
 
-static: dist/libacorn.a build/static_test
-	./build/static_test
+# The documented alternative to the preload library: sqlite3_auto_extension
+# with the static library.
+build/auto_static: tests/c/auto_static.c dist/libacorn.a
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< dist/libacorn.a -lsqlite3 $(LDLIBS)
 
-install: dist/acorn.so
+static: dist/libacorn.a build/static_test build/auto_static
+	./build/static_test
+	./build/auto_static
+
+# The preload library: a client of libsqlite3 that loads acorn.so from its
+# own directory at the first open (see ext/auto.c).
+auto: dist/acorn-auto.so dist/acorn.so
+
+dist/acorn-auto.so: $(AUTO_SRC) Makefile
+	@mkdir -p dist
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
+	  -shared $(LDFLAGS) -o $@ $(AUTO_SRC) -lsqlite3 -ldl -lpthread
+
+install: dist/acorn.so dist/acorn-auto.so
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 0755 dist/acorn.so $(DESTDIR)$(PREFIX)/lib/acorn.so
+	install -m 0755 dist/acorn-auto.so $(DESTDIR)$(PREFIX)/lib/acorn-auto.so
 	install -m 0644 ext/sqlite-acorn.h $(DESTDIR)$(PREFIX)/include/sqlite-acorn.h
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/acorn.so $(DESTDIR)$(PREFIX)/include/sqlite-acorn.h
+	rm -f $(DESTDIR)$(PREFIX)/lib/acorn.so $(DESTDIR)$(PREFIX)/lib/acorn-auto.so \
+	  $(DESTDIR)$(PREFIX)/include/sqlite-acorn.h
 
 clean:
 	rm -rf dist build
@@ -106,35 +128,58 @@ build/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
 
-TEST_BINS = build/static_test build/uuid_proc build/uuid_clock
+# A program that knows nothing of acorn, run with dist/acorn-auto.so
+# preloaded; -rdynamic exports its sqlite3_auto_extension, which counts calls.
+build/auto_test: tests/c/auto_test.c
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -rdynamic -o $@ $< -lsqlite3 -ldl $(LDLIBS)
+
+TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/auto_test \
+            build/auto_static
 
 # `make test`: a warning-free build, then every suite.
 test: deps-test
-	$(MAKE) --no-print-directory -B dist/acorn.so $(TEST_BINS) EXTRA_CFLAGS=-Werror
+	$(MAKE) --no-print-directory -B dist/acorn.so dist/acorn-auto.so $(TEST_BINS) EXTRA_CFLAGS=-Werror
 	$(MAKE) --no-print-directory static
 	tests/run-bats tests/*.bats
 
 # `make test-long`: the runs too long for `make test` (CI runs both).
 test-long: deps-test
-	$(MAKE) --no-print-directory dist/acorn.so $(TEST_BINS)
+	$(MAKE) --no-print-directory dist/acorn.so dist/acorn-auto.so $(TEST_BINS)
 	tests/run-bats tests/long/*.bats
 
 dist/asan/acorn.so: $(SRC) $(HDR) VERSION Makefile
 	@mkdir -p dist/asan
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(SO_LDFLAGS) -o $@ $(SRC) $(LDLIBS)
 
-test-asan: dist/asan/acorn.so $(TEST_BINS)
+# The preload library's suite loads the acorn.so next to it: here the
+# sanitized one, through a sanitized dist/asan/acorn-auto.so.
+dist/asan/acorn-auto.so: $(AUTO_SRC) Makefile
+	@mkdir -p dist/asan
+	$(CC) $(CFLAGS) $(WARN) $(SAN_FLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
+	  -shared $(LDFLAGS) -o $@ $(AUTO_SRC) -lsqlite3 -ldl -lpthread
+
+test-asan: dist/asan/acorn.so dist/asan/acorn-auto.so dist/acorn.so dist/acorn-auto.so $(TEST_BINS)
 	ACORN=$(CURDIR)/dist/asan/acorn ACORN_PRELOAD="$(ASAN_LIBS)" \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  tests/run-bats tests/*.bats
 
-memcheck: dist/acorn.so $(TEST_BINS)
+memcheck: dist/acorn.so dist/acorn-auto.so $(TEST_BINS)
 	ACORN_VALGRIND=1 ACORN_SCALE=20 tests/run-bats tests/*.bats
 
 test-bindings: dist/acorn.so
 	tests/bindings/run
+
+# `make test-cluster`: three dqlite-demo nodes (Debian's go-dqlite) on
+# 127.0.0.1 with acorn preloaded, the leader killed (tests/cluster/).
+deps-cluster:
+	@tests/install-deps cluster
+
+test-cluster: deps-cluster
+	$(MAKE) --no-print-directory dist/acorn.so dist/acorn-auto.so
+	tests/cluster/run
 
 # `make bench`: every bench/*.sh (or BENCH='uuid insert'), tools checked
 # first, progress shown, output in build/bench/ (untracked).  Only

@@ -1,7 +1,8 @@
 /*
 ** acorn.h: what the parts of acorn share.
 **
-** Every C file in ext/ includes this header first.  It pulls in the SQLite
+** Every C file of acorn.so in ext/ includes this header first (ext/auto.c
+** is the separate preload library, a plain client of libsqlite3).  It pulls in the SQLite
 ** extension API the right way for both builds:
 **
 **   loadable  (dist/acorn.so)    sqlite3ext.h; the API table pointer is
