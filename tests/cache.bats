@@ -53,9 +53,9 @@ SELECT (SELECT capacity FROM cache_stats('a')), (SELECT capacity FROM cache_stat
 
 @test "an unknown option is an error that lists the accepted ones" {
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacty = 10);"
-  assert_failure "cache: unknown option 'capacty'; accepted options are capacity and recency_buffer"
+  assert_failure "cache: unknown option 'capacty'; accepted options are capacity, recency_buffer and policy"
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity);"
-  assert_failure "cache: bad argument 'capacity': expected name = value, with name capacity or recency_buffer"
+  assert_failure "cache: bad argument 'capacity': expected name = value, with name capacity, recency_buffer or policy"
 }
 
 @test "a capacity of zero, a negative or an unparsable one is an error" {
@@ -322,12 +322,19 @@ ok"
   local broken
   for broken in "UPDATE t_config SET bytes = bytes + 1|bytes is 48 but the entries' sizes sum to 47" \
                 "DELETE FROM t_expiry|the expiry table and the entries' expires disagree at entry 1" \
-                "DELETE FROM t_lru WHERE id = 2|entries is 3 but the data table holds 3 rows and the lru table 2" \
+                "DELETE FROM t_data WHERE id = 2|entries is 3 but the data table holds 2 rows" \
                 "UPDATE t_config SET capacity = 10|bytes is 47, above the capacity of 10" \
-                "UPDATE t_lru SET size = 7 WHERE id = 3|entry 3 has size 7, not the 6 bytes of its key and value"; do
+                "UPDATE t_config SET seq = 2|seq 2 is below the id 3" \
+                "UPDATE t_config SET head = 9|policy 0 or head 9 is out of range" \
+                "UPDATE t_rec SET recs = x'05'|the records of chunk 0 cannot be decoded" \
+                "UPDATE t_rec SET minused = 7|chunk 0 has minused 7, not 4" \
+                "UPDATE t_config SET head = 3|entry 1 is below head 3 but has no record" \
+                "DELETE FROM t_rec|the records have no chunk 0"; do
     run cache_sql "" "
 CREATE VIRTUAL TABLE t USING cache(capacity = 100);
 INSERT INTO t(key, value, expires) VALUES ('a', zeroblob(30), 99999999999999), (1, x'0102', NULL), (x'01', 'yyyyy', NULL);
+SELECT length(value) FROM t WHERE key = 1;
+INSERT INTO t(t) VALUES ('flush');
 ${broken%%|*};
 INSERT INTO t(t) VALUES ('integrity_check');"
     assert_output_contains "cache: integrity_check of \"t\": ${broken#*|}"
@@ -558,7 +565,7 @@ a,d,e
 
 # ---------------------------------------------------------------- storage
 
-@test "shadow tables are <table>_config, _data, _lru and _expiry, reported as shadow" {
+@test "shadow tables are <table>_config, _data, _expiry and _rec, reported as shadow" {
   run acorn_sql "
 CREATE VIRTUAL TABLE thumbs USING cache;
 SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND name LIKE 'thumbs%' ORDER BY name;"
@@ -567,7 +574,7 @@ SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND name LIKE 'th
 thumbs_config|shadow
 thumbs_data|shadow
 thumbs_expiry|shadow
-thumbs_lru|shadow"
+thumbs_rec|shadow"
 }
 
 @test "DEFENSIVE mode refuses direct writes to the shadow tables; the cache still works" {
@@ -587,7 +594,7 @@ UPDATE t_config SET capacity = 1000000;"
   [[ "$output" == *"a,d
 2"* ]] || fail "$output"
   local s
-  for s in "INSERT INTO t_data(key, value, created) VALUES ('x', 'y', 0)" "DELETE FROM t_lru" "DROP TABLE t_expiry"; do
+  for s in "INSERT INTO t_data(key, value, created) VALUES ('x', 'y', 0)" "DELETE FROM t_rec" "DROP TABLE t_expiry"; do
     run acorn_sql ".dbconfig defensive on
 CREATE VIRTUAL TABLE t USING cache;
 $s;"
@@ -608,7 +615,7 @@ INSERT INTO u(u, value) VALUES ('capacity', 20);
 SELECT hex(cache_read('u', 'd', 0, 2)), (SELECT entries FROM cache_stats('u'));"
   assert_success
   assert_output "9
-u,u_config,u_data,u_expiry,u_lru
+u,u_config,u_data,u_expiry,u_rec
 a,c,d
 0000|2"
 }
@@ -756,24 +763,6 @@ SELECT hits FROM cache_stats('aux.t');"
 v
 k|2
 2"
-}
-
-@test "a table made before the uid column keeps its uses across a schema reset" {
-  local db="$BATS_TEST_TMPDIR/old.db"
-  run acorn_sql "CREATE TABLE other(x);
-CREATE VIRTUAL TABLE t USING cache(capacity = 30);
-INSERT INTO t(key, value) VALUES ('a', 'xxxxxxxx'), ('b', 'xxxxxxxx'), ('c', 'xxxxxxxx');
-ALTER TABLE t_config DROP COLUMN uid;" "$db"
-  assert_success
-  run acorn_sql "SELECT value FROM t WHERE key = 'a';
-ALTER TABLE other RENAME TO other2;
-INSERT INTO t(key, value) VALUES ('d', 'xxxxxxxx');
-SELECT group_concat(key || '=' || hits) FROM t;
-SELECT hits FROM cache_stats('t');" "$db"
-  assert_success
-  assert_output "xxxxxxxx
-a=1,c=0,d=0
-1"
 }
 
 @test "cache_read and cache_stats resolve a bare name as SQL does: temp, main, then attached" {
