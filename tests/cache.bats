@@ -848,3 +848,231 @@ SELECT group_concat(key), sum(size) <= 100 FROM t;"
 23|23
 big|1"
 }
+
+# ---------------------------------------------------------------- conflicts, REALs, names
+
+@test "INSERT OR IGNORE keeps a live entry, replaces an expired one; UPDATE OR IGNORE skips a taken key" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', 'old'), ('b', 'bee');
+INSERT INTO t(key, value, expires) VALUES ('x', 'stale', 1);
+INSERT OR IGNORE INTO t(key, value) VALUES ('a', 'new'), ('c', 'sea'), ('x', 'fresh');
+SELECT key, value FROM t ORDER BY key;
+INSERT OR REPLACE INTO t(key, value) VALUES ('a', 'replaced');
+INSERT INTO t(key, value) VALUES ('b', 'set');
+SELECT key, value FROM t WHERE key IN ('a', 'b') ORDER BY key;
+UPDATE OR IGNORE t SET key = 'b' WHERE key = 'a';
+UPDATE OR IGNORE t SET key = 'z' WHERE key = 'c';
+SELECT group_concat(key || '=' || value) FROM (SELECT key, value FROM t ORDER BY key);
+SELECT entries FROM cache_stats('t');"
+  assert_success
+  assert_output "a|old
+b|bee
+c|sea
+x|fresh
+a|replaced
+b|set
+a=replaced,b=set,x=fresh,z=sea
+4"
+}
+
+@test "whole-number REALs are taken where an integer is wanted; fractions are still refused" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = '1000.0', recency_buffer = '10.00');
+INSERT INTO t(key, value, expires) VALUES (5.0, 'five', 4102444800000.0);
+SELECT typeof(key), key, size, typeof(expires), expires FROM t;
+SELECT value FROM t WHERE key = 5;
+SELECT quote(cache_read('t', 5.0, 1.0, 2.0));
+INSERT INTO t(t, value) VALUES ('capacity', 2000.0);
+SELECT capacity FROM cache_stats('t');
+INSERT INTO t(t, value) VALUES ('capacity', '3kB');
+INSERT INTO t(t, value) VALUES ('capacity', '4.00 kB');
+SELECT capacity FROM cache_stats('t');"
+  assert_success
+  assert_output "integer|5|12|integer|4102444800000
+five
+X'6976'
+2000
+4000"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(key, value) VALUES (5.5, 'v');"
+  assert_failure "cache: key must be TEXT, BLOB or INTEGER, got REAL"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(key, value, expires) VALUES (1, 'v', 1.5);"
+  assert_failure "cache: expires must be an INTEGER (unix ms) or NULL, got REAL"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t, value) VALUES ('capacity', 10.5);"
+  assert_failure "cache: bad capacity '10.5'; $SIZE_HELP"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity = '1.5kB');"
+  assert_failure "cache: bad capacity '1.5kB'; $SIZE_HELP"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; SELECT cache_read('t', 1, 0.5, 1);"
+  assert_failure "cache_read: offset must be a non-negative integer"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; SELECT cache_read('t', 1, 0, 1e30);"
+  assert_failure "cache_read: length must be a non-negative integer"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; SELECT cache_read('t', 1.25, 0, 1);"
+  assert_failure "cache_read: key must be TEXT, BLOB or INTEGER, got REAL"
+}
+
+@test "a cache table cannot be named rowid, oid or _rowid_, by CREATE or by RENAME" {
+  local n
+  for n in rowid oid _rowid_ ROWID; do
+    run acorn_sql "CREATE VIRTUAL TABLE $n USING cache;"
+    assert_failure "cache: a cache table cannot be named '$n': it would hide the rowid alias of that name"
+  done
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; ALTER TABLE t RENAME TO oid;"
+  assert_failure "cache: a cache table cannot be named 'oid': it would hide the rowid alias of that name"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; ALTER TABLE t RENAME TO hits;"
+  assert_failure "cache: a cache table cannot be named 'hits': that is the name of a column"
+}
+
+@test "an option given twice is an error" {
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity = 100, capacity = 200);"
+  assert_failure "cache: option capacity is given twice"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(policy = lru, POLICY = fifo);"
+  assert_failure "cache: option policy is given twice"
+}
+
+# ---------------------------------------------------------------- fifo
+
+@test "policy = fifo evicts in order of set whatever is read; hits are NULL, last_used is the set" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE f USING cache(capacity = 40, policy = fifo);
+CREATE VIRTUAL TABLE l USING cache(capacity = 40, policy = 'LRU');
+INSERT INTO f(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9)), ('c', zeroblob(9)), ('d', zeroblob(9));
+INSERT INTO l(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9)), ('c', zeroblob(9)), ('d', zeroblob(9));
+SELECT length(value) FROM f WHERE key = 'a';
+SELECT length(value) FROM l WHERE key = 'a';
+SELECT count(*) FROM f WHERE key IN ('b', 'nope');
+INSERT INTO f(key, value) VALUES ('e', zeroblob(9));
+INSERT INTO l(key, value) VALUES ('e', zeroblob(9));
+SELECT group_concat(key) FROM f;
+SELECT group_concat(key) FROM l;
+SELECT key, quote(hits), last_used = created FROM f WHERE key = 'b';
+SELECT capacity, entries, bytes, quote(hits), quote(misses), evictions, expired FROM cache_stats('f');
+SELECT hits, misses FROM cache_stats('l');"
+  assert_success
+  assert_output "9
+9
+1
+b,c,d,e
+a,c,d,e
+b|NULL|1
+40|4|40|NULL|NULL|1|0
+1|0"
+  run acorn_sql "CREATE VIRTUAL TABLE f USING cache(policy = random);"
+  assert_failure "cache: bad policy 'random'; expected lru or fifo"
+}
+
+@test "under fifo a connection that only reads writes nothing to the file; under lru it writes its uses at close" {
+  local policy db sum0 sum1
+  for policy in fifo lru; do
+    db="$BATS_TEST_TMPDIR/$policy.db"
+    run acorn_sql "CREATE VIRTUAL TABLE t USING cache(policy = $policy);
+INSERT INTO t(key, value) VALUES (1, 'one'), (2, 'two');" "$db"
+    assert_success
+    sum0=$(sha256sum "$db")
+    run acorn_sql "SELECT value FROM t WHERE key = 1; SELECT value FROM t WHERE key IN (1, 2, 3);
+SELECT cache_read('t', 2, 0, 1); SELECT count(*) FROM cache_stats('t');" "$db"
+    assert_success
+    assert_output "one
+one
+two
+t
+1"
+    sum1=$(sha256sum "$db")
+    if [ "$policy" = fifo ]; then
+      [ "$sum0" = "$sum1" ] || fail "fifo: the file changed"
+    else
+      [ "$sum0" != "$sum1" ] || fail "lru: the uses were not written"
+    fi
+  done
+}
+
+# ---------------------------------------------------------------- rollbacks and ids
+
+@test "a use of an entry made in a rolled-back transaction never lands on the entry that reuses its id" {
+  run /usr/bin/python3 - "$ACORN" "$BATS_TEST_TMPDIR/rb.db" <<'PY'
+import sqlite3, sys
+ext, path = sys.argv[1], sys.argv[2]
+def connect():
+    c = sqlite3.connect(path, isolation_level=None)
+    c.enable_load_extension(True)
+    c.load_extension(ext)
+    return c
+a, b = connect(), connect()
+a.execute("CREATE VIRTUAL TABLE t USING cache")
+a.execute("INSERT INTO t(key, value) VALUES ('base', 'x')")
+# inside the savepoint: an entry made, used, rolled back; the next set takes its id
+a.execute("BEGIN")
+a.execute("SAVEPOINT s")
+a.execute("INSERT INTO t(key, value) VALUES ('k1', 'v1')")
+a.execute("SELECT value FROM t WHERE key = 'k1'").fetchall()
+a.execute("INSERT INTO t(key, value) VALUES ('k2', 'v2')")
+a.execute("SELECT value FROM t WHERE key = 'k2'").fetchall()
+a.execute("ROLLBACK TO s")
+a.execute("INSERT INTO t(key, value) VALUES ('n1', 'w1')")
+a.execute("COMMIT")
+print("savepoint:", a.execute("SELECT group_concat(key || '=' || hits) FROM t").fetchone()[0],
+      a.execute("SELECT hits FROM cache_stats('t')").fetchone()[0])
+# a whole transaction rolled back; another connection takes the id first
+a.execute("BEGIN")
+a.execute("INSERT INTO t(key, value) VALUES ('k3', 'v3')")
+a.execute("SELECT value FROM t WHERE key = 'k3'").fetchall()
+a.execute("ROLLBACK")
+b.execute("INSERT INTO t(key, value) VALUES ('n2', 'w2')")
+a.execute("INSERT INTO t(t) VALUES ('flush')")
+a.execute("INSERT INTO t(t) VALUES ('integrity_check')")
+print("rollback:", a.execute("SELECT group_concat(key || '=' || hits) FROM t").fetchone()[0],
+      a.execute("SELECT hits FROM cache_stats('t')").fetchone()[0])
+PY
+  assert_success
+  assert_output "savepoint: base=0,n1=0 2
+rollback: base=0,n1=0,n2=0 3"
+}
+
+# ---------------------------------------------------------------- acorn 0.1 tables
+
+# tests/data/cache-v0.1.0.db was made by acorn 0.1.0 (commit 3083ca2):
+#   CREATE VIRTUAL TABLE thumbs USING cache(capacity = 2000, recency_buffer = 4);
+#   entries a (zeroblob(100)), b ('bee', then set again to 'bee2'), 3 (x'0303'),
+#   x'04' (zeroblob(400)), e ('later', expires 4102444800000), gone (expired),
+#   f, g (zeroblob(300)); gets: a, 3, a, a miss; flushed.
+# Its LRU order, least recent first: x'04', e, f, g, 3, a, b.
+@test "a table made by acorn 0.1 is read as it is, and converted at its first write with its LRU order" {
+  local db="$BATS_TEST_TMPDIR/old.db"
+  cp "$TESTS/data/cache-v0.1.0.db" "$db"
+  chmod 444 "$db"
+  run cache_sql "-bail -readonly" "
+SELECT group_concat(key || ':' || size || ':' || hits) FROM (SELECT quote(key) AS key, size, hits FROM thumbs ORDER BY rowid);
+SELECT * FROM cache_stats('thumbs');
+SELECT value FROM thumbs WHERE key = 'b';" "$db"
+  assert_success
+  assert_output "'a':101:2,'b':5:0,3:10:1,X'04':401:0,'e':6:0,'f':301:0,'g':301:0
+2000|7|1125|3|1|0|1
+bee2"
+  chmod 644 "$db"
+  run acorn_sql "
+INSERT INTO thumbs(key, value) VALUES ('h', 'new');
+INSERT INTO thumbs(thumbs) VALUES ('integrity_check');
+SELECT name FROM sqlite_schema WHERE name LIKE 'thumbs%' ORDER BY 1;
+SELECT count(*) FROM thumbs_lru;
+SELECT group_concat(key || ':' || hits) FROM (SELECT quote(key) AS key, hits FROM thumbs ORDER BY rowid);
+INSERT INTO thumbs(thumbs, value) VALUES ('capacity', 1000);
+SELECT group_concat(quote(key)) FROM thumbs;
+INSERT INTO thumbs(thumbs, value) VALUES ('capacity', 300);
+SELECT group_concat(quote(key)) FROM thumbs;
+INSERT INTO thumbs(thumbs, value) VALUES ('capacity', 12);
+SELECT group_concat(quote(key)) FROM thumbs;
+INSERT INTO thumbs(thumbs) VALUES ('integrity_check');
+SELECT entries, evictions FROM cache_stats('thumbs');" "$db"
+  assert_success
+  assert_output "thumbs
+thumbs_config
+thumbs_data
+thumbs_expiry
+thumbs_lru
+thumbs_rec
+0
+'a':2,'b':0,3:1,X'04':0,'e':0,'f':0,'g':0,'h':0
+'a','b',3,'e','f','g','h'
+'a','b',3,'h'
+'b','h'
+2|6"
+}
