@@ -167,7 +167,12 @@
 **     1  CACHE_IDX_EQ     key = ?       argv[0] the key
 **     2  CACHE_IDX_IN     key IN (...)  argv[0] the list (sqlite3_vtab_in)
 **     4  CACHE_IDX_VALUE  value is read (a use; misses counted)
-**     8  CACHE_IDX_LRU    size, last_used or hits is read
+**     8  CACHE_IDX_LRU    last_used or hits is read (records looked up)
+**    32  CACHE_IDX_SIZE   size is read
+**    64  CACHE_IDX_MORE   created or expires is read
+**   The read statement on <t>_data fetches only the columns asked for (a
+**   get of value does not compute a size or read created).  key is always
+**   read: a lookup names it, so colUsed always has it.
 **   With neither 1 nor 2 it is a scan of <t>_data in id (set) order.
 **   idxStr names the plan, e.g. "key=? value", "key IN (...)", "scan lru".
 **   Only BINARY comparisons on key are used for lookups.
@@ -225,6 +230,8 @@ typedef sqlite3_uint64 u64;
 #define CACHE_IDX_IN     2
 #define CACHE_IDX_VALUE  4
 #define CACHE_IDX_LRU    8
+#define CACHE_IDX_SIZE   32
+#define CACHE_IDX_MORE   64
 
 #define CACHE_POLICY_LRU   0
 #define CACHE_POLICY_FIFO  1
@@ -272,6 +279,8 @@ enum {
   CACHE_STMT_CHUNK_OLDEST,
   CACHE_STMT_CHUNK_WRITE,
   CACHE_STMT_CHUNK_DELETE,
+  CACHE_STMT_CHUNK_SETMIN,
+  CACHE_STMT_EXISTS,
   CACHE_STMT_LRU1_READ,
   CACHE_NSTMT
 };
@@ -282,14 +291,14 @@ static const struct {
 } aCacheStmt[CACHE_NSTMT] = {
   { CACHE_STMT_CONFIG_READ,
     "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
-    " uid, policy, head FROM \"%w\".\"%w_config\" WHERE id=1" },
+    " uid, policy, head, low, dead FROM \"%w\".\"%w_config\" WHERE id=1" },
   { CACHE_STMT_CONFIG_READ1,     /* format 1, before its conversion */
     "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
-    " uid, 0, 0 FROM \"%w\".\"%w_config\" WHERE id=1" },
+    " uid, 0, 0, 0, 0 FROM \"%w\".\"%w_config\" WHERE id=1" },
   { CACHE_STMT_CONFIG_WRITE,
     "UPDATE \"%w\".\"%w_config\" SET capacity=?1, bytes=?2, entries=?3,"
-    " seq=?4, hits=?5, misses=?6, evictions=?7, expired=?8, head=?9"
-    " WHERE id=1" },
+    " seq=?4, hits=?5, misses=?6, evictions=?7, expired=?8, head=?9,"
+    " low=?10, dead=?11 WHERE id=1" },
   { CACHE_STMT_FIND,
     "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
     " WHERE key=?1" },
@@ -329,12 +338,16 @@ static const struct {
     " VALUES(?1, ?2, ?3)" },
   { CACHE_STMT_CHUNK_DELETE,
     "DELETE FROM \"%w\".\"%w_rec\" WHERE lo=?1" },
+  { CACHE_STMT_CHUNK_SETMIN,
+    "UPDATE \"%w\".\"%w_rec\" SET minused=?2 WHERE lo=?1" },
+  { CACHE_STMT_EXISTS,
+    "SELECT 1 FROM \"%w\".\"%w_data\" WHERE id=?1" },
   { CACHE_STMT_LRU1_READ,        /* format 1, before its conversion */
     "SELECT last_used, hits FROM \"%w\".\"%w_lru\" WHERE id=?1" },
 };
 
-/* Read statements, one slot per (point, value, size) combination. */
-#define CACHE_NREAD 8
+/* Read statements, one slot per (point, columns read) combination. */
+#define CACHE_NREAD 16
 
 /* ---------------------------------------------------------- types */
 
@@ -343,6 +356,9 @@ struct cache_config {
   i64 capacity, bytes, entries, seq, hits, misses, evictions, expired;
   i64 uid;              /* the table's identity, 0 in tables without one */
   i64 iHead;            /* every live entry with id < iHead has a record */
+  i64 iLow;             /* records with used <= iLow are dead (evicted) */
+  i64 nDead;            /* entries gone since the last sweep, records
+                        ** perhaps left (an upper bound) */
   int ePolicy;          /* CACHE_POLICY_LRU or CACHE_POLICY_FIFO */
 };
 
@@ -363,6 +379,18 @@ struct cache_use {
 typedef struct cache_count cache_count;
 struct cache_count { int iLevel; i64 nMiss; i64 nHit; };
 
+/* What a transaction holds of the config row (cache_buffer.eCfg).  Inside
+** a transaction the row is read once and written at xSync: a write to the
+** table reads and writes cfg instead (one b-tree update a transaction, not
+** two a statement).  A savepoint keeps a copy (cache_snap) that ROLLBACK TO
+** puts back. */
+#define CACHE_CFG_NONE   0      /* not held: read the row */
+#define CACHE_CFG_CLEAN  1      /* held, equal to the row */
+#define CACHE_CFG_DIRTY  2      /* held, newer than the row */
+
+typedef struct cache_snap cache_snap;
+struct cache_snap { int iLevel; int eCfg; cache_config cfg; };
+
 /*
 ** The recency buffer of one table on one connection, with the transaction
 ** state that goes with it.  It is owned by one vtab instance at a time (a
@@ -375,9 +403,10 @@ struct cache_count { int iLevel; i64 nMiss; i64 nHit; };
 **     least twice nPending;
 **   - nHitPending is the sum of nHit over aPending;
 **   - iSeq of every pending use is at most iUseSeq;
-**   - outside a transaction (bInTxn 0) aFlushed and aCount are empty,
-**     iLevel is -1 and no aLevelSeq is set; inside, no aFlushed or aCount
-**     level is above iLevel, and no aLevelSeq is set above it.
+**   - outside a transaction (bInTxn 0) aFlushed, aCount and aSnap are
+**     empty, iLevel is -1, eCfg is CACHE_CFG_NONE and no aLevelSeq is set;
+**     inside, no aFlushed, aCount or aSnap level is above iLevel, aSnap is
+**     in ascending level order, and no aLevelSeq is set above iLevel.
 ** Rollbacks.  The seq of a table goes back with a rollback, so the ids of
 ** entries made in the part rolled back will be given again.  Their uses
 ** (buffered, or written there and put back) must not land on those new
@@ -406,6 +435,14 @@ struct cache_buffer {
   int nLevelSeq;        /* slots in aLevelSeq */
   int bLevelLost;       /* a level could not be noted (out of memory): a
                         ** rollback drops every use it would put back */
+  int eCfg;             /* CACHE_CFG_*: is cfg the config row of the open
+                        ** transaction? */
+  cache_config cfg;     /* the config row as the transaction has it */
+  cache_snap *aSnap;    /* eCfg and cfg as each open savepoint began */
+  int nSnap, nSnapAlloc;
+  unsigned iGen;        /* bumped at every end and rollback of a
+                        ** transaction: what was read in one holds as long
+                        ** as iGen stays (cache_chunk) */
 };
 
 /* One recency record: an entry used since its set. */
@@ -418,11 +455,14 @@ struct cache_rec {
 };
 
 /* A chunk of records as decoded: the row of <t>_rec with key lo, covering
-** ids in [lo, hi).  aRec is sorted by id. */
+** ids in [lo, hi).  aRec is sorted by id.  A vtab keeps the last
+** CACHE_NCHUNK read or written (eviction looks at two at a time). */
+#define CACHE_NCHUNK 8
 typedef struct cache_chunk cache_chunk;
 struct cache_chunk {
   i64 lo, hi;
   int bValid;           /* holds the chunk as stored now */
+  unsigned iGen;        /* cache_buffer.iGen when it was read */
   cache_rec *aRec;
   int nRec, nAlloc;
 };
@@ -442,7 +482,8 @@ struct cache_vtab {
   int iFormat;          /* 2, or 1 for a table made by acorn 0.1 */
   int ePolicy;          /* from the config row */
   int nChunkMax;        /* split a chunk's blob above this many bytes */
-  cache_chunk chunk;    /* the chunk last read or written */
+  cache_chunk aChunk[CACHE_NCHUNK];  /* chunks last read or written */
+  int iChunkNext;       /* the slot the next chunk read goes to */
   u64 *aEnc;            /* scratch for encoding a chunk */
   i64 uid;              /* <t>_config.uid: >0; -1 not known yet */
   int bStale;           /* a newer instance has the table (and the buffer),
@@ -457,6 +498,7 @@ struct cache_cursor {
   sqlite3_vtab_cursor base;
   sqlite3_stmt *pStmt;  /* the read statement, from a slot or private */
   int iSlot;            /* slot of pStmt in aRead[], -1 if private */
+  int bStepped;         /* pStmt was stepped since its last reset */
   int idxNum;
   int bEof;
   int bTouched;         /* this row's use is recorded */
@@ -831,7 +873,7 @@ static void cacheBufferCheck(const cache_buffer *b){
     }
     assert( j==i+1 );
   }
-  for(i=n=0; i<b->nHash; i++){
+  for(i=n=0; b->nPending>0 && i<b->nHash; i++){
     int j;
     for(j=b->aHash[i]; j; j=b->aPending[j-1].iNext){
       assert( j>=1 && j<=b->nPending );
@@ -843,6 +885,11 @@ static void cacheBufferCheck(const cache_buffer *b){
   assert( b->nMissPending>=0 && b->nHitLoose>=0 );
   if( !b->bInTxn ){
     assert( b->nFlushed==0 && b->nCount==0 && b->iLevel==-1 );
+    assert( b->nSnap==0 && b->eCfg==CACHE_CFG_NONE );
+  }
+  for(i=0; i<b->nSnap; i++){
+    assert( b->aSnap[i].iLevel<=b->iLevel );
+    assert( i==0 || b->aSnap[i-1].iLevel<b->aSnap[i].iLevel );
   }
   for(i=b->iLevel+2; i<b->nLevelSeq; i++) assert( b->aLevelSeq[i]<0 );
   for(i=0; i<b->nFlushed; i++) assert( b->aFlushed[i].iLevel<=b->iLevel );
@@ -868,6 +915,7 @@ static void cacheBufferFree(cache_buffer *b){
     sqlite3_free(b->aFlushed);
     sqlite3_free(b->aCount);
     sqlite3_free(b->aLevelSeq);
+    sqlite3_free(b->aSnap);
     sqlite3_free(b);
   }
 }
@@ -997,8 +1045,10 @@ static void cacheBufferWritten(cache_buffer *b){
       b->nCount++;
     }
   }
-  b->nPending = 0;
-  if( b->nHash ) memset(b->aHash, 0, sizeof(int)*(size_t)b->nHash);
+  if( b->nPending ){
+    b->nPending = 0;
+    memset(b->aHash, 0, sizeof(int)*(size_t)b->nHash);
+  }
   b->nHitPending = 0;
   b->nMissPending = 0;
   b->nHitLoose = 0;
@@ -1200,14 +1250,39 @@ static int cacheChunkEncode(const cache_rec *aRec, int n, i64 lo,
   return k;
 }
 
-/* Load into p->chunk the chunk that holds id (ids >= 1).  The lo = 0
-** chunk always exists once the table is format 2. */
-static int cacheChunkLoad(cache_op *op, i64 id){
+/* The chunks held in p->aChunk hold only within the transaction they were
+** read in (whose snapshot no other connection changes), until a rollback:
+** they are dropped at the start of a read or a write otherwise. */
+static void cacheChunkDropAll(cache_vtab *p){
+  int i;
+  for(i=0; i<CACHE_NCHUNK; i++) p->aChunk[i].bValid = 0;
+}
+static void cacheChunkCheck(cache_vtab *p){
+  cache_buffer *b = p->pBuf;
+  int i;
+  for(i=0; i<CACHE_NCHUNK; i++){
+    if( b==0 || !b->bInTxn || p->aChunk[i].iGen!=b->iGen ){
+      p->aChunk[i].bValid = 0;
+    }
+  }
+}
+
+/* Load the chunk that holds id (ids >= 1) into one of p->aChunk: *ppC.
+** The lo = 0 chunk always exists once the table is format 2. */
+static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
   cache_vtab *p = op->p;
-  cache_chunk *c = &p->chunk;
+  cache_chunk *c;
   sqlite3_stmt *pStmt;
-  int rc;
-  if( c->bValid && c->lo<=id && id<c->hi ) return SQLITE_OK;
+  int rc, i;
+  for(i=0; i<CACHE_NCHUNK; i++){
+    c = &p->aChunk[i];
+    if( c->bValid && c->lo<=id && id<c->hi ){
+      *ppC = c;
+      return SQLITE_OK;
+    }
+  }
+  c = &p->aChunk[p->iChunkNext];
+  p->iChunkNext = (p->iChunkNext+1) % CACHE_NCHUNK;
   c->bValid = 0;
   rc = cacheStmt(op, CACHE_STMT_CHUNK_FIND, &pStmt);
   if( rc ) return rc;
@@ -1237,6 +1312,8 @@ static int cacheChunkLoad(cache_op *op, i64 id){
   rc = sqlite3_reset(pStmt);
   if( rc ) return cacheOpError(op, rc);
   c->bValid = 1;
+  c->iGen = p->pBuf ? p->pBuf->iGen : 0;
+  *ppC = c;
   return SQLITE_OK;
 }
 
@@ -1267,14 +1344,18 @@ static int cacheChunkWriteRow(cache_op *op, i64 lo, const cache_rec *aRec,
   return rc;
 }
 
-/* Write p->chunk back.  A chunk whose blob would pass nChunkMax bytes is
-** split into rows of about half that; p->chunk then holds the first. */
-static int cacheChunkSave(cache_op *op){
+/* Write chunk c back.  A chunk whose blob would pass nChunkMax bytes is
+** split into rows of about half that; c then holds the first. */
+static int cacheChunkSave(cache_op *op, cache_chunk *c){
   cache_vtab *p = op->p;
-  cache_chunk *c = &p->chunk;
   unsigned char *aBuf;
-  int rc = SQLITE_OK, i, nByte, nPiece, iRec;
+  int rc = SQLITE_OK, i, j, nByte, nPiece, iRec;
   assert( c->bValid );
+  /* records of entries evicted in order (used <= iLow) go now */
+  for(i=j=0; i<c->nRec; i++){
+    if( c->aRec[i].used>op->cfg.iLow ) c->aRec[j++] = c->aRec[i];
+  }
+  c->nRec = j;
   aBuf = sqlite3_malloc64((size_t)c->nRec*40 + 1);
   if( aBuf==0 ) return cacheOpError(op, SQLITE_NOMEM);
   nByte = cacheChunkEncode(c->aRec, c->nRec, c->lo, aBuf);
@@ -1287,21 +1368,21 @@ static int cacheChunkSave(cache_op *op){
   }
   sqlite3_free(aBuf);
   if( rc ){
-    c->bValid = 0;
+    cacheChunkDropAll(p);
   }else if( nPiece>1 ){
     int nFirst = (int)((i64)c->nRec/nPiece);
     c->hi = c->aRec[nFirst].id;
     c->nRec = nFirst;
   }else if( c->nRec==0 && c->lo!=0 ){
-    c->bValid = 0;      /* deleted: its ids belong to the chunk before */
+    cacheChunkDropAll(p);  /* deleted: its ids go to the chunk before */
   }
   return rc;
 }
 
 /* The record of entry id in *pRec, if it has one (*pbFound). */
 static int cacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound){
-  cache_chunk *c = &op->p->chunk;
-  int lo = 0, hi, rc = cacheChunkLoad(op, id);
+  cache_chunk *c = 0;
+  int lo = 0, hi, rc = cacheChunkLoad(op, id, &c);
   *pbFound = 0;
   if( rc ) return rc;
   hi = c->nRec;
@@ -1316,31 +1397,15 @@ static int cacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound){
   return SQLITE_OK;
 }
 
-/* Remove the record of entry id, if there is one. */
-static int cacheRecRemove(cache_op *op, i64 id){
-  cache_chunk *c = &op->p->chunk;
-  int lo = 0, hi, rc = cacheChunkLoad(op, id);
-  if( rc ) return rc;
-  hi = c->nRec;
-  while( lo<hi ){
-    int mid = (lo+hi)/2;
-    if( c->aRec[mid].id<id ) lo = mid+1; else hi = mid;
-  }
-  if( lo>=c->nRec || c->aRec[lo].id!=id ) return SQLITE_OK;
-  memmove(&c->aRec[lo], &c->aRec[lo+1], sizeof(cache_rec)*(size_t)(c->nRec-lo-1));
-  c->nRec--;
-  return cacheChunkSave(op);
-}
-
 /* Merge records aNew[0..n) (sorted by id, distinct) into the chunks:
 ** a record for an id that has one replaces used and ms and adds hits. */
 static int cacheRecMerge(cache_op *op, const cache_rec *aNew, int n){
-  cache_chunk *c = &op->p->chunk;
+  cache_chunk *c = 0;
   cache_rec *aOut = 0;
   int nOutAlloc = 0, i = 0, rc = SQLITE_OK;
   while( rc==SQLITE_OK && i<n ){
     int j, iOld = 0, nOut = 0;
-    rc = cacheChunkLoad(op, aNew[i].id);
+    rc = cacheChunkLoad(op, aNew[i].id, &c);
     if( rc ) break;
     for(j=i; j<n && aNew[j].id<c->hi; j++){}
     if( c->nRec + (j-i) > nOutAlloc ){
@@ -1368,23 +1433,79 @@ static int cacheRecMerge(cache_op *op, const cache_rec *aNew, int n){
     if( rc ){ cacheOpError(op, rc); break; }
     memcpy(c->aRec, aOut, sizeof(cache_rec)*(size_t)nOut);
     c->nRec = nOut;
-    rc = cacheChunkSave(op);
+    rc = cacheChunkSave(op, c);
   }
   sqlite3_free(aOut);
   return rc;
 }
 
+/* Drop the records of entries that are gone, from every chunk: deletes and
+** sets of stored keys leave their entries' records behind (eviction meets
+** them in time, but a table that never fills would keep them), so a write
+** sweeps once op->cfg.nDead passes the entries (amortised: one existence
+** check per entry gone). */
+static int cacheSweep(cache_op *op){
+  sqlite3_stmt *pNext, *pExists;
+  i64 lo = -1;
+  int rc = SQLITE_OK;
+  while( rc==SQLITE_OK ){
+    cache_chunk *c = 0;
+    int i, j, bNext = 0;
+    rc = cacheStmt(op, CACHE_STMT_CHUNK_NEXT, &pNext);
+    if( rc ) break;
+    sqlite3_bind_int64(pNext, 1, lo);
+    if( sqlite3_step(pNext)==SQLITE_ROW ){
+      lo = sqlite3_column_int64(pNext, 0);
+      bNext = 1;
+    }
+    rc = cacheOpError(op, sqlite3_reset(pNext));
+    if( rc || !bNext ) break;
+    rc = cacheChunkLoad(op, lo, &c);
+    if( rc==SQLITE_OK ) rc = cacheStmt(op, CACHE_STMT_EXISTS, &pExists);
+    for(i=j=0; rc==SQLITE_OK && i<c->nRec; i++){
+      int bLive = 0;
+      if( c->aRec[i].used>op->cfg.iLow ){
+        sqlite3_bind_int64(pExists, 1, c->aRec[i].id);
+        bLive = sqlite3_step(pExists)==SQLITE_ROW;
+        rc = cacheOpError(op, sqlite3_reset(pExists));
+      }
+      if( bLive ) c->aRec[j++] = c->aRec[i];
+    }
+    if( rc==SQLITE_OK && j<c->nRec ){
+      c->nRec = j;
+      rc = cacheChunkSave(op, c);
+    }
+  }
+  if( rc==SQLITE_OK ) op->cfg.nDead = 0;
+  return rc;
+}
+
 /* ------------------------------------------------------- config, format */
 
-/* Read the config row into op->cfg.  A uid that is not the one p was made
-** for means the table under this name is another one (dropped and created
-** again by another connection): p goes stale and its buffer with it. */
+/* The buffer that holds op's transaction state: p's, or its successor's
+** if p is stale. */
+static cache_buffer *cacheOpBuffer(cache_op *op){
+  cache_vtab *p = op->p;
+  if( p->bStale ) p = cacheSuccessor(p);
+  return p ? p->pBuf : 0;
+}
+
+/* Read the config row into op->cfg: the transaction's copy if it holds
+** one.  A uid that is not the one p was made for means the table under
+** this name is another one (dropped and created again by another
+** connection): p goes stale and its buffer with it. */
 static int cacheConfigLoad(cache_op *op){
   cache_vtab *p = op->p;
   cache_config *pCfg = &op->cfg;
+  cache_buffer *b = cacheOpBuffer(op);
   sqlite3_stmt *pStmt;
-  int rc = cacheStmt(op, p->iFormat==1 ? CACHE_STMT_CONFIG_READ1
-                                      : CACHE_STMT_CONFIG_READ, &pStmt);
+  int rc;
+  if( b && b->bInTxn && b->eCfg!=CACHE_CFG_NONE ){
+    *pCfg = b->cfg;
+    return SQLITE_OK;
+  }
+  rc = cacheStmt(op, p->iFormat==1 ? CACHE_STMT_CONFIG_READ1
+                                   : CACHE_STMT_CONFIG_READ, &pStmt);
   if( rc ) return rc;
   rc = sqlite3_step(pStmt);
   if( rc==SQLITE_ROW ){
@@ -1400,6 +1521,8 @@ static int cacheConfigLoad(cache_op *op){
     pCfg->ePolicy = sqlite3_column_int(pStmt, 9)==CACHE_POLICY_FIFO
                   ? CACHE_POLICY_FIFO : CACHE_POLICY_LRU;
     pCfg->iHead = sqlite3_column_int64(pStmt, 10);
+    pCfg->iLow = sqlite3_column_int64(pStmt, 11);
+    pCfg->nDead = sqlite3_column_int64(pStmt, 12);
     rc = cacheOpError(op, sqlite3_reset(pStmt));
     if( rc==SQLITE_OK ){
       if( p->uid<0 ){
@@ -1407,8 +1530,13 @@ static int cacheConfigLoad(cache_op *op){
       }else if( p->uid!=pCfg->uid ){
         cacheSetStale(p);
         p->uid = pCfg->uid;
+        b = 0;
       }
       p->ePolicy = pCfg->ePolicy;
+      if( b && b->bInTxn && p->iFormat==2 ){
+        b->cfg = *pCfg;
+        b->eCfg = CACHE_CFG_CLEAN;
+      }
     }
     return rc;
   }
@@ -1420,8 +1548,8 @@ static int cacheConfigLoad(cache_op *op){
   return cacheOpError(op, rc);
 }
 
-static int cacheConfigSave(cache_op *op){
-  const cache_config *pCfg = &op->cfg;
+/* Write cfg to the config row. */
+static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
   sqlite3_stmt *pStmt;
   int rc = cacheStmt(op, CACHE_STMT_CONFIG_WRITE, &pStmt);
   if( rc ) return rc;
@@ -1434,7 +1562,32 @@ static int cacheConfigSave(cache_op *op){
   sqlite3_bind_int64(pStmt, 7, pCfg->evictions);
   sqlite3_bind_int64(pStmt, 8, pCfg->expired);
   sqlite3_bind_int64(pStmt, 9, pCfg->iHead);
+  sqlite3_bind_int64(pStmt, 10, pCfg->iLow);
+  sqlite3_bind_int64(pStmt, 11, pCfg->nDead);
   return cacheRun(op, pStmt);
+}
+
+/* The end of a write: op->cfg is the config row now; inside a transaction
+** it is written at xSync (cacheConfigSync). */
+static int cacheConfigSave(cache_op *op){
+  cache_buffer *b = cacheOpBuffer(op);
+  if( b && b->bInTxn ){
+    b->cfg = op->cfg;
+    b->eCfg = CACHE_CFG_DIRTY;
+    return SQLITE_OK;
+  }
+  return cacheConfigWrite(op, &op->cfg);
+}
+
+/* Write the transaction's copy of the config row, if it is newer. */
+static int cacheConfigSync(cache_op *op){
+  cache_buffer *b = cacheOpBuffer(op);
+  int rc = SQLITE_OK;
+  if( b && b->eCfg==CACHE_CFG_DIRTY ){
+    rc = cacheConfigWrite(op, &b->cfg);
+    if( rc==SQLITE_OK ) b->eCfg = CACHE_CFG_CLEAN;
+  }
+  return rc;
 }
 
 /* Which format is the stored table: 2, or 1 (made by acorn 0.1, recency
@@ -1480,8 +1633,12 @@ static int cacheUpgrade(cache_op *op){
         " DEFAULT 0;"
         "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN head INTEGER NOT NULL"
         " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN low INTEGER NOT NULL"
+        " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN dead INTEGER NOT NULL"
+        " DEFAULT 0;"
         CACHE_REC_DDL,
-        d, n, d, n, d, n, d, p->uid, n, d, n);
+        d, n, d, n, d, n, d, n, d, n, d, p->uid, n, d, n);
     if( zSql==0 ) return cacheOpError(op, SQLITE_NOMEM);
     rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
     sqlite3_free(zSql);
@@ -1514,7 +1671,7 @@ static int cacheUpgrade(cache_op *op){
     }
     cacheFinalizeAll(p);
     p->iFormat = 2;
-    p->chunk.bValid = 0;
+    cacheChunkDropAll(p);
     rc = cacheRecMerge(op, aRec, nRec);
     sqlite3_free(aRec);
     if( rc==SQLITE_OK ){
@@ -1536,7 +1693,7 @@ static int cacheOpBegin(cache_op *op, cache_vtab *p){
   memset(op, 0, sizeof(*op));
   op->p = p;
   op->now = cacheNowMs();
-  p->chunk.bValid = 0;       /* other connections may have written */
+  cacheChunkCheck(p);
   rc = cacheConfigLoad(op);
   if( rc==SQLITE_OK && p->iFormat==1 ) rc = cacheUpgrade(op);
   if( rc==SQLITE_OK ){
@@ -1614,7 +1771,7 @@ static int cacheFlushStandalone(cache_vtab *p, int bIdle){
   }else{
     sqlite3_exec(p->db, "ROLLBACK TO acorn_cache_flush;"
                         " RELEASE acorn_cache_flush", 0, 0, 0);
-    p->chunk.bValid = 0;
+    cacheChunkDropAll(p);
   }
   /* Nobody reads this message: the caller carries on. */
   sqlite3_free(op.zErr);
@@ -1641,8 +1798,9 @@ static void cacheTouch(cache_vtab *p, i64 id, i64 ms){
 
 /* ------------------------------------------------------- entry writes */
 
-/* Delete entry id, whose expires (if bExpires) and size are known; its
-** record goes too unless bNoRec says it has none. */
+/* Delete entry id, whose expires (if bExpires) and size are known.  Its
+** record, if it has one, stays until eviction meets it or a sweep finds it
+** dead (bNoRec: it has none; no sweep needs to look). */
 static int cacheDeleteKnown(cache_op *op, i64 id, int bExpires, i64 iExpires,
                             i64 nSize, int bNoRec){
   sqlite3_stmt *pStmt;
@@ -1658,9 +1816,7 @@ static int cacheDeleteKnown(cache_op *op, i64 id, int bExpires, i64 iExpires,
       rc = cacheRun(op, pStmt);
     }
   }
-  if( rc==SQLITE_OK && !bNoRec && op->cfg.ePolicy==CACHE_POLICY_LRU ){
-    rc = cacheRecRemove(op, id);
-  }
+  if( !bNoRec && op->cfg.ePolicy==CACHE_POLICY_LRU ) op->cfg.nDead++;
   op->cfg.bytes -= nSize;
   op->cfg.entries--;
   return rc;
@@ -1714,22 +1870,82 @@ static int cacheReclaimExpired(cache_op *op){
   return rc;
 }
 
+/* The chunk of <t>_rec with the least live recency (used > iLow), and that
+** record: *ppC 0 if no chunk has one. */
+static int cacheOldestRecord(cache_op *op, cache_chunk **ppC, cache_rec *pRec){
+  sqlite3_stmt *pStmt;
+  i64 lo = -1;
+  int rc = cacheStmt(op, CACHE_STMT_CHUNK_OLDEST, &pStmt);
+  *ppC = 0;
+  if( rc ) return rc;
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) lo = sqlite3_column_int64(pStmt, 0);
+  rc = cacheOpError(op, sqlite3_reset(pStmt));
+  if( rc==SQLITE_OK && lo>=0 ){
+    cache_chunk *c = 0;
+    int i, bFound = 0;
+    rc = cacheChunkLoad(op, lo, &c);
+    for(i=0; rc==SQLITE_OK && i<c->nRec; i++){
+      const cache_rec *r = &c->aRec[i];
+      if( r->used>op->cfg.iLow && (!bFound || r->used<pRec->used) ){
+        *pRec = *r;
+        bFound = 1;
+      }
+    }
+    if( rc==SQLITE_OK && !bFound ){
+      return cacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: chunk %lld of"
+                         " \"%w\" has a minused but no live record", lo,
+                         op->p->zName);
+    }
+    *ppC = c;
+  }
+  return rc;
+}
+
+/* Eviction has reached record r of chunk c (its entry evicted, or found
+** gone): the watermark iLow moves to it, and c's minused to the next live
+** record, or c goes if none is left (but chunk 0). */
+static int cacheOldestPassed(cache_op *op, cache_chunk *c, i64 used){
+  sqlite3_stmt *pStmt;
+  i64 minUsed = LLONG_MAX;
+  int i, rc;
+  op->cfg.iLow = used;
+  for(i=0; i<c->nRec; i++){
+    if( c->aRec[i].used>used && c->aRec[i].used<minUsed ){
+      minUsed = c->aRec[i].used;
+    }
+  }
+  if( minUsed==LLONG_MAX && c->lo!=0 ){
+    rc = cacheStmt(op, CACHE_STMT_CHUNK_DELETE, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pStmt, 1, c->lo);
+      rc = cacheRun(op, pStmt);
+    }
+    cacheChunkDropAll(op->p);       /* its ids go to the chunk before */
+    return rc;
+  }
+  rc = cacheStmt(op, CACHE_STMT_CHUNK_SETMIN, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, c->lo);
+  if( minUsed==LLONG_MAX ) sqlite3_bind_null(pStmt, 2);
+  else sqlite3_bind_int64(pStmt, 2, minUsed);
+  return cacheRun(op, pStmt);
+}
+
 /* Evict one entry: the one of least recency (lru) or the oldest (fifo).
 ** *pbNone if there is none. */
 static int cacheEvictOne(cache_op *op, int *pbNone){
-  cache_vtab *p = op->p;
   int bLru = op->cfg.ePolicy==CACHE_POLICY_LRU;
   sqlite3_stmt *pStmt;
   int rc;
   for(;;){
     i64 idA = 0, iExpA = 0, nSizeA = 0;
-    int bA = 0, bExpA = 0;
+    int bA = 0, bExpA = 0, bFound = 0;
     cache_rec rB = {0, 0, 0, 0};
-    int bB = 0;
+    cache_chunk *cB = 0;
     /* A: the first entry at or after head never used since its set */
     for(;;){
       cache_rec r;
-      int bFound = 0;
+      int bRec = 0;
       rc = cacheStmt(op, CACHE_STMT_HEAD, &pStmt);
       if( rc ) return rc;
       sqlite3_bind_int64(pStmt, 1, op->cfg.iHead);
@@ -1742,51 +1958,43 @@ static int cacheEvictOne(cache_op *op, int *pbNone){
       }
       rc = cacheOpError(op, sqlite3_reset(pStmt));
       if( rc || !bA || !bLru ) break;
-      rc = cacheRecFind(op, idA, &r, &bFound);
-      if( rc || !bFound ) break;
+      rc = cacheRecFind(op, idA, &r, &bRec);
+      if( rc || !bRec ) break;
       op->cfg.iHead = idA + 1;     /* used since its set: its record counts */
       bA = 0;
     }
     if( rc ) return rc;
     /* B: the entry with the least recency among those with a record */
     if( bLru ){
-      rc = cacheStmt(op, CACHE_STMT_CHUNK_OLDEST, &pStmt);
-      if( rc ) return rc;
-      if( sqlite3_step(pStmt)==SQLITE_ROW ){
-        i64 lo = sqlite3_column_int64(pStmt, 0);
-        rc = cacheChunkLoad(op, lo);
-        if( rc==SQLITE_OK ){
-          int i;
-          for(i=0; i<p->chunk.nRec; i++){
-            if( !bB || p->chunk.aRec[i].used<rB.used ){
-              rB = p->chunk.aRec[i];
-              bB = 1;
-            }
-          }
-        }
-      }
-      if( rc ){
-        sqlite3_reset(pStmt);
-        return rc;
-      }
-      rc = cacheOpError(op, sqlite3_reset(pStmt));
+      rc = cacheOldestRecord(op, &cB, &rB);
       if( rc ) return rc;
     }
-    if( !bA && !bB ){
+    if( !bA && cB==0 ){
       *pbNone = 1;
       return SQLITE_OK;
     }
-    if( bA && (!bB || idA<rB.used) ){
+    if( bA && (cB==0 || idA<rB.used) ){
       op->cfg.iHead = idA + 1;
-      return cacheDeleteKnown(op, idA, bExpA, iExpA, nSizeA, bLru);
-    }else{
-      int bFound = 0;
-      rc = cacheDeleteEntry(op, rB.id, &bFound);
-      if( rc || bFound ) return rc;
-      /* a record left by a use written after its entry was gone */
-      rc = cacheRecRemove(op, rB.id);
-      if( rc ) return rc;
+      return cacheDeleteKnown(op, idA, bExpA, iExpA, nSizeA, 1);
     }
+    /* B, unless its entry is gone (deleted or set again since: its
+    ** record was left for eviction to meet) */
+    rc = cacheStmt(op, CACHE_STMT_ENTRY, &pStmt);
+    if( rc ) return rc;
+    sqlite3_bind_int64(pStmt, 1, rB.id);
+    if( sqlite3_step(pStmt)==SQLITE_ROW ){
+      bFound = 1;
+      bExpA = sqlite3_column_type(pStmt, 0)!=SQLITE_NULL;
+      iExpA = sqlite3_column_int64(pStmt, 0);
+      nSizeA = sqlite3_column_int64(pStmt, 1);
+    }
+    rc = cacheOpError(op, sqlite3_reset(pStmt));
+    if( rc==SQLITE_OK ) rc = cacheOldestPassed(op, cB, rB.used);
+    if( rc==SQLITE_OK && bFound ){
+      return cacheDeleteKnown(op, rB.id, bExpA, iExpA, nSizeA, 1);
+    }
+    if( rc ) return rc;
+    if( op->cfg.nDead>0 ) op->cfg.nDead--;
   }
 }
 
@@ -1907,9 +2115,11 @@ static const char *const azCacheCheck[] = {
 };
 /* Format 2 only. */
 static const char *const azCacheCheck2[] = {
-  "SELECT 'policy ' || policy || ' or head ' || head || ' is out of range'"
+  "SELECT 'policy ' || policy || ', head ' || head || ', low ' || low ||"
+  " ' or dead ' || dead || ' is out of range'"
   " FROM \"%w\".\"%w_config\" WHERE policy NOT IN (0,1) OR head<0"
-  " OR head>seq+1 OR typeof(head)!='integer'",
+  " OR head>seq+1 OR typeof(head)!='integer' OR low<0 OR low>seq"
+  " OR typeof(low)!='integer' OR dead<0 OR typeof(dead)!='integer'",
   "SELECT 'the records have no chunk 0' WHERE NOT EXISTS"
   " (SELECT 1 FROM \"%w\".\"%w_rec\" WHERE lo=0)",
 };
@@ -1943,18 +2153,19 @@ static int cacheI64Cmp(const void *a, const void *b){
 static int cacheCheckRecords(cache_vtab *p, char **pzErr){
   cache_chunk c;
   sqlite3_stmt *pStmt = 0, *pData = 0;
-  i64 *aUsed = 0, *aId = 0, seq = 0, iHead = 0, iPrevLo = -1;
+  i64 *aUsed = 0, *aId = 0, seq = 0, iHead = 0, iLow = 0, iPrevLo = -1;
   int nRecAll = 0, nAlloc = 0, ePolicy = 0, i, rc;
   char *zSql;
   memset(&c, 0, sizeof(c));
-  zSql = sqlite3_mprintf("SELECT seq, head, policy FROM \"%w\".\"%w_config\"",
-                         p->zDb, p->zName);
+  zSql = sqlite3_mprintf("SELECT seq, head, policy, low FROM"
+                         " \"%w\".\"%w_config\"", p->zDb, p->zName);
   rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     seq = sqlite3_column_int64(pStmt, 0);
     iHead = sqlite3_column_int64(pStmt, 1);
     ePolicy = sqlite3_column_int(pStmt, 2);
+    iLow = sqlite3_column_int64(pStmt, 3);
   }
   sqlite3_finalize(pStmt);
   pStmt = 0;
@@ -2009,18 +2220,20 @@ static int cacheCheckRecords(cache_vtab *p, char **pzErr){
         rc = SQLITE_CORRUPT_VTAB;
         break;
       }
-      if( r->used<minUsed ) minUsed = r->used;
+      if( r->used>iLow && r->used<minUsed ) minUsed = r->used;
       aUsed[nRecAll] = r->used;
       aId[nRecAll] = r->id;
       nRecAll++;
     }
     if( rc ) break;
-    if( bNull!=(c.nRec==0)
+    if( bNull!=(minUsed==LLONG_MAX)
      || (!bNull && sqlite3_column_int64(pStmt, 1)!=minUsed) ){
-      *pzErr = sqlite3_mprintf("chunk %lld has minused %s, not %lld", lo,
+      char zWant[32];
+      sqlite3_snprintf(sizeof(zWant), zWant, minUsed==LLONG_MAX ? "NULL"
+                       : "%lld", minUsed);
+      *pzErr = sqlite3_mprintf("chunk %lld has minused %s, not %s", lo,
           (const char*)sqlite3_column_text(pStmt, 1)
-            ? (const char*)sqlite3_column_text(pStmt, 1) : "NULL",
-          c.nRec ? minUsed : 0);
+            ? (const char*)sqlite3_column_text(pStmt, 1) : "NULL", zWant);
       rc = SQLITE_CORRUPT_VTAB;
       break;
     }
@@ -2047,18 +2260,26 @@ static int cacheCheckRecords(cache_vtab *p, char **pzErr){
     }
   }
   if( rc==SQLITE_OK && ePolicy==CACHE_POLICY_LRU ){
-    /* every live entry below head has a record; aId is ascending */
-    zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_data\" WHERE id<?1"
-                           " ORDER BY id", p->zDb, p->zName);
+    /* every live entry below head has a record of recency above low, and
+    ** no live entry one at or below low; aId is ascending */
+    zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_data\" ORDER BY id",
+                           p->zDb, p->zName);
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pData, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
     if( rc==SQLITE_OK ){
       int k = 0;
-      sqlite3_bind_int64(pData, 1, iHead);
       while( sqlite3_step(pData)==SQLITE_ROW ){
         i64 id = sqlite3_column_int64(pData, 0);
+        int bRec;
         while( k<nRecAll && aId[k]<id ) k++;
-        if( k>=nRecAll || aId[k]!=id ){
+        bRec = k<nRecAll && aId[k]==id;
+        if( bRec && aUsed[k]<=iLow ){
+          *pzErr = sqlite3_mprintf("entry %lld has recency %lld, at or below"
+                                   " low %lld", id, aUsed[k], iLow);
+          rc = SQLITE_CORRUPT_VTAB;
+          break;
+        }
+        if( id<iHead && !bRec ){
           *pzErr = sqlite3_mprintf("entry %lld is below head %lld but has no"
                                    " record", id, iHead);
           rc = SQLITE_CORRUPT_VTAB;
@@ -2227,7 +2448,10 @@ static void cacheFree(cache_vtab *p){
   cacheUnregister(p);
   cacheFinalizeAll(p);
   cacheBufferFree(p->pBuf);
-  sqlite3_free(p->chunk.aRec);
+  {
+    int i;
+    for(i=0; i<CACHE_NCHUNK; i++) sqlite3_free(p->aChunk[i].aRec);
+  }
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
   sqlite3_free(p->base.zErrMsg);
@@ -2329,9 +2553,10 @@ static int cacheInit(
       " entries INTEGER NOT NULL, seq INTEGER NOT NULL, hits INTEGER NOT NULL,"
       " misses INTEGER NOT NULL, evictions INTEGER NOT NULL,"
       " expired INTEGER NOT NULL, uid INTEGER NOT NULL DEFAULT 0,"
-      " policy INTEGER NOT NULL DEFAULT 0, head INTEGER NOT NULL DEFAULT 0);"
+      " policy INTEGER NOT NULL DEFAULT 0, head INTEGER NOT NULL DEFAULT 0,"
+      " low INTEGER NOT NULL DEFAULT 0, dead INTEGER NOT NULL DEFAULT 0);"
       "INSERT INTO \"%w\".\"%w_config\""
-      " VALUES(1, %lld, 0, 0, 0, 0, 0, 0, 0, %lld, %d, 0);"
+      " VALUES(1, %lld, 0, 0, 0, 0, 0, 0, 0, %lld, %d, 0, 0, 0);"
       "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY,"
       " key NOT NULL UNIQUE, created INTEGER NOT NULL, expires INTEGER,"
       " value NOT NULL);"
@@ -2577,22 +2802,36 @@ static int cacheBegin(sqlite3_vtab *pVtab){
   return SQLITE_OK;
 }
 
+/* Before the commit: the transaction's copy of the config row goes to
+** the table. */
 static int cacheSync(sqlite3_vtab *pVtab){
-  (void)pVtab;
-  return SQLITE_OK;
+  cache_vtab *p = (cache_vtab*)pVtab;
+  cache_op op;
+  int rc;
+  if( p->bStale && (p = cacheSuccessor(p))==0 ) return SQLITE_OK;
+  memset(&op, 0, sizeof(op));
+  op.p = p;
+  rc = cacheConfigSync(&op);
+  return cacheOpFinish(&op, rc);
+}
+
+/* The transaction is over: what it held goes. */
+static void cacheBufferTxnEnd(cache_buffer *b){
+  b->iGen++;
+  b->nFlushed = 0;
+  b->nCount = 0;
+  b->bInTxn = 0;
+  b->iLevel = -1;
+  b->bLevelLost = 0;
+  b->eCfg = CACHE_CFG_NONE;
+  b->nSnap = 0;
+  cacheBufferLevelSeq(b, -1);
+  cacheBufferCheck(b);
 }
 
 static int cacheCommit(sqlite3_vtab *pVtab){
   cache_buffer *b = cacheTxnBuffer(pVtab);
-  if( b ){
-    b->nFlushed = 0;
-    b->nCount = 0;
-    b->bInTxn = 0;
-    b->iLevel = -1;
-    b->bLevelLost = 0;
-    cacheBufferLevelSeq(b, -1);
-    cacheBufferCheck(b);
-  }
+  if( b ) cacheBufferTxnEnd(b);
   return SQLITE_OK;
 }
 
@@ -2600,19 +2839,42 @@ static int cacheRollback(sqlite3_vtab *pVtab){
   cache_buffer *b = cacheTxnBuffer(pVtab);
   if( b ){
     cacheBufferRollback(b, -1);
-    b->bInTxn = 0;
-    b->iLevel = -1;
-    b->bLevelLost = 0;
-    cacheBufferCheck(b);
+    cacheBufferTxnEnd(b);
   }
   return SQLITE_OK;
 }
 
+/* Drop the copies of the config row of savepoint levels iLevel and deeper. */
+static void cacheSnapDrop(cache_buffer *b, int iLevel){
+  while( b->nSnap>0 && b->aSnap[b->nSnap-1].iLevel>=iLevel ) b->nSnap--;
+}
+
 static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
   cache_buffer *b = cacheTxnBuffer(pVtab);
-  if( b ){
-    b->bInTxn = 1;
-    if( iSavepoint>b->iLevel ) b->iLevel = iSavepoint;
+  if( b==0 ) return SQLITE_OK;
+  b->bInTxn = 1;
+  if( iSavepoint>b->iLevel ) b->iLevel = iSavepoint;
+  /* (delivered twice, through a stale instance and its successor: the
+  ** first copy stands) */
+  if( b->nSnap==0 || b->aSnap[b->nSnap-1].iLevel<iSavepoint ){
+    if( b->nSnap==b->nSnapAlloc ){
+      int nNew = b->nSnapAlloc ? b->nSnapAlloc*2 : 4;
+      cache_snap *aNew = sqlite3_realloc64(b->aSnap,
+                                           sizeof(cache_snap)*(size_t)nNew);
+      if( aNew==0 ){
+        /* cannot keep the copy: write the row now, so that a rollback to
+        ** this savepoint restores it from the table */
+        int rc = cacheSync(pVtab);
+        b->eCfg = CACHE_CFG_NONE;
+        return rc;
+      }
+      b->aSnap = aNew;
+      b->nSnapAlloc = nNew;
+    }
+    b->aSnap[b->nSnap].iLevel = iSavepoint;
+    b->aSnap[b->nSnap].eCfg = b->eCfg;
+    b->aSnap[b->nSnap].cfg = b->cfg;
+    b->nSnap++;
   }
   return SQLITE_OK;
 }
@@ -2627,6 +2889,7 @@ static int cacheRelease(sqlite3_vtab *pVtab, int iSavepoint){
   for(i=0; i<b->nCount; i++){
     if( b->aCount[i].iLevel>=iSavepoint ) b->aCount[i].iLevel = iSavepoint-1;
   }
+  cacheSnapDrop(b, iSavepoint);
   {
     /* what the released levels began at now belongs to the level around */
     i64 s = cacheBufferLevelSeq(b, iSavepoint);
@@ -2642,11 +2905,24 @@ static int cacheRelease(sqlite3_vtab *pVtab, int iSavepoint){
 
 static int cacheRollbackTo(sqlite3_vtab *pVtab, int iSavepoint){
   cache_buffer *b = cacheTxnBuffer(pVtab);
-  if( b ){
-    cacheBufferRollback(b, iSavepoint);
-    b->iLevel = iSavepoint;
-    cacheBufferCheck(b);
+  cache_vtab *p = (cache_vtab*)pVtab;
+  if( b==0 ) return SQLITE_OK;
+  cacheBufferRollback(b, iSavepoint);
+  b->iLevel = iSavepoint;
+  b->iGen++;
+  /* The config row as savepoint iSavepoint began (it stays open).  No copy
+  ** for it: the table joined the transaction later, so the row then was
+  ** the table's, which the rollback restored. */
+  cacheSnapDrop(b, iSavepoint+1);
+  if( b->nSnap>0 && b->aSnap[b->nSnap-1].iLevel==iSavepoint ){
+    b->eCfg = b->aSnap[b->nSnap-1].eCfg;
+    b->cfg = b->aSnap[b->nSnap-1].cfg;
+  }else{
+    assert( b->nSnap==0 );
+    b->eCfg = CACHE_CFG_NONE;
   }
+  cacheChunkDropAll(p);
+  cacheBufferCheck(b);
   return SQLITE_OK;
 }
 
@@ -2696,13 +2972,19 @@ static int cacheBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   if( pInfo->colUsed & ((sqlite3_uint64)1<<CACHE_COLUMN_VALUE) ){
     idxNum |= CACHE_IDX_VALUE;
   }
-  if( pInfo->colUsed & (((sqlite3_uint64)1<<CACHE_COLUMN_SIZE)
-                      | ((sqlite3_uint64)1<<CACHE_COLUMN_LAST_USED)
+  if( pInfo->colUsed & (((sqlite3_uint64)1<<CACHE_COLUMN_LAST_USED)
                       | ((sqlite3_uint64)1<<CACHE_COLUMN_HITS)) ){
     idxNum |= CACHE_IDX_LRU;
   }
+  if( pInfo->colUsed & ((sqlite3_uint64)1<<CACHE_COLUMN_SIZE) ){
+    idxNum |= CACHE_IDX_SIZE;
+  }
+  if( pInfo->colUsed & (((sqlite3_uint64)1<<CACHE_COLUMN_CREATED)
+                      | ((sqlite3_uint64)1<<CACHE_COLUMN_EXPIRES)) ){
+    idxNum |= CACHE_IDX_MORE;
+  }
   pInfo->idxNum = idxNum;
-  pInfo->idxStr = (char*)azCacheIdxStr[idxNum];
+  pInfo->idxStr = (char*)azCacheIdxStr[idxNum & 15];
   return SQLITE_OK;
 }
 
@@ -2730,13 +3012,14 @@ static void cacheCursorRelease(cache_cursor *pCur){
   cache_vtab *p = (cache_vtab*)pCur->base.pVtab;
   if( pCur->pStmt==0 ) return;
   if( pCur->iSlot>=0 && p->aRead[pCur->iSlot]==pCur->pStmt ){
-    sqlite3_reset(pCur->pStmt);
+    if( pCur->bStepped ) sqlite3_reset(pCur->pStmt);
     p->aReadBusy[pCur->iSlot] = 0;
   }else{
     sqlite3_finalize(pCur->pStmt);
   }
   pCur->pStmt = 0;
   pCur->iSlot = -1;
+  pCur->bStepped = 0;
 }
 
 static int cacheClose(sqlite3_vtab_cursor *cur){
@@ -2758,14 +3041,15 @@ static int cacheClose(sqlite3_vtab_cursor *cur){
 static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
   cache_vtab *p = (cache_vtab*)pCur->base.pVtab;
   int bPoint = (idxNum & (CACHE_IDX_EQ|CACHE_IDX_IN))!=0;
+  int bMore = (idxNum & (CACHE_IDX_MORE|CACHE_IDX_LRU))!=0;
   int bValue = (idxNum & CACHE_IDX_VALUE)!=0;
-  int bSize = (idxNum & CACHE_IDX_LRU)!=0;
-  int iSlot = bPoint | (bValue<<1) | (bSize<<2);
+  int bSize = (idxNum & CACHE_IDX_SIZE)!=0;
+  int iSlot = bPoint | (bMore<<1) | (bValue<<2) | (bSize<<3);
   char *zSql;
   int rc;
+  assert( iSlot<CACHE_NREAD );
   if( pCur->pStmt && pCur->iSlot==iSlot ){
-    sqlite3_reset(pCur->pStmt);
-    return SQLITE_OK;
+    return SQLITE_OK;          /* reset when its last use ended */
   }
   cacheCursorRelease(pCur);
   if( p->aRead[iSlot] && !p->aReadBusy[iSlot] ){
@@ -2774,10 +3058,14 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
     p->aReadBusy[iSlot] = 1;
     return SQLITE_OK;
   }
+  /* The columns not asked for are NULL: positions stay CACHE_READ_*.
+  ** (last_used falls back on created.) */
   zSql = sqlite3_mprintf(
-      "SELECT id, key, created, expires, %s, %s FROM \"%w\".\"%w_data\""
+      "SELECT id, key, %s, %s, %s, %s FROM \"%w\".\"%w_data\""
       " WHERE %s(expires IS NULL OR expires>?2)",
-      bValue ? "value" : "NULL", bSize ? CACHE_SIZE_SQL : "NULL",
+      bMore ? "created" : "NULL",
+      bMore ? "expires" : "NULL", bValue ? "value" : "NULL",
+      bSize ? CACHE_SIZE_SQL : "NULL",
       p->zDb, p->zName, bPoint ? "key=?1 AND " : "");
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v3(p->db, zSql, -1,
@@ -2806,10 +3094,10 @@ static int cacheCursorAdvance(cache_cursor *pCur){
         pCur->bEof = 1;
         return SQLITE_OK;
       }
-      sqlite3_reset(pCur->pStmt);
+      if( pCur->bStepped ) sqlite3_reset(pCur->pStmt);
       sqlite3_bind_value(pCur->pStmt, 1, pCur->apIn[pCur->iIn++]);
-      sqlite3_bind_int64(pCur->pStmt, 2, pCur->now);
     }
+    pCur->bStepped = 1;
     rc = sqlite3_step(pCur->pStmt);
     if( rc==SQLITE_ROW ){
       pCur->bEof = 0;
@@ -2817,6 +3105,7 @@ static int cacheCursorAdvance(cache_cursor *pCur){
     }
     if( rc!=SQLITE_DONE ){
       sqlite3_reset(pCur->pStmt);
+      pCur->bStepped = 0;
       pCur->bEof = 1;
       acorn_vtab_error(&p->base, "cache: %s", sqlite3_errmsg(p->db));
       return rc;
@@ -2842,12 +3131,15 @@ static int cacheFilter(sqlite3_vtab_cursor *cur, int idxNum,
   (void)idxStr; (void)argc;
   cacheCursorFreeIn(pCur);
   pCur->bEof = 1;
-  p->chunk.bValid = 0;       /* other connections may have written */
+  cacheChunkCheck(p);
   rc = cacheCursorStatement(pCur, idxNum);
   if( rc ) return rc;
   pCur->idxNum = idxNum;
   pCur->now = cacheNowMs();
-  sqlite3_clear_bindings(pCur->pStmt);
+  if( pCur->bStepped ){
+    sqlite3_reset(pCur->pStmt);
+    pCur->bStepped = 0;
+  }
   sqlite3_bind_int64(pCur->pStmt, 2, pCur->now);
   if( idxNum & CACHE_IDX_EQ ){
     if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return SQLITE_OK;
@@ -2880,6 +3172,7 @@ static int cacheNext(sqlite3_vtab_cursor *cur){
   if( pCur->idxNum & CACHE_IDX_EQ ){
     pCur->bEof = 1;
     sqlite3_reset(pCur->pStmt);
+    pCur->bStepped = 0;
     return SQLITE_OK;
   }
   return cacheCursorAdvance(pCur);
@@ -3036,9 +3329,12 @@ static int cacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot,
 
 /* The end of a write: the config row and the buffer, written. */
 static int cacheOpCommit(cache_op *op, int rc){
+  if( rc==SQLITE_OK && op->cfg.nDead>op->cfg.entries+1024 ){
+    rc = cacheSweep(op);
+  }
   if( rc==SQLITE_OK ) rc = cacheConfigSave(op);
   if( rc==SQLITE_OK && op->p->pBuf ) cacheBufferWritten(op->p->pBuf);
-  if( rc ) op->p->chunk.bValid = 0;
+  if( rc ) cacheChunkDropAll(op->p);
   return cacheOpFinish(op, rc);
 }
 
@@ -3072,6 +3368,7 @@ static int cacheCommand(cache_vtab *p, sqlite3_value *pCmd,
   }else if( sqlite3_stricmp(zCmd, "integrity_check")==0 ){
     char *zErr = 0;
     rc = cacheOpBegin(&op, p);
+    if( rc==SQLITE_OK ) rc = cacheConfigSync(&op);
     if( rc ) return cacheOpFinish(&op, rc);
     rc = cacheIntegrity(p, &zErr);
     if( zErr ){
@@ -3245,8 +3542,16 @@ static int cacheIntegrityMethod(sqlite3_vtab *pVtab, const char *zSchema,
                                 const char *zTabName, int mFlags,
                                 char **pzErr){
   cache_vtab *p = (cache_vtab*)pVtab;
+  cache_op op;
   int rc;
   (void)zSchema; (void)zTabName; (void)mFlags;
+  memset(&op, 0, sizeof(op));
+  op.p = p;
+  rc = cacheConfigSync(&op);     /* the checks read the row */
+  if( rc ){
+    *pzErr = op.zErr;
+    return rc;
+  }
   rc = cacheIntegrity(p, pzErr);
   return rc==SQLITE_CORRUPT_VTAB ? SQLITE_OK : rc;
 }
@@ -3304,7 +3609,7 @@ static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
     op->p = p;
     op->zWho = zWho;
     op->now = cacheNowMs();
-    p->chunk.bValid = 0;
+    cacheChunkCheck(p);
     rc = cacheConfigLoad(op);
     if( rc==SQLITE_OK && !p->bStale ) return p;
     if( rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR ) return 0;
