@@ -404,7 +404,8 @@ struct cache_snap { int iLevel; int eCfg; cache_config cfg; };
 **   - nHitPending is the sum of nHit over aPending;
 **   - iSeq of every pending use is at most iUseSeq;
 **   - outside a transaction (bInTxn 0) aFlushed, aCount and aSnap are
-**     empty, iLevel is -1, eCfg is CACHE_CFG_NONE and no aLevelSeq is set;
+**     empty, iLevel is -1, eCfg is not CACHE_CFG_DIRTY and no aLevelSeq is
+**     set;
 **     inside, no aFlushed, aCount or aSnap level is above iLevel, aSnap is
 **     in ascending level order, and no aLevelSeq is set above iLevel.
 ** Rollbacks.  The seq of a table goes back with a rollback, so the ids of
@@ -440,9 +441,11 @@ struct cache_buffer {
   cache_config cfg;     /* the config row as the transaction has it */
   cache_snap *aSnap;    /* eCfg and cfg as each open savepoint began */
   int nSnap, nSnapAlloc;
-  unsigned iGen;        /* bumped at every end and rollback of a
-                        ** transaction: what was read in one holds as long
-                        ** as iGen stays (cache_chunk) */
+  unsigned iGen;        /* bumped when what the connection holds of the
+                        ** table may be out of date: a rollback, another
+                        ** connection's commit (cache_chunk keeps it) */
+  unsigned iVersion;    /* the file's data version when what is held was
+                        ** last known good, between transactions */
 };
 
 /* One recency record: an entry used since its set. */
@@ -456,8 +459,9 @@ struct cache_rec {
 
 /* A chunk of records as decoded: the row of <t>_rec with key lo, covering
 ** ids in [lo, hi).  aRec is sorted by id.  A vtab keeps the last
-** CACHE_NCHUNK read or written (eviction looks at two at a time). */
-#define CACHE_NCHUNK 8
+** CACHE_NCHUNK read or written (eviction looks at two at a time, in
+** chunks all over the table). */
+#define CACHE_NCHUNK 32
 typedef struct cache_chunk cache_chunk;
 struct cache_chunk {
   i64 lo, hi;
@@ -885,7 +889,7 @@ static void cacheBufferCheck(const cache_buffer *b){
   assert( b->nMissPending>=0 && b->nHitLoose>=0 );
   if( !b->bInTxn ){
     assert( b->nFlushed==0 && b->nCount==0 && b->iLevel==-1 );
-    assert( b->nSnap==0 && b->eCfg==CACHE_CFG_NONE );
+    assert( b->nSnap==0 && b->eCfg!=CACHE_CFG_DIRTY );
   }
   for(i=0; i<b->nSnap; i++){
     assert( b->aSnap[i].iLevel<=b->iLevel );
@@ -1159,33 +1163,26 @@ static int cacheUseCmpId(const void *a, const void *b){
 
 /* ------------------------------------------------------- recency records */
 
-/* Varints: 7 bits a byte, low first, high bit set on all but the last. */
-static int cachePutVarint(unsigned char *a, u64 v){
-  int n = 0;
-  while( v>=0x80 ){
-    a[n++] = (unsigned char)(v | 0x80);
-    v >>= 7;
-  }
-  a[n++] = (unsigned char)v;
-  return n;
-}
+/* A record is stored as 28 bytes, little-endian: id (8), used (8), ms
+** (6, unsigned: a clock before 1970 counts as 0) and hits (6, at most
+** 2^48-1).  Fixed width: a chunk is read and written with no parsing. */
+#define CACHE_REC_BYTES 28
+#define CACHE_MAX48     (((i64)1<<48)-1)
 
-/* Read a varint from a[0..n); 0 if it runs past the end or is too long. */
-static int cacheGetVarint(const unsigned char *a, int n, u64 *pv){
+static void cachePut(unsigned char *a, u64 v, int n){
+  int i;
+  for(i=0; i<n; i++){ a[i] = (unsigned char)v; v >>= 8; }
+}
+static u64 cacheGet(const unsigned char *a, int n){
   u64 v = 0;
   int i;
-  for(i=0; i<n && i<10; i++){
-    v |= (u64)(a[i] & 0x7f) << (7*i);
-    if( (a[i] & 0x80)==0 ){
-      *pv = v;
-      return i+1;
-    }
+  if( n==8 ){
+    for(i=0; i<8; i++) v |= (u64)a[i] << (8*i);
+    return v;
   }
-  return 0;
+  for(i=n-1; i>=0; i--) v = (v<<8) | a[i];
+  return v;
 }
-
-static u64 cacheZigzag(i64 v){ return ((u64)v<<1) ^ (u64)(v>>63); }
-static i64 cacheUnzigzag(u64 v){ return (i64)(v>>1) ^ -(i64)(v&1); }
 
 /* Room for n records in the chunk. */
 static int cacheChunkReserve(cache_chunk *c, int n){
@@ -1202,68 +1199,72 @@ static int cacheChunkReserve(cache_chunk *c, int n){
 }
 
 /* Decode the blob of chunk lo into c.  SQLITE_CORRUPT_VTAB if it is not
-** a well-formed list of records in [lo, ...), ascending. */
+** whole records with ascending ids, all at or after lo. */
 static int cacheChunkDecode(cache_chunk *c, i64 lo, const unsigned char *a,
                             int n){
-  int i = 0;
-  i64 prev = lo;
+  int i, nRec = n/CACHE_REC_BYTES;
   c->lo = lo;
   c->nRec = 0;
-  while( i<n ){
-    u64 aV[4];
-    int k, m;
-    cache_rec *r;
-    for(k=0; k<4; k++){
-      m = cacheGetVarint(a+i, n-i, &aV[k]);
-      if( m==0 ) return SQLITE_CORRUPT_VTAB;
-      i += m;
-    }
-    if( (c->nRec==0 ? aV[0] : aV[0]-1) > (u64)(LLONG_MAX - prev) ){
+  if( n%CACHE_REC_BYTES ) return SQLITE_CORRUPT_VTAB;
+  if( cacheChunkReserve(c, nRec) ) return SQLITE_NOMEM;
+  for(i=0; i<nRec; i++, a+=CACHE_REC_BYTES){
+    cache_rec *r = &c->aRec[i];
+    r->id = (i64)cacheGet(a, 8);
+    r->used = (i64)cacheGet(a+8, 8);
+    r->ms = (i64)cacheGet(a+16, 6);
+    r->hits = (i64)cacheGet(a+22, 6);
+    if( r->id<lo || (i>0 && r->id<=r[-1].id) || r->used<0 ){
       return SQLITE_CORRUPT_VTAB;
     }
-    if( cacheChunkReserve(c, c->nRec+1) ) return SQLITE_NOMEM;
-    r = &c->aRec[c->nRec++];
-    r->id = prev + (i64)aV[0];
-    if( c->nRec>1 && aV[0]==0 ) return SQLITE_CORRUPT_VTAB;
-    r->used = (i64)aV[1];
-    r->ms = cacheUnzigzag(aV[2]);
-    r->hits = (i64)aV[3];
-    if( r->used<0 || r->hits<0 ) return SQLITE_CORRUPT_VTAB;
-    prev = r->id;
   }
+  c->nRec = nRec;
   return SQLITE_OK;
 }
 
-/* Encode records aRec[0..n) of a chunk starting at lo into a; the bytes
-** written.  a has room for 40 bytes a record. */
-static int cacheChunkEncode(const cache_rec *aRec, int n, i64 lo,
-                            unsigned char *a){
-  int i, k = 0;
-  i64 prev = lo;
-  for(i=0; i<n; i++){
-    k += cachePutVarint(a+k, (u64)(aRec[i].id - prev));
-    k += cachePutVarint(a+k, (u64)aRec[i].used);
-    k += cachePutVarint(a+k, cacheZigzag(aRec[i].ms));
-    k += cachePutVarint(a+k, (u64)aRec[i].hits);
-    prev = aRec[i].id;
+/* Encode records aRec[0..n) into a (room for CACHE_REC_BYTES each); the
+** bytes written. */
+static int cacheChunkEncode(const cache_rec *aRec, int n, unsigned char *a){
+  int i;
+  for(i=0; i<n; i++, a+=CACHE_REC_BYTES){
+    i64 ms = aRec[i].ms<0 ? 0 : aRec[i].ms>CACHE_MAX48 ? CACHE_MAX48 : aRec[i].ms;
+    i64 hits = aRec[i].hits>CACHE_MAX48 ? CACHE_MAX48 : aRec[i].hits;
+    cachePut(a, (u64)aRec[i].id, 8);
+    cachePut(a+8, (u64)aRec[i].used, 8);
+    cachePut(a+16, (u64)ms, 6);
+    cachePut(a+22, (u64)hits, 6);
   }
-  return k;
+  return n*CACHE_REC_BYTES;
 }
 
-/* The chunks held in p->aChunk hold only within the transaction they were
-** read in (whose snapshot no other connection changes), until a rollback:
-** they are dropped at the start of a read or a write otherwise. */
 static void cacheChunkDropAll(cache_vtab *p){
   int i;
   for(i=0; i<CACHE_NCHUNK; i++) p->aChunk[i].bValid = 0;
 }
-static void cacheChunkCheck(cache_vtab *p){
+
+/* What a connection holds of a table (decoded chunks in p->aChunk, the
+** config row in the buffer) stays good while nothing else changes it:
+** inside a transaction (its snapshot) until a rollback, and from one
+** transaction to the next while the file's data version is the one seen
+** at the end of the last (SQLITE_FCNTL_DATA_VERSION changes when another
+** connection commits; this connection's own commits are noted at
+** xCommit).  Called at the start of every read and write. */
+static void cacheHeldValidate(cache_vtab *p, cache_buffer *b){
+  unsigned v = 0;
+  /* the version is current only once a read transaction has begun */
+  if( sqlite3_txn_state(p->db, p->zDb)==SQLITE_TXN_NONE
+   || sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v)
+   || v!=b->iVersion ){
+    b->iGen++;
+    b->eCfg = CACHE_CFG_NONE;
+    b->iVersion = v;
+  }
+}
+static void cacheHeldCheck(cache_vtab *p){
   cache_buffer *b = p->pBuf;
   int i;
+  if( b && !b->bInTxn ) cacheHeldValidate(p, b);
   for(i=0; i<CACHE_NCHUNK; i++){
-    if( b==0 || !b->bInTxn || p->aChunk[i].iGen!=b->iGen ){
-      p->aChunk[i].bValid = 0;
-    }
+    if( b==0 || p->aChunk[i].iGen!=b->iGen ) p->aChunk[i].bValid = 0;
   }
 }
 
@@ -1334,7 +1335,7 @@ static int cacheChunkWriteRow(cache_op *op, i64 lo, const cache_rec *aRec,
   for(i=0; i<n; i++){
     if( aRec[i].used<minUsed ) minUsed = aRec[i].used;
   }
-  nByte = cacheChunkEncode(aRec, n, lo, aBuf);
+  nByte = cacheChunkEncode(aRec, n, aBuf);
   sqlite3_bind_int64(pStmt, 1, lo);
   if( n ) sqlite3_bind_int64(pStmt, 2, minUsed);
   else sqlite3_bind_null(pStmt, 2);
@@ -1356,9 +1357,9 @@ static int cacheChunkSave(cache_op *op, cache_chunk *c){
     if( c->aRec[i].used>op->cfg.iLow ) c->aRec[j++] = c->aRec[i];
   }
   c->nRec = j;
-  aBuf = sqlite3_malloc64((size_t)c->nRec*40 + 1);
+  aBuf = sqlite3_malloc64((size_t)c->nRec*CACHE_REC_BYTES + 1);
   if( aBuf==0 ) return cacheOpError(op, SQLITE_NOMEM);
-  nByte = cacheChunkEncode(c->aRec, c->nRec, c->lo, aBuf);
+  nByte = c->nRec*CACHE_REC_BYTES;
   nPiece = nByte<=p->nChunkMax ? 1 : 1 + 2*nByte/p->nChunkMax;
   for(i=0, iRec=0; rc==SQLITE_OK && i<nPiece; i++){
     int iEnd = (int)((i64)c->nRec*(i+1)/nPiece);
@@ -1500,7 +1501,7 @@ static int cacheConfigLoad(cache_op *op){
   cache_buffer *b = cacheOpBuffer(op);
   sqlite3_stmt *pStmt;
   int rc;
-  if( b && b->bInTxn && b->eCfg!=CACHE_CFG_NONE ){
+  if( b && b->eCfg!=CACHE_CFG_NONE ){
     *pCfg = b->cfg;
     return SQLITE_OK;
   }
@@ -1533,7 +1534,7 @@ static int cacheConfigLoad(cache_op *op){
         b = 0;
       }
       p->ePolicy = pCfg->ePolicy;
-      if( b && b->bInTxn && p->iFormat==2 ){
+      if( b && p->iFormat==2 ){
         b->cfg = *pCfg;
         b->eCfg = CACHE_CFG_CLEAN;
       }
@@ -1571,12 +1572,18 @@ static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
 ** it is written at xSync (cacheConfigSync). */
 static int cacheConfigSave(cache_op *op){
   cache_buffer *b = cacheOpBuffer(op);
+  int rc;
   if( b && b->bInTxn ){
     b->cfg = op->cfg;
     b->eCfg = CACHE_CFG_DIRTY;
     return SQLITE_OK;
   }
-  return cacheConfigWrite(op, &op->cfg);
+  rc = cacheConfigWrite(op, &op->cfg);
+  if( b ){
+    b->cfg = op->cfg;
+    b->eCfg = rc ? CACHE_CFG_NONE : CACHE_CFG_CLEAN;
+  }
+  return rc;
 }
 
 /* Write the transaction's copy of the config row, if it is newer. */
@@ -1693,7 +1700,7 @@ static int cacheOpBegin(cache_op *op, cache_vtab *p){
   memset(op, 0, sizeof(*op));
   op->p = p;
   op->now = cacheNowMs();
-  cacheChunkCheck(p);
+  cacheHeldCheck(p);
   rc = cacheConfigLoad(op);
   if( rc==SQLITE_OK && p->iFormat==1 ) rc = cacheUpgrade(op);
   if( rc==SQLITE_OK ){
@@ -1772,6 +1779,10 @@ static int cacheFlushStandalone(cache_vtab *p, int bIdle){
     sqlite3_exec(p->db, "ROLLBACK TO acorn_cache_flush;"
                         " RELEASE acorn_cache_flush", 0, 0, 0);
     cacheChunkDropAll(p);
+    if( p->pBuf ){
+      p->pBuf->eCfg = CACHE_CFG_NONE;
+      p->pBuf->iGen++;
+    }
   }
   /* Nobody reads this message: the caller carries on. */
   sqlite3_free(op.zErr);
@@ -2794,10 +2805,13 @@ static cache_buffer *cacheTxnBuffer(sqlite3_vtab *pVtab){
 }
 
 static int cacheBegin(sqlite3_vtab *pVtab){
-  cache_buffer *b = cacheTxnBuffer(pVtab);
-  if( b && !b->bInTxn ){
-    b->bInTxn = 1;
-    b->iLevel = -1;
+  cache_vtab *p = (cache_vtab*)pVtab;
+  if( p->bStale ) p = cacheSuccessor(p);
+  if( p && p->pBuf && !p->pBuf->bInTxn ){
+    /* what the last transaction left held is good if nobody wrote since */
+    cacheHeldValidate(p, p->pBuf);
+    p->pBuf->bInTxn = 1;
+    p->pBuf->iLevel = -1;
   }
   return SQLITE_OK;
 }
@@ -2815,31 +2829,43 @@ static int cacheSync(sqlite3_vtab *pVtab){
   return cacheOpFinish(&op, rc);
 }
 
-/* The transaction is over: what it held goes. */
-static void cacheBufferTxnEnd(cache_buffer *b){
-  b->iGen++;
+/* The transaction is over.  Committed, the config row and the chunks held
+** stay good as long as the file's data version stays what it is now. */
+static void cacheBufferTxnEnd(cache_vtab *p, cache_buffer *b, int bCommit){
+  if( bCommit ){
+    if( b->eCfg==CACHE_CFG_DIRTY ) b->eCfg = CACHE_CFG_NONE;  /* not synced */
+    if( sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION,
+                             &b->iVersion) ){
+      b->iGen++;
+      b->eCfg = CACHE_CFG_NONE;
+    }
+  }else{
+    b->iGen++;
+    b->eCfg = CACHE_CFG_NONE;
+  }
   b->nFlushed = 0;
   b->nCount = 0;
   b->bInTxn = 0;
   b->iLevel = -1;
   b->bLevelLost = 0;
-  b->eCfg = CACHE_CFG_NONE;
   b->nSnap = 0;
   cacheBufferLevelSeq(b, -1);
   cacheBufferCheck(b);
 }
 
 static int cacheCommit(sqlite3_vtab *pVtab){
-  cache_buffer *b = cacheTxnBuffer(pVtab);
-  if( b ) cacheBufferTxnEnd(b);
+  cache_vtab *p = (cache_vtab*)pVtab;
+  if( p->bStale ) p = cacheSuccessor(p);
+  if( p && p->pBuf ) cacheBufferTxnEnd(p, p->pBuf, 1);
   return SQLITE_OK;
 }
 
 static int cacheRollback(sqlite3_vtab *pVtab){
-  cache_buffer *b = cacheTxnBuffer(pVtab);
-  if( b ){
-    cacheBufferRollback(b, -1);
-    cacheBufferTxnEnd(b);
+  cache_vtab *p = (cache_vtab*)pVtab;
+  if( p->bStale ) p = cacheSuccessor(p);
+  if( p && p->pBuf ){
+    cacheBufferRollback(p->pBuf, -1);
+    cacheBufferTxnEnd(p, p->pBuf, 0);
   }
   return SQLITE_OK;
 }
@@ -2850,9 +2876,16 @@ static void cacheSnapDrop(cache_buffer *b, int iLevel){
 }
 
 static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
-  cache_buffer *b = cacheTxnBuffer(pVtab);
+  cache_vtab *p = (cache_vtab*)pVtab;
+  cache_buffer *b;
+  if( p->bStale ) p = cacheSuccessor(p);
+  b = p ? p->pBuf : 0;
   if( b==0 ) return SQLITE_OK;
-  b->bInTxn = 1;
+  if( !b->bInTxn ){
+    cacheHeldValidate(p, b);
+    b->bInTxn = 1;
+    b->iLevel = -1;
+  }
   if( iSavepoint>b->iLevel ) b->iLevel = iSavepoint;
   /* (delivered twice, through a stale instance and its successor: the
   ** first copy stands) */
@@ -3131,7 +3164,7 @@ static int cacheFilter(sqlite3_vtab_cursor *cur, int idxNum,
   (void)idxStr; (void)argc;
   cacheCursorFreeIn(pCur);
   pCur->bEof = 1;
-  cacheChunkCheck(p);
+  cacheHeldCheck(p);
   rc = cacheCursorStatement(pCur, idxNum);
   if( rc ) return rc;
   pCur->idxNum = idxNum;
@@ -3609,7 +3642,7 @@ static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
     op->p = p;
     op->zWho = zWho;
     op->now = cacheNowMs();
-    cacheChunkCheck(p);
+    cacheHeldCheck(p);
     rc = cacheConfigLoad(op);
     if( rc==SQLITE_OK && !p->bStale ) return p;
     if( rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR ) return 0;

@@ -1090,7 +1090,7 @@ thumbs_rec
     done
     echo "INSERT INTO t(t) VALUES ('integrity_check');"
     echo "SELECT entries, hits FROM cache_stats('t');"
-    echo "SELECT dead < 1100, (SELECT sum(length(recs)) FROM t_rec) < 24000 FROM t_config;"
+    echo "SELECT dead < 1100, (SELECT sum(length(recs)) FROM t_rec) < 40000 FROM t_config;"
   } >"$BATS_TEST_TMPDIR/sweep.sql"
   run acorn_sql "$(cat "$BATS_TEST_TMPDIR/sweep.sql")"
   assert_success
