@@ -35,6 +35,12 @@
 **                     fifo: evict the entry set longest ago.  A get under
 **                     fifo writes nothing, ever, and hits are not counted.
 **                     Set at CREATE only.
+**     autoflush       on (default) | off: off, a connection writes its
+**                     buffered recency only inside its own writes to the
+**                     table and by the 'flush' command, never on its own
+**                     (buffer full, close): for replicated SQLite that
+**                     takes only what a client writes (dqlite); uses left
+**                     at close are dropped (recency only).
 **   An integer option may be written as a whole number with a fraction of
 **   zeros ('1000.0'), as an INTEGER argument may be a whole REAL.
 **
@@ -99,9 +105,10 @@
 **   Shadow tables (xShadowName knows the suffixes; DEFENSIVE makes them
 **   read-only to ordinary SQL):
 **     <t>_config(id=1, capacity, bytes, entries, seq, hits, misses,
-**                evictions, expired, uid, policy, head)   one row; uid is
-**                                      random at CREATE: the table's
-**                                      identity; head: see eviction below
+**                evictions, expired, uid, policy, head, low, dead)
+**                                      one row; uid is random at CREATE:
+**                                      the table's identity; head, low,
+**                                      dead: see eviction below
 **     <t>_data(id INTEGER PRIMARY KEY, key UNIQUE, created, expires, value)
 **                                      one row per entry; value last, so
 **                                      reading expires never walks a large
@@ -116,30 +123,46 @@
 **                                      entry with id in [lo, next lo) that
 **                                      was used since its set, sorted by
 **                                      id; minused is the least used in it
+**                                      above low (NULL if none); the index
+**                                      is named after the uid, as an index
+**                                      cannot be renamed with its table
 **   Every write is done by statements on these tables inside the user's
 **   transaction, so ROLLBACK and ROLLBACK TO undo sets, deletes, evictions,
 **   capacity changes and written recency alike.
 **
-**   Records.  A record is varints: id minus the previous id in the chunk (or
-**   minus lo), used, last_used (zigzag), hits.  The chunk row with lo = 0
-**   always exists, so every id falls in a chunk.  A chunk whose blob grows
-**   past the page size less a margin is split into rows of about half that;
-**   a chunk left empty is deleted (but row 0).  Writing K buffered uses
-**   rewrites each chunk they fall in once: at 10^6 entries and K = 10^5
-**   that is a few thousand small rows, where one row per use would be
-**   10^5 random b-tree updates with their index entries.
+**   Records.  A record is 28 bytes, little-endian: id (8), used (8),
+**   last_used (6), hits (6): fixed width, so a chunk is read and written
+**   with no parsing.  The chunk row with lo = 0 always exists, so every id
+**   falls in a chunk.  A chunk whose blob grows past the page size less a
+**   margin is split into rows of about half that; a chunk left empty is
+**   deleted (but row 0).  Writing K buffered uses rewrites each chunk they
+**   fall in once: at 10^6 entries and K = 10^5 that is a few thousand rows,
+**   where one row per use would be 10^5 random b-tree updates with their
+**   index entries.
 **
 **   Eviction under lru looks at two candidates and takes the one with the
 **   lower recency: the oldest entry never used since its set (the first id
 **   >= head with no record; head moves past entries found to have one, as
 **   every entry below head has a record while it lives), and the entry of
-**   the least used in <t>_rec (through the index on minused).  A record
-**   whose entry no longer exists (a use buffered by a connection while
-**   another one evicted the entry) is dropped when it is met there.  Under
-**   fifo the candidate is the first id.  A set that evicts an entry never
-**   used dirties the pages a hand-written eviction does (the new row, the
-**   evicted row, their key index entries) plus the config row.
+**   the least used record above low (through the index on minused).
+**   Evicting that entry does not rewrite its chunk: low moves up to its
+**   used, and the chunk's minused to its next record (records at or below
+**   low are dropped whenever their chunk is written).  Deletes, expiries
+**   and sets of stored keys leave the old entry's record too, and count in
+**   dead; eviction passes over such a record when it meets it (its entry
+**   is gone), and once dead passes entries + 1024 a write sweeps all chunks
+**   for records of entries gone (amortised: one lookup an entry gone).
+**   Under fifo the candidate is the first id.  A set that evicts an entry
+**   never used dirties the pages a hand-written eviction does (the new row,
+**   the evicted row, their key index entries) plus the config row.
 **
+**   What a connection holds.  Inside a transaction the config row is read
+**   once and written at xSync (each savepoint keeps a copy for ROLLBACK TO);
+**   decoded chunks (CACHE_NCHUNK) are kept.  Both stay good from one
+**   transaction to the next while the file's data version is the one noted
+**   at the last commit (another connection's commit changes it), and go at
+**   a rollback.
+
 **   Reads never write.  A use is recorded in a per-connection buffer (one
 **   per table, struct cache_buffer; it moves with the table from vtab
 **   instance to vtab instance, see "Schema resets" below): an array with
@@ -151,9 +174,10 @@
 **       its transaction (so eviction sees it);
 **     - when it holds recency_buffer keys, if the connection is in
 **       autocommit mode and no writing statement is running (its own short
-**       transaction; on failure it stays buffered);
+**       transaction; on failure it stays buffered), unless autoflush=off;
 **     - at disconnect, under the same conditions (DEFENSIVE is lifted
-**       around this flush: there is no statement running to allow it);
+**       around this flush: there is no statement running to allow it),
+**       unless autoflush=off;
 **     - by the 'flush' command.
 **   Uses written inside a transaction are copied to a second array, tagged
 **   with the savepoint level; xRollback / xRollbackTo put them back in the
@@ -483,6 +507,7 @@ struct cache_vtab {
   cache_buffer *pBuf;   /* this table's buffer, 0 once stale */
   int nBufferMax;       /* recency_buffer option */
   int nNextFlush;       /* try a flush when nPending reaches this */
+  int bAutoflush;       /* autoflush option: may write recency on its own */
   int iFormat;          /* 2, or 1 for a table made by acorn 0.1 */
   int ePolicy;          /* from the config row */
   int nChunkMax;        /* split a chunk's blob above this many bytes */
@@ -1798,7 +1823,7 @@ static void cacheTouch(cache_vtab *p, i64 id, i64 ms){
     if( p==0 ) return;
   }
   if( p->pBuf==0 || !cacheBufferUse(p->pBuf, id, ms) ) return;
-  if( p->pBuf->nPending>=p->nNextFlush ){
+  if( p->pBuf->nPending>=p->nNextFlush && p->bAutoflush ){
     if( cacheFlushStandalone(p, 0)==SQLITE_OK ){
       p->nNextFlush = p->nBufferMax;
     }else{
@@ -2386,24 +2411,29 @@ struct cache_options {
   i64 nCapacity;
   int nBuffer;
   int ePolicy;
+  int bAutoflush;
 };
 
-#define CACHE_OPTION_NAMES "capacity, recency_buffer and policy"
+#define CACHE_OPTION_NAMES "capacity, recency_buffer, policy and autoflush"
 
 static int cacheParseOptions(int argc, const char *const*argv,
                              cache_options *pOpt, char **pzErr){
-  static const char *const azOpt[] = { "capacity", "recency_buffer", "policy" };
-  int aSeen[3] = {0, 0, 0};
+  static const char *const azOpt[] = {
+    "capacity", "recency_buffer", "policy", "autoflush"
+  };
+  int aSeen[4] = {0, 0, 0, 0};
   int i;
   pOpt->nCapacity = CACHE_DEFAULT_CAPACITY;
   pOpt->nBuffer = CACHE_DEFAULT_BUFFER;
   pOpt->ePolicy = CACHE_POLICY_LRU;
+  pOpt->bAutoflush = 1;
   for(i=3; i<argc; i++){
     char *zName = 0, *zValue = 0;
     int rc = SQLITE_OK, k;
     if( cacheSplitArg(argv[i], &zName, &zValue) ){
       *pzErr = sqlite3_mprintf("cache: bad argument '%s': expected"
-          " name = value, with name capacity, recency_buffer or policy",
+          " name = value, with name capacity, recency_buffer, policy or"
+          " autoflush",
           argv[i]);
       return SQLITE_ERROR;
     }
@@ -2412,8 +2442,8 @@ static int cacheParseOptions(int argc, const char *const*argv,
       sqlite3_free(zValue);
       return SQLITE_NOMEM;
     }
-    for(k=0; k<3 && sqlite3_stricmp(zName, azOpt[k])!=0; k++){}
-    if( k==3 ){
+    for(k=0; k<4 && sqlite3_stricmp(zName, azOpt[k])!=0; k++){}
+    if( k==4 ){
       *pzErr = sqlite3_mprintf("cache: unknown option '%s'; accepted options"
                                " are " CACHE_OPTION_NAMES, zName);
       rc = SQLITE_ERROR;
@@ -2437,6 +2467,16 @@ static int cacheParseOptions(int argc, const char *const*argv,
         rc = SQLITE_ERROR;
       }
       pOpt->nBuffer = (int)n;
+    }else if( k==3 ){
+      if( sqlite3_stricmp(zValue, "on")==0 ){
+        pOpt->bAutoflush = 1;
+      }else if( sqlite3_stricmp(zValue, "off")==0 ){
+        pOpt->bAutoflush = 0;
+      }else{
+        *pzErr = sqlite3_mprintf("cache: bad autoflush '%s'; expected on or"
+                                 " off", zValue);
+        rc = SQLITE_ERROR;
+      }
     }else{
       if( sqlite3_stricmp(zValue, "lru")==0 ){
         pOpt->ePolicy = CACHE_POLICY_LRU;
@@ -2545,6 +2585,7 @@ static int cacheInit(
   p->pBuf = cacheBufferNew();
   p->nBufferMax = opt.nBuffer;
   p->nNextFlush = opt.nBuffer;
+  p->bAutoflush = opt.bAutoflush;
   p->uid = -1;
   p->iFormat = 2;
   p->ePolicy = opt.ePolicy;
@@ -2652,7 +2693,7 @@ static int cacheDisconnect(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
   cache_buffer *b = p->pBuf;
   /* Keep this connection's buffered recency if that can be done safely. */
-  if( !p->bStale && cacheBufferUnwritten(b) ){
+  if( !p->bStale && cacheBufferUnwritten(b) && p->bAutoflush ){
     sqlite3_stmt *pStmt = 0;
     int bBusy = 0;
     while( (pStmt = sqlite3_next_stmt(p->db, pStmt))!=0 ){

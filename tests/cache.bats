@@ -53,9 +53,9 @@ SELECT (SELECT capacity FROM cache_stats('a')), (SELECT capacity FROM cache_stat
 
 @test "an unknown option is an error that lists the accepted ones" {
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacty = 10);"
-  assert_failure "cache: unknown option 'capacty'; accepted options are capacity, recency_buffer and policy"
+  assert_failure "cache: unknown option 'capacty'; accepted options are capacity, recency_buffer, policy and autoflush"
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity);"
-  assert_failure "cache: bad argument 'capacity': expected name = value, with name capacity, recency_buffer or policy"
+  assert_failure "cache: bad argument 'capacity': expected name = value, with name capacity, recency_buffer, policy or autoflush"
 }
 
 @test "a capacity of zero, a negative or an unparsable one is an error" {
@@ -1097,4 +1097,31 @@ thumbs_rec
   [ "$(echo "$output" | grep -c '^0$')" -eq 3000 ] || fail "gets: $(echo "$output" | sort | uniq -c)"
   [ "$(echo "$output" | tail -2)" = "3|3000
 1|1" ] || fail "$(echo "$output" | tail -2)"
+}
+
+@test "autoflush = off: a reader's uses are written only by its own writes and 'flush', never on their own" {
+  local db="$BATS_TEST_TMPDIR/af.db" sum0 sum1
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(recency_buffer = 1, autoflush = off);
+INSERT INTO t(key, value) VALUES (1, 'one'), (2, 'two');" "$db"
+  assert_success
+  sum0=$(sha256sum "$db")
+  run acorn_sql "SELECT value FROM t WHERE key IN (1, 2); SELECT value FROM t WHERE key = 1;
+SELECT key, hits FROM t;" "$db"
+  assert_success
+  assert_output "one
+two
+one
+1|2
+2|1"
+  sum1=$(sha256sum "$db")
+  [ "$sum0" = "$sum1" ] || fail "the file changed"
+  run acorn_sql "SELECT value FROM t WHERE key = 2; INSERT INTO t(t) VALUES ('flush');
+SELECT key, hits FROM t;" "$db"
+  assert_success
+  run acorn_sql "SELECT key, hits FROM t; SELECT hits FROM cache_stats('t');" "$db"
+  assert_output "1|0
+2|1
+1"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(autoflush = maybe);"
+  assert_failure "cache: bad autoflush 'maybe'; expected on or off"
 }
