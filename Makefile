@@ -7,7 +7,7 @@ PREFIX    ?= /usr/local
 SQLITE3   ?= sqlite3
 
 CC        ?= cc
-CFLAGS    ?= -O2
+CFLAGS    ?= -O2 -DNDEBUG
 WARN      = -Wall -Wextra
 EXTRA_CFLAGS ?=
 LDFLAGS   ?=
@@ -26,7 +26,7 @@ SRC       := $(filter-out $(AUTO_SRC),$(wildcard ext/*.c))
 HDR       := $(wildcard ext/*.h)
 STATIC_OBJ:= $(patsubst ext/%.c,build/static/%.o,$(SRC))
 
-SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_FLAGS  = -O1 -g -UNDEBUG -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 
 .PHONY: all loadable auto static install uninstall clean deps deps-test deps-bench \
@@ -58,7 +58,15 @@ help:
 	@echo "make test-dist       build them and install, load and remove each one (deps-dist: its Debian packages)"
 	@echo "make help            this list"
 
-dist/acorn.so: $(SRC) $(HDR) VERSION Makefile
+# dist/acorn.so is built again when the flags change: make test builds it
+# with assert() on (-UNDEBUG), make and make bench without.
+BUILD_FLAGS = $(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS)
+build/cflags: FORCE
+	@mkdir -p build
+	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
+.PHONY: FORCE
+
+dist/acorn.so: $(SRC) $(HDR) VERSION Makefile build/cflags
 	@mkdir -p dist
 	$(CC) $(ALL_CFLAGS) $(SO_LDFLAGS) -o $@ $(SRC) $(LDLIBS)
 
@@ -139,7 +147,7 @@ TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/auto_test \
 
 # `make test`: a warning-free build, then every suite.
 test: deps-test
-	$(MAKE) --no-print-directory -B dist/acorn.so dist/acorn-auto.so $(TEST_BINS) EXTRA_CFLAGS=-Werror
+	$(MAKE) --no-print-directory -B dist/acorn.so dist/acorn-auto.so $(TEST_BINS) EXTRA_CFLAGS="-Werror -UNDEBUG"
 	$(MAKE) --no-print-directory static
 	tests/run-bats tests/*.bats
 
