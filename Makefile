@@ -60,11 +60,11 @@ help:
 
 # dist/acorn.so is built again when the flags change: make test builds it
 # with assert() on (-UNDEBUG), make and make bench without.
+# build/cflags holds them; it is rewritten (here, as the Makefile is read)
+# only when they differ.
 BUILD_FLAGS = $(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS)
-build/cflags: FORCE
-	@mkdir -p build
-	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
-.PHONY: FORCE
+$(shell mkdir -p build; echo '$(BUILD_FLAGS)' | cmp -s - build/cflags \
+        || echo '$(BUILD_FLAGS)' > build/cflags)
 
 dist/acorn.so: $(SRC) $(HDR) VERSION Makefile build/cflags
 	@mkdir -p dist

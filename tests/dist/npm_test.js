@@ -14,8 +14,8 @@ const acorn = require('sqlite-acorn');
 const pkg = require('sqlite-acorn/package.json');
 
 // The same calls on either host: both have prepare(sql).get(...)/.run(...),
-// and bind a JS number as REAL; the cache wants INTEGERs for expires and
-// cache_read()'s offset and length, so those are BigInts.
+// and bind a JS number as REAL; acorn takes whole-number REALs wherever it
+// wants an integer, so plain numbers go everywhere.
 function exercise(db, host) {
   const one = (sql, ...args) => Object.values(db.prepare(sql).get(...args))[0];
   const p = acorn.getLoadablePath();
@@ -31,14 +31,19 @@ function exercise(db, host) {
                'acorn_version() against package.json');
 
   db.exec("CREATE VIRTUAL TABLE c USING cache(capacity = '1MiB')");
-  const expires = BigInt(Date.now() + 3600 * 1000);
+  const expires = Date.now() + 3600 * 1000;
   db.prepare('INSERT INTO c(key, value, expires) VALUES (?, ?, ?)')
     .run('greeting', Buffer.from('hello, world'), expires);
   const got = one('SELECT value FROM c WHERE key = ?', 'greeting');
   assert.equal(Buffer.from(got).toString(), 'hello, world', 'cache get');
-  assert.equal(Buffer.from(one("SELECT cache_read('c', ?, ?, ?)", 'greeting', 7n, 5n)).toString(),
+  assert.equal(Buffer.from(one("SELECT cache_read('c', ?, ?, ?)", 'greeting', 7, 5)).toString(),
                'world', 'cache_read');
-  assert.equal(String(one('SELECT expires FROM c WHERE key = ?', 'greeting')), String(expires));
+  assert.equal(Number(one('SELECT expires FROM c WHERE key = ?', 'greeting')), expires);
+  assert.equal(one('SELECT typeof(expires) FROM c WHERE key = ?', 'greeting'), 'integer');
+  db.prepare('INSERT INTO c(key, value) VALUES (?, ?)').run(42, Buffer.from('n'));
+  assert.equal(one('SELECT typeof(key) FROM c WHERE key = ?', 42), 'integer', 'a number key');
+  db.prepare("INSERT INTO c(c, value) VALUES ('capacity', ?)").run(2000000);
+  assert.equal(Number(one("SELECT capacity FROM cache_stats('c')")), 2000000);
   db.exec("INSERT INTO c(c) VALUES ('integrity_check')");
 
   // bench_insert takes whole-number REALs: plain JS numbers.
