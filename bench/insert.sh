@@ -7,7 +7,8 @@
 # median of the five per-pair ratios (pair_ratio: each pair ran back to back,
 # so it is less exposed to the machine's drift between pairs).
 #
-#   bash bench/insert.sh            (from the project root; `make bench`)
+#   bash bench/insert.sh            (from the project root; `make bench`
+#                                    saves the output as insert.txt)
 #   BENCH_DIR=/some/dir REPEAT=5 bash bench/insert.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,9 +21,6 @@ trap 'rm -rf "$dir"' EXIT
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-# Everything printed is also saved as bench/results/insert.txt.
-mkdir -p bench/results
-exec > >(tee bench/results/insert.txt) 2>&1
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "machine: $(nproc) cpus, $(uname -sr); dir $dir on $(df -T "$dir" | awk 'NR==2{print $2}')"
 echo "sqlite3 $(sqlite3 --version | cut -d' ' -f1); synchronous=normal journal=wal id=integer"
@@ -56,8 +54,11 @@ run_scenario() {  # name threads batch rows
     "$(awk -v a="$mb" -v b="$mr" 'BEGIN{print a/b}')" "$mp" | tee -a "$dir/summary"
 }
 
+echo "step 1/3: 1 thread, autocommit, 50000 rows, $REPEAT runs of each program"
 run_scenario "1 thread, autocommit" 1 1 50000
+echo "step 2/3: 4 threads, autocommit, 50000 rows, $REPEAT runs of each program"
 run_scenario "4 threads, autocommit" 4 1 50000
+echo "step 3/3: 1 thread, batch 1000, 500000 rows, $REPEAT runs of each program"
 run_scenario "1 thread, batch 1000" 1 1000 500000
 echo "== summary (medians of $REPEAT, writes/s)"
 printf '%-26s %10s %10s %7s %11s\n' scenario ref_insert bench_ins ratio pair_ratio

@@ -1,6 +1,8 @@
 /*
-** bench_insert.c: the seed's writer-throughput experiments as an eponymous
-** table-valued function.
+** bench_insert.c: writer-throughput experiments (journal mode, synchronous,
+** writer threads, an application mutex, batching, primary key type ...) as
+** an eponymous table-valued function.  docs/bench_insert.md says where the
+** experiments come from.
 **
 **   SELECT * FROM bench_insert;                     -- one run, the defaults
 **   SELECT threads, mutex, writes_per_sec FROM bench_insert
@@ -101,8 +103,8 @@
 **
 ** One run (benchRun):
 **  1. The ids are made first, with acorn_uuid4/7/8 and acorn_random (the
-**     shortid), before any clock starts, as the seed makes its ids before
-**     timing.
+**     shortid), before any clock starts, so that the numbers measure
+**     SQLite, not the id maker.
 **  2. A scratch database "acorn-bench-<16 hex>.db" is created in
 **     realpath(dir) (absolute, so never read as a URI; no symlink, which
 **     SQLITE_OPEN_NOFOLLOW would refuse) with open(O_CREAT|O_EXCL); a name
@@ -111,7 +113,7 @@
 **     those still live if the host exits mid-run.  storage=memory uses "file:/acorn-bench-<hex>"
 **     on the memdb VFS instead, shared by the run's connections.
 **  3. A setup connection sets page_size and journal_mode and creates the
-**     seed's posts table (STRICT; WITHOUT ROWID for text and blob ids).
+**     posts table (STRICT; WITHOUT ROWID for text and blob ids).
 **  4. Each writer and reader opens its own connection, installs a busy
 **     handler that sleeps as SQLite's busy_timeout does and counts its
 **     calls, sets the pragmas and prepares its statements; then all wait at
@@ -270,7 +272,7 @@ struct bench_result {
 };
 
 /* -------------------------------------------------------------------- */
-/* Clock, busy handler, small helpers                                    */
+/* Clock, busy handler, small utilities                                  */
 
 static sqlite3_int64 benchMono(void){
   struct timespec ts;

@@ -24,10 +24,10 @@ load test_helper
   local pid=$!
   run wrap sqlite3 -batch "$db" <"$BATS_TEST_TMPDIR/r.sql"
   wait "$pid" || fail "writer: $(head "$BATS_TEST_TMPDIR/w.out")"
-  assert_success
   # a line per read: the value's length or NULL (e.g. no "no such rowid")
   [ -z "$(grep -v -x -e 100 -e NULL <<<"$output" | head -5)" ] \
     || fail "$(grep -v -x -e 100 -e NULL <<<"$output" | head -5)"
+  [ "$status" -eq 0 ] || fail "status $status"
   [ "$(wc -l <<<"$output")" -eq $(( 5 * n )) ]
 }
 
