@@ -3754,7 +3754,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const char *zTab = (const char*)sqlite3_value_text(argv[0]);
   cache_vtab *p;
   cache_op op;
-  sqlite3_stmt *pStmt;
+  sqlite3_stmt *pStmt, *pLive = 0;
   sqlite3_blob *pBlob = 0;
   char *zErr, *zData;
   i64 iOff, nLen, id = 0, nTotal;
@@ -3780,8 +3780,14 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc==SQLITE_OK ){
     cacheBindKey(pStmt, 1, argv[1]);
     sqlite3_bind_int64(pStmt, 2, op.now);
-    if( sqlite3_step(pStmt)==SQLITE_ROW ) id = sqlite3_column_int64(pStmt, 1);
-    rc = cacheOpError(&op, sqlite3_reset(pStmt));
+    if( sqlite3_step(pStmt)==SQLITE_ROW ){
+      id = sqlite3_column_int64(pStmt, 1);
+      /* Not reset until the value is read: its read transaction keeps
+      ** the entry from being deleted by another connection in between. */
+      pLive = pStmt;
+    }else{
+      rc = cacheOpError(&op, sqlite3_reset(pStmt));
+    }
   }
   if( rc ){
     if( rc==SQLITE_NOMEM ){
@@ -3795,11 +3801,13 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   if( id==0 ){
+    sqlite3_reset(pLive);
     if( p->ePolicy==CACHE_POLICY_LRU && p->pBuf ) p->pBuf->nMissPending++;
     return;                              /* NULL */
   }
   zData = sqlite3_mprintf("%s_data", p->zName);
   if( zData==0 ){
+    sqlite3_reset(pLive);
     sqlite3_result_error_nomem(ctx);
     return;
   }
@@ -3808,6 +3816,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc ){
     acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(db));
     sqlite3_blob_close(pBlob);
+    sqlite3_reset(pLive);
     return;
   }
   nTotal = sqlite3_blob_bytes(pBlob);
@@ -3822,6 +3831,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     aBuf = sqlite3_malloc64((sqlite3_uint64)nLen);
     if( aBuf==0 ){
       sqlite3_blob_close(pBlob);
+      sqlite3_reset(pLive);
       sqlite3_result_error_nomem(ctx);
       return;
     }
@@ -3830,11 +3840,13 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       sqlite3_free(aBuf);
       acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(db));
       sqlite3_blob_close(pBlob);
+      sqlite3_reset(pLive);
       return;
     }
     sqlite3_result_blob64(ctx, aBuf, (sqlite3_uint64)nLen, sqlite3_free);
   }
   sqlite3_blob_close(pBlob);
+  sqlite3_reset(pLive);
   cacheTouch(p, id, op.now);
 }
 
