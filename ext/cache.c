@@ -611,26 +611,34 @@ static cache_vtab *cacheLookup(sqlite3 *db, const char *zDb, int nDb,
 
 /* The cache table zDb.zName, connected first if need be (preparing a
 ** statement that names it calls xConnect), or 0 if that is no cache table.
-** *pbExists is set if there is a table of that name. */
+** *pbExists is set if there is a table of that name; *pRc to SQLITE_NOMEM
+** if the lookup ran out of memory (then 0 says nothing). */
 static cache_vtab *cacheFindIn(sqlite3 *db, const char *zDb, int nDb,
-                               const char *zName, int *pbExists){
+                               const char *zName, int *pbExists, int *pRc){
   cache_vtab *p = 0;
   char *zSchema = sqlite3_mprintf("%.*s", nDb, zDb);
+  int rc;
   *pbExists = 0;
-  if( zSchema==0 ) return 0;
-  if( sqlite3_table_column_metadata(db, zSchema, zName, 0, 0, 0, 0, 0, 0)
-      ==SQLITE_OK ){
+  if( zSchema==0 ){
+    *pRc = SQLITE_NOMEM;
+    return 0;
+  }
+  rc = sqlite3_table_column_metadata(db, zSchema, zName, 0, 0, 0, 0, 0, 0);
+  if( rc==SQLITE_OK ){
     *pbExists = 1;
     p = cacheLookup(db, zDb, nDb, zName);
     if( p==0 ){
       char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" LIMIT 0",
                                    zSchema, zName);
       sqlite3_stmt *pStmt = 0;
-      if( zSql ) sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+      rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
       sqlite3_finalize(pStmt);
       sqlite3_free(zSql);
       p = cacheLookup(db, zDb, nDb, zName);
+      if( p==0 && (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
     }
+  }else if( (rc&0xff)==SQLITE_NOMEM ){
+    *pRc = SQLITE_NOMEM;
   }
   sqlite3_free(zSchema);
   return p;
@@ -639,28 +647,33 @@ static cache_vtab *cacheFindIn(sqlite3 *db, const char *zDb, int nDb,
 /* The cache table that SQL would take for zName: a bare name is looked up
 ** as SQLite does (temp, main, then attached databases in order), and
 ** names a cache table only if the table found is one; then "schema.name".
-** 0 if there is none. */
-static cache_vtab *cacheFind(sqlite3 *db, const char *zName){
+** 0 if there is none, or if the lookup failed: then *pRc says why
+** (SQLITE_NOMEM; it is SQLITE_OK after a plain miss). */
+static cache_vtab *cacheFind(sqlite3 *db, const char *zName, int *pRc){
   const char *zDot = strchr(zName, '.');
   sqlite3_stmt *pList = 0;
-  int i, bExists = 0;
+  int i, rc, bExists = 0;
   cache_vtab *p = 0;
+  *pRc = SQLITE_OK;
   if( SQLITE_VERSION_NUMBER<3039000 || sqlite3_libversion_number()<3039000 ){
     /* sqlite3_db_name() is 3.39: its slot in an older library's API table
     ** is NULL (calling it would jump to address 0).  The pragma lists the
     ** same schemas: main, temp (once it exists), then attached ones, in
     ** the order of their index. */
-    if( sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
-                           " ORDER BY seq=1 DESC, seq", -1, &pList, 0) ){
+    rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
+                            " ORDER BY seq=1 DESC, seq", -1, &pList, 0);
+    if( rc ){
       sqlite3_finalize(pList);
+      if( (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
       return 0;
     }
   }
   for(i=0; ; i++){
     const char *zDb;
     if( pList ){
-      zDb = sqlite3_step(pList)==SQLITE_ROW
-          ? (const char*)sqlite3_column_text(pList, 0) : 0;
+      rc = sqlite3_step(pList);
+      zDb = rc==SQLITE_ROW ? (const char*)sqlite3_column_text(pList, 0) : 0;
+      if( (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
     }else{
 #if SQLITE_VERSION_NUMBER>=3039000
       zDb = sqlite3_db_name(db, i<2 ? i^1 : i);
@@ -669,13 +682,13 @@ static cache_vtab *cacheFind(sqlite3 *db, const char *zName){
 #endif
     }
     if( zDb==0 ) break;
-    p = cacheFindIn(db, zDb, (int)strlen(zDb), zName, &bExists);
-    if( bExists ) break;
+    p = cacheFindIn(db, zDb, (int)strlen(zDb), zName, &bExists, pRc);
+    if( bExists || *pRc ) break;
   }
   sqlite3_finalize(pList);
-  if( bExists ) return p;
+  if( bExists || *pRc ) return p;
   if( zDot ){
-    return cacheFindIn(db, zName, (int)(zDot-zName), zDot+1, &bExists);
+    return cacheFindIn(db, zName, (int)(zDot-zName), zDot+1, &bExists, pRc);
   }
   return 0;
 }
@@ -3724,13 +3737,19 @@ static sqlite3_module cacheModule = {
 /* The cache table named zTab on db, with its config row read into op->cfg
 ** (op is begun for it).  An instance found out of date (another connection
 ** dropped the table, or dropped and created it again) is marked stale and
-** the name looked up once more.  0 with op->zErr if there is none. */
+** the name looked up once more.  0 with op->zErr if there is none; 0
+** without a message if memory ran out. */
 static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
                                 const char *zWho, cache_op *op){
   int i, rc = SQLITE_OK;
   memset(op, 0, sizeof(*op));
   for(i=0; i<2; i++){
-    cache_vtab *p = zTab ? cacheFind(db, zTab) : 0;
+    cache_vtab *p = zTab ? cacheFind(db, zTab, &rc) : 0;
+    if( p==0 && rc ){
+      sqlite3_free(op->zErr);            /* out of memory: no message */
+      op->zErr = 0;
+      return 0;
+    }
     if( p==0 ) break;
     sqlite3_free(op->zErr);
     memset(op, 0, sizeof(*op));
@@ -3740,6 +3759,11 @@ static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
     cacheHeldCheck(p);
     rc = cacheConfigLoad(op);
     if( rc==SQLITE_OK && !p->bStale ) return p;
+    if( (rc&0xff)==SQLITE_NOMEM ){
+      sqlite3_free(op->zErr);
+      op->zErr = 0;
+      return 0;
+    }
     if( rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR ) return 0;
     cacheSetStale(p);         /* gone or another table: look again */
   }
@@ -3776,7 +3800,8 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   p = cacheResolve(db, zTab, "cache_read", &op);
-  rc = p ? cacheStmt(&op, CACHE_STMT_FIND_LIVE, &pStmt) : SQLITE_ERROR;
+  rc = p ? cacheStmt(&op, CACHE_STMT_FIND_LIVE, &pStmt)
+         : op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
     cacheBindKey(pStmt, 1, argv[1]);
     sqlite3_bind_int64(pStmt, 2, op.now);
