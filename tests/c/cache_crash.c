@@ -620,15 +620,14 @@ static void mEvict(m_db *p){
   }
 }
 
+/* A set makes a new entry, even of a stored key (ext/cache.c: "a set of a
+** stored key makes a new entry"): buffered uses of the entry it replaces,
+** put back by a rollback, meet no entry when they are written. */
 static void mSet(m_db *p, int k, i64 version, i64 nVal, int eExp, i64 hits){
   m_entry *e = &p->a[k];
   mReclaim(p);
-  if( e->bStored ){
-    e->rank = ++p->seq;
-  }else{
-    e->bStored = 1;
-    e->id = e->rank = ++p->seq;
-  }
+  e->bStored = 1;
+  e->id = e->rank = ++p->seq;
   e->version = version;
   e->nVal = nVal;
   e->eExp = eExp;
