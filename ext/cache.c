@@ -3381,12 +3381,13 @@ static int cacheColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
       i64 id = sqlite3_column_int64(pStmt, CACHE_READ_ID);
       i64 ms = sqlite3_column_int64(pStmt, CACHE_READ_CREATED), nHits = 0;
       const cache_use *u;
-      int bFound = 0;
+      int bFound = 0, rc;
       if( p->ePolicy==CACHE_POLICY_FIFO ){
         if( i==CACHE_COLUMN_LAST_USED ) sqlite3_result_int64(ctx, ms);
         break;
       }
-      if( cacheStoredUse(p, id, &bFound, &ms, &nHits) ) return SQLITE_ERROR;
+      rc = cacheStoredUse(p, id, &bFound, &ms, &nHits);
+      if( rc ) return rc;                 /* its message is on the vtab */
       u = cacheBufferFind(p->bStale ? 0 : p->pBuf, id);
       if( u ){
         ms = u->ms;

@@ -178,6 +178,20 @@ static const char *const azCacheFlush[] = {
   "SELECT key, size FROM c ORDER BY key",
   0
 };
+/* The listing of hits reads the stored recency records (a rollback drops
+** what the connection holds of them, so they are read again). */
+static const char *const azCacheListSetup[] = {
+  CACHE_SETUP,
+  "INSERT INTO c(c) VALUES ('flush')",
+  "BEGIN",
+  "DELETE FROM c WHERE key = 'a'",
+  "ROLLBACK",
+  0
+};
+static const char *const azCacheList[] = {
+  "SELECT key, size, hits, last_used > 0 FROM c ORDER BY key",
+  0
+};
 static const char *const azBenchFile[] = {
   "SELECT rows_written FROM bench_insert WHERE rows = 20 AND dir = ?",
   0
@@ -293,6 +307,7 @@ static const phase aPhase[] = {
   { "cache-flush",   0, azCacheSetup, azCacheFlush, azCacheTable },
   { "bench-memory",  0, azNoTable, azBenchMemory, azNoTable },
   { "bench-file",    0, azNoTable, azBenchFile, azNoTable },
+  { "cache-list",    0, azCacheListSetup, azCacheList, azCacheTable },
 };
 
 /* ------------------------------------------------------------ one run */
