@@ -2709,7 +2709,13 @@ static int cacheInit(
       p->bUtf16 = zEnc && sqlite3_strnicmp(zEnc, "UTF-16", 6)==0;
       if( nPage>=512 ) p->nChunkMax = nPage - nPage/16 - 64;
     }
-    sqlite3_finalize(pStmt);
+    /* A step that failed (out of memory) may have rolled back the whole
+    ** transaction, the CREATE's included: say so, never succeed. */
+    if( rc==SQLITE_OK ){
+      rc = sqlite3_finalize(pStmt);
+    }else{
+      sqlite3_finalize(pStmt);
+    }
     if( rc ) *pzErr = sqlite3_mprintf("cache: %s", sqlite3_errmsg(db));
   }
   if( rc ){

@@ -25,12 +25,13 @@ teardown() {
   check_reports
 }
 
-@test "every allocation of cache_read, cache_stats, UPDATE, a listing of hits and bench_insert's setup failed in turn: SQLITE_NOMEM, invariants intact" {
+@test "every allocation of CREATE, cache_read, cache_stats, UPDATE, a listing of hits and bench_insert's setup failed in turn: SQLITE_NOMEM, invariants intact" {
   oom_dir
   run wrap "$BUILD/acorn_oom" "$OOM_DIR" -mode once -stride "${ACORN_SCALE:-1}" \
-    -phase cache-lookup,cache-update,cache-list,bench-memory
+    -phase cache-new,cache-lookup,cache-update,cache-list,bench-memory
   assert_success
   assert_output_contains "cache-lookup, once: "
+  assert_output_contains "cache-new, once: "
   assert_output_contains "cache-list, once: "
   assert_output_contains "bench-memory, once: "
   [[ "$output" == *$'\nok' ]] || fail "no ok line: $output"

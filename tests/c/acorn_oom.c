@@ -178,6 +178,12 @@ static const char *const azCacheFlush[] = {
   "SELECT key, size FROM c ORDER BY key",
   0
 };
+/* A table made and read back: a CREATE that fails must say so. */
+static const char *const azCacheNew[] = {
+  "CREATE VIRTUAL TABLE c USING cache(capacity = 2000)",
+  "SELECT count(*) FROM c",
+  0
+};
 /* The listing of hits reads the stored recency records (a rollback drops
 ** what the connection holds of them, so they are read again). */
 static const char *const azCacheListSetup[] = {
@@ -307,6 +313,7 @@ static const phase aPhase[] = {
   { "cache-flush",   0, azCacheSetup, azCacheFlush, azCacheTable },
   { "bench-memory",  0, azNoTable, azBenchMemory, azNoTable },
   { "bench-file",    0, azNoTable, azBenchFile, azNoTable },
+  { "cache-new",     0, azNoTable, azCacheNew, azCacheTable },
   { "cache-list",    0, azCacheListSetup, azCacheList, azCacheTable },
 };
 
