@@ -31,3 +31,7 @@ crash() {
 @test "a writer killed at random moments, rollback journal, evicting: the entries are exactly those an LRU of the acknowledged operations keeps" {
   crash evict delete
 }
+
+@test "a writer killed at random moments, WAL, policy fifo: the entries are exactly those kept in set order" {
+  crash fifo wal
+}

@@ -10,6 +10,8 @@
 **              evict  capacity of a few dozen entries: sets evict; the
 **                     default recency_buffer (uses are written by the next
 **                     write of the writer, inside its transaction)
+**              fifo   as evict, with policy = fifo: eviction in set order,
+**                     gets write nothing
 **     JOURNAL  wal or delete
 **     TRIALS   how many writers are started and killed
 **     SEED     the random seed of the whole run (printed on failure)
@@ -59,8 +61,8 @@
 **   connection's next write to the table, inside that write's transaction;
 **   ROLLBACK and ROLLBACK TO undo writes and put the uses written since
 **   back into the buffer; a killed writer's buffer is lost.  Every write
-**   reclaims expired entries, then evicts least recently used ones until
-**   bytes <= capacity.  Every logged read is checked against the model at
+**   reclaims expired entries, then evicts least recently used ones (under
+**   fifo: the ones set longest ago) until bytes <= capacity.  Every logged read is checked against the model at
 **   its place in the log.
 **
 **   After a kill, at most the last block is unfinished (T without E): the
@@ -96,6 +98,7 @@ typedef sqlite3_int64 i64;
 #define EVICT_CAP   6000LL
 
 static char azKey[NKEY][48];
+static int gbFifo;               /* policy = fifo: no uses, set order */
 
 static void initKeys(void){
   int i;
@@ -542,7 +545,7 @@ static m_use *mPendFind(m_conn *c, i64 id){
 
 static void mUse(m_db *p, m_conn *c, int k){
   m_use *u;
-  if( !mLive(p, k) ) return;
+  if( !mLive(p, k) || gbFifo ) return;
   u = mPendFind(c, p->a[k].id);
   if( u==0 ){
     u = mUseAdd(&c->aPend, &c->nPend, &c->nPendAlloc);
@@ -613,7 +616,10 @@ static void mEvict(m_db *p){
   while( mBytes(p)>p->capacity && mEntries(p)>0 ){
     int k, kMin = -1;
     for(k=0; k<NKEY; k++){
-      if( p->a[k].bStored && (kMin<0 || p->a[k].rank<p->a[kMin].rank) ) kMin = k;
+      if( p->a[k].bStored && (kMin<0 || (gbFifo ? p->a[k].id<p->a[kMin].id
+                                               : p->a[k].rank<p->a[kMin].rank)) ){
+        kMin = k;
+      }
     }
     p->a[kMin].bStored = 0;
     p->evictions++;
@@ -992,7 +998,7 @@ static int matches(const replay *r, const m_db *p, const observed *o,
                o->bExpNull[k] ? "NULL " : "", o->expires[k], e->eExp);
       return 0;
     }
-    if( r->bEvict && o->hits[k]!=e->hits ){
+    if( r->bEvict && !gbFifo && o->hits[k]!=e->hits ){
       snprintf(zWhy, nWhy, "%s has hits %lld, the model %lld", azKey[k],
                o->hits[k], e->hits);
       return 0;
@@ -1193,12 +1199,13 @@ int main(int argc, char **argv){
   char zSql[256];
   replay r;
   if( argc!=9 ){
-    fprintf(stderr, "usage: %s EXT DB LOG keep|evict wal|delete TRIALS SEED MAXMS\n",
+    fprintf(stderr, "usage: %s EXT DB LOG keep|evict|fifo wal|delete TRIALS SEED MAXMS\n",
             argv[0]);
     return 2;
   }
   zExt = argv[1]; zDb = argv[2]; zLog = argv[3];
-  bEvict = strcmp(argv[4], "evict")==0;
+  gbFifo = strcmp(argv[4], "fifo")==0;
+  bEvict = gbFifo || strcmp(argv[4], "evict")==0;
   zJournal = argv[5];
   nTrial = atoi(argv[6]);
   iSeed = strtoull(argv[7], 0, 10);
@@ -1219,7 +1226,8 @@ int main(int argc, char **argv){
     db = openDb(zDb, zExt, SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE);
     snprintf(zSql, sizeof(zSql), "PRAGMA journal_mode=%s;"
              " CREATE VIRTUAL TABLE t USING cache(capacity=%lld%s)",
-             zJournal, capacity0, bEvict ? "" : ", recency_buffer=4");
+             zJournal, capacity0, gbFifo ? ", policy=fifo"
+                                  : bEvict ? "" : ", recency_buffer=4");
     execOrDie(db, zSql);
     if( sqlite3_close(db)!=SQLITE_OK ) die("close failed");
     fd = open(zLog, O_WRONLY|O_CREAT|O_TRUNC, 0644);

@@ -28,3 +28,11 @@ crash() {
 @test "100 kills, rollback journal, evicting: the entries are exactly those an LRU of the acknowledged operations keeps" {
   crash evict delete
 }
+
+@test "100 kills, WAL, policy fifo: the entries are exactly those kept in set order" {
+  crash fifo wal
+}
+
+@test "100 kills, rollback journal, policy fifo: the entries are exactly those kept in set order" {
+  crash fifo delete
+}
