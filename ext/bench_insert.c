@@ -107,9 +107,15 @@
 **     realpath(dir) (absolute, so never read as a URI; no symlink, which
 **     SQLITE_OPEN_NOFOLLOW would refuse) with open(O_CREAT|O_EXCL); a name
 **     whose -wal, -shm or -journal already exists is skipped.  It is in a
-**     registry of live scratch files until removed; an atexit hook removes
-**     those still live if the host exits mid-run.  storage=memory uses "file:/acorn-bench-<hex>"
-**     on the memdb VFS instead, shared by the run's connections.
+**     registry of live scratch files until removed: an atexit hook removes
+**     those still live if the host exits mid-run, and while any is live
+**     SIGTERM, SIGINT and SIGHUP go through a handler that, where the
+**     signal's action was the default (terminate), stops every run, lets
+**     it remove its files and then raises the signal again; a host's own
+**     handler is called as it was, an ignored signal stays ignored (see
+**     "Scratch files still live" below).  storage=memory uses
+**     "file:/acorn-bench-<hex>" on the memdb VFS instead, shared by the
+**     run's connections.
 **  3. A setup connection sets page_size and journal_mode and creates the
 **     seed's posts table (STRICT; WITHOUT ROWID for text and blob ids).
 **  4. Each writer and reader opens its own connection, installs a busy
@@ -131,6 +137,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -291,7 +298,10 @@ typedef struct bench_busy bench_busy;
 struct bench_busy {
   int iTimeout;            /* ms */
   sqlite3_int64 nBusy;     /* calls */
+  int *pbStop;             /* the run's stop flag: give up when set */
 };
+
+static int benchSignalled(void);
 
 static int benchBusyHandler(void *pArg, int nCount){
   static const unsigned char aDelay[] = {1,2,5,10,15,20,25,25,25,50,50,100};
@@ -300,6 +310,10 @@ static int benchBusyHandler(void *pArg, int nCount){
   bench_busy *p = (bench_busy*)pArg;
   int delay, prior;
   p->nBusy++;
+  if( benchSignalled() || (p->pbStop && __atomic_load_n(p->pbStop,
+                                                        __ATOMIC_RELAXED)) ){
+    return 0;                  /* the run is stopping: wait no more */
+  }
   if( nCount<nDelay ){
     delay = aDelay[nCount];
     prior = aTotal[nCount];
@@ -431,6 +445,7 @@ static int benchWorkerSetup(bench_worker *w){
     return rc;
   }
   w->busy.iTimeout = c->iBusyTimeout;
+  w->busy.pbStop = &r->bStop;
   sqlite3_busy_handler(w->db, benchBusyHandler, &w->busy);
   zSql = sqlite3_mprintf(
       "PRAGMA locking_mode=%s; PRAGMA journal_mode=%s; PRAGMA synchronous=%s;"
@@ -646,6 +661,7 @@ static void benchWriterLoop(bench_worker *w){
     sqlite3_int64 i0, n, j, tPrev;
     int rc = SQLITE_OK;
     if( __atomic_load_n(&r->bStop, __ATOMIC_RELAXED) ) break;
+    if( benchSignalled() ) break;
     if( t>=r->tDeadline ) break;
     if( benchInterrupted(r->dbHost) ){
       if( w->rc==SQLITE_OK ){
@@ -665,6 +681,7 @@ static void benchWriterLoop(bench_worker *w){
     if( c->bMutex ) pthread_mutex_lock(&r->appMutex);
     if( c->nBatch>1 ) rc = benchTxn(w, 0);
     for(j=0; rc==SQLITE_OK && j<n; j++){
+      if( benchSignalled() ){ rc = SQLITE_INTERRUPT; break; }
       rc = benchInsertRow(w, i0+j);
       if( rc==SQLITE_OK && (j<n-1 || c->nBatch==1) ){
         t = benchMono();
@@ -688,7 +705,7 @@ static void benchWriterLoop(bench_worker *w){
 static void benchReaderLoop(bench_worker *w){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
-  while( !__atomic_load_n(&r->bStop, __ATOMIC_RELAXED)
+  while( !__atomic_load_n(&r->bStop, __ATOMIC_RELAXED) && !benchSignalled()
       && __atomic_load_n(&r->nWriterLeft, __ATOMIC_RELAXED)>0 ){
     sqlite3_int64 n = __atomic_load_n(&r->iNext, __ATOMIC_RELAXED);
     sqlite3_int64 k;
@@ -775,95 +792,280 @@ static int benchMakeIds(bench_run *r){
 }
 
 /* -------------------------------------------------------------------- */
-/* Scratch files still live, removed by an atexit hook                   */
+/* Scratch files still live: removed at exit and on a terminating signal */
 /*
-** A host that exits during a run (the sqlite3 shell calls exit(1) on the
-** third Ctrl-C) would leave the scratch database and its -wal, -shm and
-** -journal behind.  Every scratch file is in this registry from its
-** creation until it is removed; an atexit hook, installed once, removes
-** the files of those still registered.  The hook may run inside a signal
-** handler that interrupted a thread holding the registry's mutex, so it
-** only tries the lock, for a bounded time, and gives up rather than
-** deadlock.  The library stays loaded until exit (-z nodelete), so the
-** hook's code is there when it runs.
+** Every scratch file is in a registry from its creation until it is
+** removed.  Two things read the registry outside the run that owns a file:
+**
+**   - an atexit hook, installed once: a host that calls exit() mid-run (the
+**     sqlite3 shell does on the third Ctrl-C, from its SIGINT handler)
+**     leaves no file behind;
+**   - a handler of SIGTERM, SIGINT and SIGHUP, installed while at least one
+**     file is live and replaced by what was there when the last one goes.
+**
+** The handler does only async-signal-safe work.  Where the signal had a
+** handler of the host, it calls that handler (with the siginfo it got, if
+** the host asked for one) and nothing else: the host decides, as if acorn
+** were not there.  Where the signal was ignored, nothing is installed.
+** Where it had the default action (terminate), the first signal is
+** deferred: the handler records it, every run stops at its next row (the
+** busy handler gives up too), cleans up as a failed run does, and the last
+** run to remove its files puts the default back and raises the signal
+** again, so the process dies of it (exit status 128+signal, what timeout(1),
+** systemd and docker stop expect).  The files are removed before the
+** connections close, so closing does not checkpoint them first.  If a
+** second such signal comes before that (a run that cannot get going), the
+** handler removes every registered file itself, puts the default back and
+** raises it at once.
+**
+** Worker threads start with the three signals blocked, so the host's
+** handlers run on the host's threads only, as they would without acorn.
+**
+** So that a signal handler can read it, the registry is a fixed array of
+** slots taken and released with atomic operations, no lock and no malloc:
+** a slot is FREE, BUSY (its owner writes it) or LIVE; iGen changes whenever
+** the slot's path does, so a reader that copies a path while it changes
+** (a seqlock) sees the change and skips the slot, whose file its owner has
+** removed already.  The path of a scratch file is bounded by SQLite's own
+** path limit (benchParseDir checks it), which fits in a slot.
 */
+#define BENCH_LIVE_MAX   64       /* scratch files live at once, per process */
+#define BENCH_LIVE_PATH  1024     /* bytes of a slot's path, NUL included */
+
+#define BENCH_LIVE_FREE  0
+#define BENCH_LIVE_BUSY  1
+#define BENCH_LIVE_LIVE  2
+
 typedef struct bench_live bench_live;
 struct bench_live {
-  bench_live *pNext;
-  int bSideFiles;         /* also -wal, -shm, -journal */
-  char zPath[1];          /* the file, allocated to fit */
+  int eState;                  /* BENCH_LIVE_FREE, _BUSY or _LIVE (atomic) */
+  unsigned int iGen;           /* bumped when zPath changes (atomic) */
+  int bSideFiles;              /* also -wal, -shm, -journal */
+  char zPath[BENCH_LIVE_PATH];
 };
+static bench_live benchLive[BENCH_LIVE_MAX];
+
+/* The signals handled, what was there before, and whether ours is in. */
+#define BENCH_NSIG 3
+static const int benchSigNo[BENCH_NSIG] = { SIGTERM, SIGINT, SIGHUP };
+static struct sigaction benchSigOld[BENCH_NSIG];
+static int benchSigMine[BENCH_NSIG];
+/* A deferred signal (its number, atomic): every run stops. */
+static int benchSigPending = 0;
+
 static pthread_mutex_t benchLiveMutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t benchLiveOnce = PTHREAD_ONCE_INIT;
-static bench_live *benchLiveList = 0;
+static int benchLiveCount = 0;         /* slots taken (under the mutex) */
 static int benchLiveHook = 0;          /* the atexit hook is installed */
 
+/* Has a terminating signal asked every run to stop? */
+static int benchSignalled(void){
+  return __atomic_load_n(&benchSigPending, __ATOMIC_RELAXED)!=0;
+}
+
+/* Unlink zPath and, if bSideFiles, its -wal, -shm and -journal: the
+** database first, so that a writer still running cannot open a new
+** journal beside it (SQLite refuses to write a database that has moved).
+** Async-signal-safe: unlink() and byte copies into a stack buffer. */
 static void benchUnlinkAll(const char *zPath, int bSideFiles){
   static const char *const azSuffix[] = { "-wal", "-shm", "-journal" };
-  char zBuf[4200];
+  char zBuf[BENCH_LIVE_PATH+16];
+  size_t n = 0, m;
   int k;
-  if( bSideFiles ){
-    for(k=0; k<3; k++){
-      if( strlen(zPath)+strlen(azSuffix[k])<sizeof(zBuf) ){
-        memcpy(zBuf, zPath, strlen(zPath));
-        strcpy(zBuf+strlen(zPath), azSuffix[k]);
-        unlink(zBuf);
-      }
-    }
-  }
   unlink(zPath);
+  if( !bSideFiles ) return;
+  while( zPath[n] && n<BENCH_LIVE_PATH ) n++;
+  if( n>=BENCH_LIVE_PATH ) return;
+  for(k=0; k<3; k++){
+    memcpy(zBuf, zPath, n);
+    for(m=0; azSuffix[k][m]; m++) zBuf[n+m] = azSuffix[k][m];
+    zBuf[n+m] = 0;
+    unlink(zBuf);
+  }
+}
+
+/* Unlink the files of every live slot.  Async-signal-safe: used by the
+** atexit hook and by the signal handler. */
+static void benchLiveUnlinkAll(void){
+  char zPath[BENCH_LIVE_PATH];
+  int i;
+  for(i=0; i<BENCH_LIVE_MAX; i++){
+    bench_live *p = &benchLive[i];
+    unsigned int g = __atomic_load_n(&p->iGen, __ATOMIC_ACQUIRE);
+    int bSide;
+    if( __atomic_load_n(&p->eState, __ATOMIC_ACQUIRE)!=BENCH_LIVE_LIVE ){
+      continue;
+    }
+    memcpy(zPath, p->zPath, sizeof(zPath));
+    bSide = p->bSideFiles;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if( __atomic_load_n(&p->iGen, __ATOMIC_RELAXED)!=g ) continue;
+    zPath[sizeof(zPath)-1] = 0;
+    benchUnlinkAll(zPath, bSide);
+  }
 }
 
 static void benchLiveAtExit(void){
-  struct timespec ts = { 0, 2000000 };   /* 2 ms */
-  bench_live *p;
+  benchLiveUnlinkAll();
+}
+
+static void benchSigHandler(int sig, siginfo_t *pInfo, void *pCtx){
+  int e = errno, k;
+  for(k=0; k<BENCH_NSIG && benchSigNo[k]!=sig; k++){}
+  if( k<BENCH_NSIG ){
+    struct sigaction *pOld = &benchSigOld[k];
+    if( pOld->sa_handler!=SIG_DFL && pOld->sa_handler!=SIG_IGN ){
+      /* the host's handler: call it, and only it */
+      int bOnce = (pOld->sa_flags & SA_RESETHAND)!=0;
+      if( pOld->sa_flags & SA_SIGINFO ){
+        void (*xAction)(int, siginfo_t*, void*) = pOld->sa_sigaction;
+        if( bOnce ){ pOld->sa_handler = SIG_DFL; pOld->sa_flags = 0; }
+        xAction(sig, pInfo, pCtx);
+      }else{
+        void (*xHandler)(int) = pOld->sa_handler;
+        if( bOnce ){ pOld->sa_handler = SIG_DFL; pOld->sa_flags = 0; }
+        xHandler(sig);
+      }
+    }else if( __atomic_exchange_n(&benchSigPending, sig, __ATOMIC_SEQ_CST)
+              !=0 ){
+      /* the second: remove the files now and die of the signal (it is
+      ** blocked in this handler, so it arrives when the handler returns) */
+      benchLiveUnlinkAll();
+      sigaction(sig, pOld, 0);
+      raise(sig);
+    }
+    /* else the first: every run stops, and the last one re-raises it */
+  }
+  errno = e;
+}
+
+/* Install the handler for each signal not ignored.  Under benchLiveMutex. */
+static void benchSignalsInstall(void){
+  int k;
+  for(k=0; k<BENCH_NSIG; k++){
+    struct sigaction old, sa;
+    benchSigMine[k] = 0;
+    if( sigaction(benchSigNo[k], 0, &old)!=0 || old.sa_handler==SIG_IGN ){
+      continue;
+    }
+    benchSigOld[k] = old;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = benchSigHandler;
+    sa.sa_mask = old.sa_mask;       /* what the host's handler expects */
+    /* SA_ONSTACK: a Go host runs signal handlers on its alternate stacks */
+    sa.sa_flags = SA_SIGINFO|SA_ONSTACK;
+    if( old.sa_handler==SIG_DFL ){
+      sa.sa_flags |= SA_RESTART;
+    }else{
+      sa.sa_flags |= old.sa_flags & (SA_RESTART|SA_NODEFER);
+    }
+    if( sigaction(benchSigNo[k], &sa, 0)==0 ) benchSigMine[k] = 1;
+  }
+}
+
+/* Put back what was there, unless the host has replaced ours since.
+** Under benchLiveMutex. */
+static void benchSignalsRestore(void){
+  int k;
+  for(k=0; k<BENCH_NSIG; k++){
+    struct sigaction cur;
+    if( !benchSigMine[k] ) continue;
+    benchSigMine[k] = 0;
+    if( sigaction(benchSigNo[k], 0, &cur)==0
+     && (cur.sa_flags & SA_SIGINFO)!=0 && cur.sa_sigaction==benchSigHandler ){
+      sigaction(benchSigNo[k], &benchSigOld[k], 0);
+    }
+  }
+}
+
+/* Block (bBlock) the three signals in the calling thread, saving its mask
+** in *pOld, or put *pOld back.  Threads started in between inherit the
+** block. */
+static void benchSignalsBlock(int bBlock, sigset_t *pOld){
+  if( bBlock ){
+    sigset_t set;
+    int k;
+    sigemptyset(&set);
+    for(k=0; k<BENCH_NSIG; k++) sigaddset(&set, benchSigNo[k]);
+    pthread_sigmask(SIG_BLOCK, &set, pOld);
+  }else{
+    pthread_sigmask(SIG_SETMASK, pOld, 0);
+  }
+}
+
+/* Take a slot (BUSY): the first slot taken installs the signal handlers,
+** so take one before creating the file it will hold.  The slot's index, or
+** -1 if every slot is taken. */
+static int benchLiveReserve(void){
   int i;
-  for(i=0; i<250; i++){
-    if( pthread_mutex_trylock(&benchLiveMutex)==0 ) break;
-    nanosleep(&ts, 0);
+  pthread_mutex_lock(&benchLiveMutex);
+  for(i=0; i<BENCH_LIVE_MAX; i++){
+    int eFree = BENCH_LIVE_FREE;
+    if( __atomic_compare_exchange_n(&benchLive[i].eState, &eFree,
+            BENCH_LIVE_BUSY, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) ) break;
   }
-  if( i==250 ) return;        /* held by the thread that is exiting */
-  while( (p = benchLiveList)!=0 ){
-    benchLiveList = p->pNext;
-    benchUnlinkAll(p->zPath, p->bSideFiles);
-    free(p);                  /* a thread removing it later finds nothing */
+  if( i<BENCH_LIVE_MAX ){
+    if( benchLiveCount++==0 ) benchSignalsInstall();
+    if( !benchLiveHook ) benchLiveHook = atexit(benchLiveAtExit)==0;
   }
   pthread_mutex_unlock(&benchLiveMutex);
+  return i<BENCH_LIVE_MAX ? i : -1;
 }
 
-static void benchLiveInstall(void){
-  benchLiveHook = atexit(benchLiveAtExit)==0;
-}
-
-/* Register zPath as live.  Nonzero only if out of memory. */
-static int benchLiveAdd(const char *zPath, int bSideFiles){
+/* Slot i now holds zPath (which fits: benchParseDir checks the length),
+** a file just created. */
+static void benchLivePublish(int i, const char *zPath, int bSideFiles){
+  bench_live *p = &benchLive[i];
   size_t n = strlen(zPath);
-  bench_live *p = malloc(sizeof(bench_live)+n);
-  if( p==0 ) return 1;
-  pthread_once(&benchLiveOnce, benchLiveInstall);
-  memcpy(p->zPath, zPath, n+1);
+  if( n>=BENCH_LIVE_PATH ) n = BENCH_LIVE_PATH-1;
+  __atomic_fetch_add(&p->iGen, 1, __ATOMIC_ACQ_REL);
+  memcpy(p->zPath, zPath, n);
+  p->zPath[n] = 0;
   p->bSideFiles = bSideFiles;
-  pthread_mutex_lock(&benchLiveMutex);
-  p->pNext = benchLiveList;
-  benchLiveList = p;
-  pthread_mutex_unlock(&benchLiveMutex);
-  return 0;
+  __atomic_fetch_add(&p->iGen, 1, __ATOMIC_ACQ_REL);
+  __atomic_store_n(&p->eState, BENCH_LIVE_LIVE, __ATOMIC_RELEASE);
 }
 
-/* Remove zPath (and its side files if registered so) and unregister it. */
-static void benchLiveRemove(const char *zPath){
-  bench_live **pp, *p = 0;
+/* Free slot i.  The last slot freed puts the signal handlers back and, if
+** a terminating signal was deferred, raises it again now that the files
+** are gone. */
+static void benchLiveRelease(int i){
+  bench_live *p = &benchLive[i];
+  int sig = 0;
   pthread_mutex_lock(&benchLiveMutex);
-  for(pp=&benchLiveList; *pp; pp=&(*pp)->pNext){
-    if( strcmp((*pp)->zPath, zPath)==0 ){
-      p = *pp;
-      *pp = p->pNext;
+  __atomic_store_n(&p->eState, BENCH_LIVE_BUSY, __ATOMIC_RELEASE);
+  __atomic_fetch_add(&p->iGen, 1, __ATOMIC_ACQ_REL);
+  p->zPath[0] = 0;
+  __atomic_store_n(&p->eState, BENCH_LIVE_FREE, __ATOMIC_RELEASE);
+  if( --benchLiveCount==0 ){
+    benchSignalsRestore();
+    sig = __atomic_exchange_n(&benchSigPending, 0, __ATOMIC_SEQ_CST);
+  }
+  pthread_mutex_unlock(&benchLiveMutex);
+  if( sig ){
+    /* what the signal would have done: to this thread if it can take it
+    ** (delivered before raise returns), else to the process */
+    sigset_t cur;
+    if( pthread_sigmask(SIG_BLOCK, 0, &cur)==0 && !sigismember(&cur, sig) ){
+      raise(sig);
+    }else{
+      kill(getpid(), sig);
+    }
+  }
+}
+
+/* Remove zPath (and its side files if registered so), then free its slot. */
+static void benchLiveRemove(const char *zPath){
+  int i, bSide = 1;
+  for(i=0; i<BENCH_LIVE_MAX; i++){
+    bench_live *p = &benchLive[i];
+    if( __atomic_load_n(&p->eState, __ATOMIC_ACQUIRE)==BENCH_LIVE_LIVE
+     && strcmp(p->zPath, zPath)==0 ){
+      bSide = p->bSideFiles;
       break;
     }
   }
-  pthread_mutex_unlock(&benchLiveMutex);
-  benchUnlinkAll(zPath, p ? p->bSideFiles : 1);
-  free(p);
+  benchUnlinkAll(zPath, bSide);     /* first: a signal now finds it live */
+  if( i<BENCH_LIVE_MAX ) benchLiveRelease(i);
 }
 
 /* Create a fresh scratch file name in zDir exclusively: *pzPath, and, if
@@ -877,7 +1079,7 @@ static int benchCreateScratch(const char *zDir, const char *zPrefix,
     unsigned char a[8];
     char zHex[17];
     char *zPath;
-    int fd, k;
+    int fd, k, iSlot;
     struct stat st;
     acorn_random(a, sizeof(a));
     for(k=0; k<8; k++) sqlite3_snprintf(3, zHex+2*k, "%02x", a[k]);
@@ -894,21 +1096,24 @@ static int benchCreateScratch(const char *zDir, const char *zPrefix,
       }
       if( bTaken ){ sqlite3_free(zPath); continue; }
     }
+    iSlot = benchLiveReserve();
+    if( iSlot<0 ){
+      *pzErr = sqlite3_mprintf("more than %d scratch files at once in this"
+                               " process", BENCH_LIVE_MAX);
+      sqlite3_free(zPath);
+      return SQLITE_ERROR;
+    }
     fd = open(zPath, O_CREAT|O_EXCL|O_RDWR|O_CLOEXEC|O_NOFOLLOW, 0600);
     if( fd<0 ){
       int e = errno;
+      benchLiveRelease(iSlot);
       if( e==EEXIST ){ sqlite3_free(zPath); continue; }
       *pzErr = sqlite3_mprintf("cannot create a scratch file %s: %s",
                                zPath, strerror(e));
       sqlite3_free(zPath);
       return SQLITE_CANTOPEN;
     }
-    if( benchLiveAdd(zPath, bSideFiles) ){
-      close(fd);
-      unlink(zPath);
-      sqlite3_free(zPath);
-      return SQLITE_NOMEM;
-    }
+    benchLivePublish(iSlot, zPath, bSideFiles);
     if( pFd ) *pFd = fd;      /* the caller writes the file it created */
     else close(fd);
     *pzPath = zPath;
@@ -1123,6 +1328,8 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
       benchWriterLoop(&aW[0]);
     }
   }else if( rc==SQLITE_OK ){
+    sigset_t oldMask;
+    benchSignalsBlock(1, &oldMask);    /* the threads start with them blocked */
     for(i=0; i<nW; i++){
       if( pthread_create(&aW[i].tid, 0, benchThreadMain, &aW[i])!=0 ){
         *pzErr = sqlite3_mprintf("cannot start thread %d of %d: %s",
@@ -1134,6 +1341,7 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
       aW[i].bThread = 1;
       nStarted++;
     }
+    benchSignalsBlock(0, &oldMask);
     pthread_mutex_lock(&run.gateMutex);
     while( run.nReady<nStarted ){
       pthread_cond_wait(&run.gateCond, &run.gateMutex);
@@ -1147,6 +1355,19 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
   }
 
   /* 5. results, then close and remove everything, on every path */
+  if( benchSignalled() ){
+    /* the process is about to die of a signal: remove the files before
+    ** the connections close, so that closing has nothing to checkpoint */
+    if( run.zOpen && c->eStorage==STORAGE_FILE ){
+      benchUnlinkAll(run.zOpen, 1);
+    }
+    if( rc==SQLITE_OK ){
+      rc = SQLITE_INTERRUPT;
+      int sig = __atomic_load_n(&benchSigPending, __ATOMIC_RELAXED);
+      *pzErr = sqlite3_mprintf("stopped by %s", sig==SIGTERM ? "SIGTERM"
+                               : sig==SIGINT ? "SIGINT" : "SIGHUP");
+    }
+  }
   if( aW ){
     sqlite3_int64 tEnd = run.tStart;
     for(i=0; i<nW; i++){

@@ -501,25 +501,35 @@ delete"
   assert_dir_empty "${ok}x"
 }
 
+# sql_cmd: SQLCMD=(the sqlite3 command line as wrap would run it: plain,
+# preloaded or in valgrind), for callers that exec it or hand it to timeout.
+sql_cmd() {
+  if [ -n "${ACORN_VALGRIND:-}" ]; then
+    SQLCMD=(valgrind -q --error-exitcode=97 --leak-check=full
+      --errors-for-leak-kinds=definite --show-leak-kinds=definite
+      "--log-file=$BATS_TEST_TMPDIR/report.valgrind.%p" sqlite3 -batch -bail :memory:)
+  elif [ -n "${ACORN_PRELOAD:-}" ]; then
+    SQLCMD=(env "LD_PRELOAD=$ACORN_PRELOAD"
+      "ASAN_OPTIONS=${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan"
+      "UBSAN_OPTIONS=${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan"
+      sqlite3 -batch -bail :memory:)
+  else
+    SQLCMD=(sqlite3 -batch -bail :memory:)
+  fi
+}
+
 # start_sql SQL: run SQL in sqlite3 with acorn loaded, in the background, as
-# wrap would (plain, preloaded or in valgrind) but exec'd, so that $! is
-# the sqlite3 (or valgrind) process itself.  Output in $BATS_TEST_TMPDIR/out.
+# wrap would, exec'd so that $! is the sqlite3 (or valgrind) process itself;
+# with IGNORE_SIG set, that signal is ignored (SIG_IGN) from the start.
+# Output in $BATS_TEST_TMPDIR/out.
 start_sql() {
   local in="$BATS_TEST_TMPDIR/script.sql" out="$BATS_TEST_TMPDIR/out"
   printf '.load %s\n%s\n' "$ACORN" "$1" > "$in"
-  if [ -n "${ACORN_VALGRIND:-}" ]; then
-    valgrind -q --error-exitcode=97 --leak-check=full \
-      --errors-for-leak-kinds=definite --show-leak-kinds=definite \
-      --log-file="$BATS_TEST_TMPDIR/report.valgrind.%p" \
-      sqlite3 -batch -bail :memory: < "$in" > "$out" 2>&1 &
-  elif [ -n "${ACORN_PRELOAD:-}" ]; then
-    LD_PRELOAD="$ACORN_PRELOAD" \
-    ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan" \
-    UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan" \
-      sqlite3 -batch -bail :memory: < "$in" > "$out" 2>&1 &
-  else
-    sqlite3 -batch -bail :memory: < "$in" > "$out" 2>&1 &
-  fi
+  sql_cmd
+  (
+    [ -z "${IGNORE_SIG:-}" ] || trap '' "$IGNORE_SIG"
+    exec "${SQLCMD[@]}" < "$in" > "$out" 2>&1
+  ) &
 }
 
 # wait_for_file GLOB: wait (up to 60 s) until a file matching GLOB exists.
@@ -591,5 +601,115 @@ PY
   [ "$output" = "held" ] || fail "the lock holder failed: $output"
   [ "$status" -eq 0 ] || fail "sqlite3 failed: $(cat "$BATS_TEST_TMPDIR/out")"
   [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1|1" ] || fail "got $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+}
+
+# A query that runs for minutes without acorn, to compare exit statuses.
+LONG_PLAIN="WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x<1e12) SELECT count(*) FROM s;"
+
+@test "SIGTERM from timeout(1) mid-run leaves no scratch file and the exit status it gives without acorn" {
+  local t=0.5 spec threads journal plain plain_kept
+  [ -z "${ACORN_VALGRIND:-}${ACORN_PRELOAD:-}" ] || t=5
+  sql_cmd
+  run timeout -s TERM "$t" "${SQLCMD[@]}" "$LONG_PLAIN"
+  plain=$status
+  run timeout --preserve-status -s TERM "$t" "${SQLCMD[@]}" "$LONG_PLAIN"
+  plain_kept=$status
+  [ "$plain" -eq 124 ] && [ "$plain_kept" -eq 143 ]
+  for spec in "1 delete" "3 wal"; do
+    read -r threads journal <<< "$spec"
+    local q="SELECT rows_written FROM bench_insert WHERE rows=10000000 AND seconds=120
+   AND threads=$threads AND journal='$journal' AND $W AND dir='$D';"
+    run timeout -s TERM "$t" "${SQLCMD[@]}" ".load $ACORN" "$q"
+    [ "$status" -eq "$plain" ] || fail "threads=$threads: status $status, output: $output"
+    [ -z "$output" ] || fail "threads=$threads: output $output"
+    assert_dir_empty "$D"
+    run timeout --preserve-status -s TERM "$t" "${SQLCMD[@]}" ".load $ACORN" "$q"
+    [ "$status" -eq "$plain_kept" ] || fail "threads=$threads: status $status, output: $output"
+    assert_dir_empty "$D"
+  done
+}
+
+# kill_mid_run SIGNAL... : start a long run, wait until its scratch database
+# is there, send each SIGNAL (1 ms apart); sets status to the exit status.
+kill_mid_run() {
+  local pid i s
+  start_sql "SELECT rows_written FROM bench_insert WHERE rows=10000000 AND seconds=120
+               AND threads=${THREADS:-1} AND $W AND dir='$D';"
+  pid=$!
+  wait_for_file "$D/acorn-bench-*.db-wal"
+  sleep 0.2
+  for s in "$@"; do kill -"$s" "$pid" 2>/dev/null || true; sleep 0.001; done
+  for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  status=0
+  wait "$pid" || status=$?
+}
+
+@test "SIGTERM and SIGHUP with their default action: the run stops, its files go, the process dies of the signal" {
+  THREADS=1 kill_mid_run TERM
+  [ "$status" -eq 143 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+  THREADS=3 kill_mid_run HUP
+  [ "$status" -eq 129 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+  # a second SIGTERM before the run has cleaned up: the handler removes
+  # the files itself
+  THREADS=2 kill_mid_run TERM TERM
+  [ "$status" -eq 143 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+  [ ! -s "$BATS_TEST_TMPDIR/out" ]
+}
+
+@test "an ignored SIGTERM stays ignored: the run goes on to its end" {
+  local pid status
+  IGNORE_SIG=TERM start_sql "SELECT rows_written > 0, elapsed >= 0.5 FROM bench_insert
+ WHERE rows=10000000 AND seconds=0.5 AND $W AND dir='$D';"
+  pid=$!
+  wait_for_file "$D/acorn-bench-*.db-wal"
+  kill -TERM "$pid"
+  status=0
+  wait "$pid" || status=$?
+  [ "$status" -eq 0 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
+  [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1" ]
+  assert_dir_empty "$D"
+}
+
+# signal_host MODE SIGNAL: /usr/bin/python3 (Debian's, which loads
+# extensions) sets SIGNAL to MODE (dfl: the default action; host: a handler
+# of its own that records the signal), starts a 0.5 s run, and sends itself
+# SIGNAL 0.2 s in.  Prints the run's row and what its handler saw.
+signal_host() {
+  /usr/bin/python3 - "$ROOT/dist/acorn" "$1" "$2" "$D" <<'PY'
+import os, signal, sqlite3, sys, threading
+ext, mode, name, d = sys.argv[1:]
+sig = getattr(signal, name)
+seen = []
+if mode == "dfl":
+    signal.signal(sig, signal.SIG_DFL)
+else:
+    signal.signal(sig, lambda s, f: seen.append(s))
+db = sqlite3.connect(":memory:")
+db.enable_load_extension(True)
+db.load_extension(ext)
+threading.Timer(0.2, lambda: os.kill(os.getpid(), sig)).start()
+row = db.execute("SELECT rows_written > 0, elapsed >= 0.5 FROM bench_insert"
+                 " WHERE rows=10000000 AND seconds=0.5 AND synchronous='off'"
+                 " AND dir=?", (d,)).fetchone()
+print(row, "handled", seen)
+PY
+}
+
+@test "a host's own signal handler is called, and only it: the run goes on; without one, SIGINT ends the process" {
+  run signal_host host SIGTERM
+  assert_success
+  assert_output "(1, 1) handled [15]"
+  assert_dir_empty "$D"
+  run signal_host host SIGINT
+  assert_success
+  assert_output "(1, 1) handled [2]"
+  assert_dir_empty "$D"
+  run signal_host dfl SIGINT
+  [ "$status" -eq 130 ] || fail "status $status: $output"
+  [ -z "$output" ]
   assert_dir_empty "$D"
 }
