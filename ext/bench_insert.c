@@ -1602,6 +1602,8 @@ static int benchParseDir(sqlite3_vtab *pVtab, const char *z,
   char *zReal;
   char zBuf[160];
   sqlite3_vfs *pVfs;
+  int nLimit;
+  const char *zWhose = "SQLite's";
   if( stat(z, &st)!=0 ){
     zWhy = strerror(errno);
   }else if( !S_ISDIR(st.st_mode) ){
@@ -1622,11 +1624,17 @@ static int benchParseDir(sqlite3_vtab *pVtab, const char *z,
   }
   pVfs = sqlite3_vfs_find(0);
   /* SQLite opens a database only if its path plus "-journal" fits in the
-  ** VFS's mxPathname (sqlite3PagerOpen) */
-  if( pVfs && (int)strlen(zReal)+BENCH_SCRATCH_NAME_LEN+8>pVfs->mxPathname ){
+  ** VFS's mxPathname (sqlite3PagerOpen); the registry of live files holds
+  ** paths of BENCH_LIVE_PATH bytes (the unix VFS's limit is lower) */
+  nLimit = pVfs ? pVfs->mxPathname-8 : BENCH_LIVE_PATH-1;
+  if( nLimit>BENCH_LIVE_PATH-1 ){
+    nLimit = BENCH_LIVE_PATH-1;
+    zWhose = "bench_insert's";
+  }
+  if( (int)strlen(zReal)+BENCH_SCRATCH_NAME_LEN>nLimit ){
     sqlite3_snprintf(sizeof(zBuf), zBuf, "the path of a scratch database"
-        " there would be %d bytes, more than SQLite's limit of %d",
-        (int)strlen(zReal)+BENCH_SCRATCH_NAME_LEN, pVfs->mxPathname-8);
+        " there would be %d bytes, more than %s limit of %d",
+        (int)strlen(zReal)+BENCH_SCRATCH_NAME_LEN, zWhose, nLimit);
     acorn_vtab_error(pVtab, "bench_insert: dir must be an existing writable"
                      " directory (got %Q: %s)", z, zBuf);
     free(zReal);
