@@ -70,7 +70,10 @@
 **                            first and last row of a batch, BEGIN and
 **                            COMMIT, plus, with mutex=1, the wait for the
 **                            application mutex
-**   reads_per_sec   INTEGER  point SELECTs by all readers / elapsed
+**   reads_per_sec   INTEGER  point SELECTs by all readers / elapsed (0
+**                            without readers)
+**   (writes_per_sec, ns_per_write, the latencies and reads_per_sec are NULL
+**   for a run that wrote no row: one whose seconds ran out before the first)
 **   busy            INTEGER  SQLITE_BUSY retries (busy handler calls)
 **   db_bytes        INTEGER  database plus WAL after the run's connections
 **                            closed (memory: page_count*page_size)
@@ -274,6 +277,7 @@ typedef struct bench_result bench_result;
 struct bench_result {
   sqlite3_int64 nRowsWritten, nWrites, nReads, nBusy, nDbBytes;
   double rElapsed, rP50, rP99, rMax;
+  int bLatency;                /* rP50, rP99, rMax hold something */
 };
 
 /* -------------------------------------------------------------------- */
@@ -1424,6 +1428,7 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
       pRes->rP50 = run.aLat[(n+1)/2-1]/1000.0;
       pRes->rP99 = run.aLat[(n*99+99)/100-1]/1000.0;
       pRes->rMax = run.aLat[n-1]/1000.0;
+      pRes->bLatency = 1;
     }
   }
   sqlite3_close_v2(dbSetup);
@@ -1987,20 +1992,32 @@ static int benchColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
       sqlite3_result_int64(ctx, r->nRowsWritten); break;
     case BENCH_COL_ELAPSED:
       benchResultRound(ctx, r->rElapsed, 1e6); break;
+    /* A run that wrote no row (seconds over before the first) has no
+    ** rate and no latency: NULL, not a 0 that reads as "infinitely slow". */
     case BENCH_COL_WRITES_PER_SEC:
-      sqlite3_result_int64(ctx, r->rElapsed>0
-          ? (sqlite3_int64)(r->nWrites/r->rElapsed+0.5) : 0);
+      if( r->nWrites>0 && r->rElapsed>0 ){
+        sqlite3_result_int64(ctx, (sqlite3_int64)(r->nWrites/r->rElapsed+0.5));
+      }
       break;
     case BENCH_COL_NS_PER_WRITE:
-      sqlite3_result_int64(ctx, r->nWrites>0
-          ? (sqlite3_int64)(r->rElapsed*1e9/r->nWrites+0.5) : 0);
+      if( r->nWrites>0 ){
+        sqlite3_result_int64(ctx,
+                             (sqlite3_int64)(r->rElapsed*1e9/r->nWrites+0.5));
+      }
       break;
-    case BENCH_COL_P50_US: benchResultRound(ctx, r->rP50, 10.0); break;
-    case BENCH_COL_P99_US: benchResultRound(ctx, r->rP99, 10.0); break;
-    case BENCH_COL_MAX_US: benchResultRound(ctx, r->rMax, 10.0); break;
+    case BENCH_COL_P50_US:
+      if( r->bLatency ) benchResultRound(ctx, r->rP50, 10.0);
+      break;
+    case BENCH_COL_P99_US:
+      if( r->bLatency ) benchResultRound(ctx, r->rP99, 10.0);
+      break;
+    case BENCH_COL_MAX_US:
+      if( r->bLatency ) benchResultRound(ctx, r->rMax, 10.0);
+      break;
     case BENCH_COL_READS_PER_SEC:
-      sqlite3_result_int64(ctx, r->rElapsed>0
-          ? (sqlite3_int64)(r->nReads/r->rElapsed+0.5) : 0);
+      if( r->nWrites>0 && r->rElapsed>0 ){
+        sqlite3_result_int64(ctx, (sqlite3_int64)(r->nReads/r->rElapsed+0.5));
+      }
       break;
     case BENCH_COL_BUSY: sqlite3_result_int64(ctx, r->nBusy); break;
     case BENCH_COL_DB_BYTES: sqlite3_result_int64(ctx, r->nDbBytes); break;
