@@ -35,7 +35,8 @@
 **                (NULL: the pragma is not run, the library default holds)
 **   readers      reader threads doing point SELECTs by id, 0..64; 0
 **   rows         rows written per run by all threads, 1..10000000; 10000
-**   seconds      upper bound on one run, a number in (0, 86400];  60
+**   seconds      upper bound on the timed part of one run, a number in
+**                (0, 86400];                                      60
 **   content      bytes in the content column, 0..1000000;         12
 **   busy_timeout milliseconds, 0..3600000;                        1000
 **   storage      file | memory;                                   file
@@ -103,9 +104,13 @@
 ** xFilter validates every value of every parameter before the first run.
 **
 ** One run (benchRun):
-**  1. The ids are made first, with acorn_uuid4/7/8 and acorn_random (the
-**     shortid), before any clock starts, as the seed makes its ids before
-**     timing.
+**  1. The ids are made with acorn_uuid4/7/8 and acorn_random (the shortid)
+**     while no clock runs, as the seed makes its ids before timing: in
+**     chunks of about 65,536 rows (a multiple of batch), one chunk before
+**     each phase of the timed part (step 4), so their memory is bounded
+**     whatever rows is.  Latencies are kept one by one in runs of at most
+**     1,000,000 rows (exact percentiles), counted in a fixed histogram per
+**     writer beyond (percentiles within 0.4%, the maximum exact).
 **  2. A scratch database "acorn-bench-<16 hex>.db" is created in
 **     realpath(dir) (absolute, so never read as a URI; no symlink, which
 **     SQLITE_OPEN_NOFOLLOW would refuse) with open(O_CREAT|O_EXCL); a name
@@ -124,13 +129,17 @@
 **  4. Each writer and reader opens its own connection, installs a busy
 **     handler that sleeps as SQLite's busy_timeout does and counts its
 **     calls, sets the pragmas and prepares its statements; then all wait at
-**     a start gate.  The clock starts when the gate opens.  Writers claim
-**     `batch` row numbers at a time from a shared atomic counter, so the
-**     run writes exactly `rows` rows unless `seconds` passes (checked
-**     before each transaction), an insert fails (which stops everyone) or,
-**     with SQLite 3.41 or later, the host connection is interrupted
-**     (sqlite3_is_interrupted, checked before each transaction).
-**     With threads=1 and readers=0 the writer runs in the calling thread.
+**     a start gate.  The clock runs while the gate is open, one phase per
+**     chunk of ids: the gate opens, writers claim `batch` row numbers at a
+**     time from a shared atomic counter until the chunk's rows are all
+**     claimed, readers read while the writers write, and all come back to
+**     the gate, which the next chunk's ids reopen.  elapsed is the sum of
+**     the phases.  The run writes exactly `rows` rows unless `seconds`
+**     passes (checked before each transaction), an insert fails (which
+**     stops everyone), a terminating signal comes or, with SQLite 3.41 or
+**     later, the host connection is interrupted (sqlite3_is_interrupted,
+**     checked before each transaction).  With threads=1 and readers=0 the
+**     writer runs in the calling thread.
 **  5. Every thread is joined, every statement finalized, every connection
 **     closed, rows counted and sizes taken, then the database and its -wal,
 **     -shm and -journal are unlinked, on every path.
@@ -355,7 +364,55 @@ static char *benchConfigDesc(const bench_config *c){
 }
 
 /* -------------------------------------------------------------------- */
+/* Latencies: exact up to BENCH_EXACT_MAX rows, a histogram beyond       */
+/*
+** A run of at most BENCH_EXACT_MAX rows keeps every latency (8 bytes a
+** row) and reports exact percentiles.  A longer run counts them in a
+** histogram per writer instead, of fixed size whatever `rows` is:
+** log-linear buckets, exact below 256 ns, then BENCH_HIST_SUB buckets per
+** power of two, so a percentile is reported as the middle of its bucket,
+** within 1/256 (0.4%) of the exact value; the maximum is kept exactly.
+*/
+#define BENCH_EXACT_MAX  1000000
+#define BENCH_HIST_SUB   128
+#define BENCH_HIST_N     (BENCH_HIST_SUB*58)   /* values up to 2^64-1 */
+
+/* The bucket of v nanoseconds. */
+static int benchHistIndex(uint64_t v){
+  int iShift;
+  if( v<2*BENCH_HIST_SUB ) return (int)v;
+  iShift = 63 - __builtin_clzll(v) - 7;        /* 1.. */
+  return (iShift+1)*BENCH_HIST_SUB + (int)((v>>iShift) - BENCH_HIST_SUB);
+}
+
+/* The middle of bucket i (its value if exact). */
+static uint64_t benchHistValue(int i){
+  int iShift;
+  uint64_t lo;
+  if( i<2*BENCH_HIST_SUB ) return (uint64_t)i;
+  iShift = i/BENCH_HIST_SUB - 1;
+  lo = (uint64_t)(BENCH_HIST_SUB + i%BENCH_HIST_SUB) << iShift;
+  return lo + (((uint64_t)1<<iShift) - 1)/2;
+}
+
+/* The value of rank iRank (1-based) among the n counted in a[]. */
+static uint64_t benchHistRank(const uint64_t *a, sqlite3_int64 iRank){
+  sqlite3_int64 nSeen = 0;
+  int i;
+  for(i=0; i<BENCH_HIST_N; i++){
+    nSeen += (sqlite3_int64)a[i];
+    if( nSeen>=iRank ) return benchHistValue(i);
+  }
+  return benchHistValue(BENCH_HIST_N-1);
+}
+
+/* -------------------------------------------------------------------- */
 /* One run                                                               */
+
+/* Ids are made in chunks of about this many rows (a multiple of batch),
+** while the clock is stopped: the memory they take is bounded whatever
+** `rows` is. */
+#define BENCH_ID_CHUNK   65536
 
 typedef struct bench_run bench_run;
 typedef struct bench_worker bench_worker;
@@ -373,7 +430,10 @@ struct bench_worker {
   uint64_t *aLat;              /* writers: ns per row done, in its own array
                                ** (no cache line shared with other writers) */
   sqlite3_int64 nLat, nLatAlloc;
-  sqlite3_int64 tEnd;          /* writers: when the last row was done */
+  unsigned int *aHist;         /* writers of a long run: BENCH_HIST_N counts
+                               ** instead of aLat */
+  uint64_t mxLat;              /* with aHist: the largest latency */
+  sqlite3_int64 tEnd;          /* writers: when the phase's last row was done */
   uint64_t iRand;              /* readers: xorshift state */
   int rc;
   char *zErr;                  /* sqlite3_malloc'd */
@@ -388,21 +448,25 @@ struct bench_run {
   char *zOpen;                 /* file name or URI the connections open */
   int openFlags;
   const char *zInsert;         /* the INSERT with bind parameters */
-  unsigned char *aId;          /* nRow ids, nIdStride bytes each */
-  int nIdLen;                  /* bytes of one id (0 for integer) */
+  unsigned char *aId;          /* the ids of rows iChunk0.., nIdLen bytes each */
+  int nIdLen;                  /* bytes of one id (0 for integer: no ids) */
+  sqlite3_int64 nChunk;        /* rows per phase: a multiple of batch */
+  sqlite3_int64 iChunk0;       /* the current phase's rows: iChunk0.. */
+  sqlite3_int64 iChunkEnd;     /* ..iChunkEnd-1 */
   char *zContent;
-  uint64_t *aLat;              /* all workers' latencies, merged at the end */
+  int bHist;                   /* latencies in histograms (a long run) */
   char aPad1[64];              /* iNext, written by every claim, alone on */
   sqlite3_int64 iNext;         /* next unclaimed row number (atomic) */
   char aPad2[64];              /* its cache line, away from what is read */
   int bStop;                   /* atomic: stop now */
-  int nWriterLeft;             /* atomic: writers still running */
-  sqlite3_int64 tStart, tDeadline;
+  int nWriterLeft;             /* atomic: writers still in this phase */
+  sqlite3_int64 tStart, tDeadline;   /* of the current phase */
   pthread_mutex_t appMutex;    /* mutex=1 */
   pthread_mutex_t gateMutex;
   pthread_cond_t gateCond;
-  int nReady;                  /* threads past their setup */
-  int bGo;                     /* the gate is open */
+  int nReady;                  /* threads waiting at the gate */
+  int iPhase;                  /* phases the gate has opened for */
+  int bDone;                   /* no more phases: the threads end */
 };
 
 static const char zTitle[] = "Some title";
@@ -478,7 +542,11 @@ static int benchWorkerSetup(bench_worker *w){
     w->iRand |= 1;
     return rc;
   }
-  {
+  if( r->bHist ){
+    w->aHist = sqlite3_malloc64(sizeof(unsigned int)*BENCH_HIST_N);
+    if( w->aHist==0 ) return SQLITE_NOMEM;
+    memset(w->aHist, 0, sizeof(unsigned int)*BENCH_HIST_N);
+  }else{
     /* a fair share of the rows, touched now so that no page fault lands
     ** in the timed loop */
     sqlite3_int64 nShare = c->nRow/c->nThread + c->nBatch + 16;
@@ -526,7 +594,9 @@ static void benchWorkerClose(bench_worker *w){
 
 static void benchWorkerFree(bench_worker *w){
   sqlite3_free(w->aLat);
+  sqlite3_free(w->aHist);
   w->aLat = 0;
+  w->aHist = 0;
 }
 
 /* prepare=exec: the INSERT of row i as SQL text with literal values. */
@@ -534,7 +604,7 @@ static const char *benchInsertText(bench_worker *w, sqlite3_int64 i){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
   char *z = w->zSqlBuf;
-  const unsigned char *aId = r->aId + i*r->nIdLen;
+  const unsigned char *aId = r->aId + (i - r->iChunk0)*r->nIdLen;
   static const char zHex[] = "0123456789abcdef";
   if( c->eId==ID_INTEGER ){
     memcpy(z, "INSERT INTO posts(title,content) VALUES('", 41); z += 41;
@@ -581,7 +651,7 @@ static int benchInsertRow(bench_worker *w, sqlite3_int64 i){
     }
   }
   if( c->eId!=ID_INTEGER ){
-    const unsigned char *a = r->aId + i*r->nIdLen;
+    const unsigned char *a = r->aId + (i - r->iChunk0)*r->nIdLen;
     if( BENCH_ID_IS_BLOB(c->eId) ){
       sqlite3_bind_blob(pStmt, 1, a, 16, SQLITE_STATIC);
     }else{
@@ -657,6 +727,18 @@ static int benchInterrupted(sqlite3 *db){
 #endif
 }
 
+/* Record one latency of ns nanoseconds. */
+static void benchLatAdd(bench_worker *w, uint64_t ns){
+  if( w->aHist ){
+    w->aHist[benchHistIndex(ns)]++;
+    if( ns>w->mxLat ) w->mxLat = ns;
+  }else{
+    w->aLat[w->nLat++] = ns;
+  }
+}
+
+/* A writer's part of one phase: claim `batch` rows at a time until the
+** phase's rows are all claimed, the deadline passes or the run stops. */
 static void benchWriterLoop(bench_worker *w){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
@@ -677,10 +759,11 @@ static void benchWriterLoop(bench_worker *w){
     }
     i0 = __atomic_fetch_add(&r->iNext, (sqlite3_int64)c->nBatch,
                             __ATOMIC_RELAXED);
-    if( i0>=c->nRow ) break;
-    n = c->nRow - i0;
+    if( i0>=r->iChunkEnd ) break;
+    n = r->iChunkEnd - i0;
     if( n>c->nBatch ) n = c->nBatch;
-    if( w->nLat+n>w->nLatAlloc && benchLatGrow(w, w->nLat+n) ) break;
+    if( w->aHist==0 && w->nLat+n>w->nLatAlloc
+     && benchLatGrow(w, w->nLat+n) ) break;
     tPrev = benchMono();          /* latency includes waiting for the mutex */
     if( c->bMutex ) pthread_mutex_lock(&r->appMutex);
     if( c->nBatch>1 ) rc = benchTxn(w, 0);
@@ -689,14 +772,14 @@ static void benchWriterLoop(bench_worker *w){
       rc = benchInsertRow(w, i0+j);
       if( rc==SQLITE_OK && (j<n-1 || c->nBatch==1) ){
         t = benchMono();
-        w->aLat[w->nLat++] = t>tPrev ? (uint64_t)(t-tPrev) : 1;
+        benchLatAdd(w, t>tPrev ? (uint64_t)(t-tPrev) : 1);
         tPrev = t;
       }
     }
     if( rc==SQLITE_OK && c->nBatch>1 ){
       rc = benchTxn(w, 1);
       t = benchMono();
-      w->aLat[w->nLat++] = t>tPrev ? (uint64_t)(t-tPrev) : 1;  /* + COMMIT */
+      benchLatAdd(w, t>tPrev ? (uint64_t)(t-tPrev) : 1);      /* + COMMIT */
     }
     if( c->bMutex ) pthread_mutex_unlock(&r->appMutex);
     if( rc!=SQLITE_OK ) break;
@@ -706,6 +789,9 @@ static void benchWriterLoop(bench_worker *w){
   __atomic_fetch_sub(&r->nWriterLeft, 1, __ATOMIC_SEQ_CST);
 }
 
+/* A reader's part of one phase: point SELECTs of rows claimed so far
+** (integer ids: any row of the run; other ids: rows of this phase, whose
+** ids are in memory) until the phase's writers are done. */
 static void benchReaderLoop(bench_worker *w){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
@@ -714,7 +800,8 @@ static void benchReaderLoop(bench_worker *w){
     sqlite3_int64 n = __atomic_load_n(&r->iNext, __ATOMIC_RELAXED);
     sqlite3_int64 k;
     int rc;
-    if( n>c->nRow ) n = c->nRow;
+    if( n>r->iChunkEnd ) n = r->iChunkEnd;
+    if( c->eId!=ID_INTEGER ) n -= r->iChunk0;
     if( n<1 ) n = 1;
     w->iRand ^= w->iRand<<13; w->iRand ^= w->iRand>>7; w->iRand ^= w->iRand<<17;
     k = (sqlite3_int64)(w->iRand % (uint64_t)n);
@@ -737,20 +824,31 @@ static void benchReaderLoop(bench_worker *w){
   }
 }
 
+/* A worker thread: set up, then, each time the gate opens for a phase,
+** do its part and come back to wait, until there are no more phases. */
 static void *benchThreadMain(void *pArg){
   bench_worker *w = (bench_worker*)pArg;
   bench_run *r = w->pRun;
+  int iSeen = 0;
   benchWorkerSetupOrFail(w);
   pthread_mutex_lock(&r->gateMutex);
-  r->nReady++;
-  pthread_cond_broadcast(&r->gateCond);
-  while( !r->bGo ) pthread_cond_wait(&r->gateCond, &r->gateMutex);
-  pthread_mutex_unlock(&r->gateMutex);
-  if( w->bReader ){
-    benchReaderLoop(w);
-  }else{
-    benchWriterLoop(w);
+  for(;;){
+    r->nReady++;
+    pthread_cond_broadcast(&r->gateCond);
+    while( r->iPhase==iSeen && !r->bDone ){
+      pthread_cond_wait(&r->gateCond, &r->gateMutex);
+    }
+    if( r->bDone ) break;
+    iSeen = r->iPhase;
+    pthread_mutex_unlock(&r->gateMutex);
+    if( w->bReader ){
+      benchReaderLoop(w);
+    }else{
+      benchWriterLoop(w);
+    }
+    pthread_mutex_lock(&r->gateMutex);
   }
+  pthread_mutex_unlock(&r->gateMutex);
   return 0;
 }
 
@@ -759,22 +857,35 @@ static int benchCmpU64(const void *a, const void *b){
   return x<y ? -1 : x>y;
 }
 
-/* Make the ids, before any clock starts. */
-static int benchMakeIds(bench_run *r){
+/* The size of one id, the rows of a phase, and room for their ids.  An
+** integer id is made by SQLite (the rowid): no ids, one phase. */
+static int benchIdsAlloc(bench_run *r){
   const bench_config *c = r->pCfg;
-  static const char zAlpha[] = "ABEGHNQRTadeghnqrt2345789";
-  sqlite3_int64 i;
   switch( c->eId ){
-    case ID_INTEGER:  r->nIdLen = 0;  return SQLITE_OK;
+    case ID_INTEGER:  r->nIdLen = 0;  break;
     case ID_SHORTID:  r->nIdLen = 16; break;
     case ID_UUID4_BLOB: case ID_UUID7_BLOB: case ID_UUID8_BLOB:
                       r->nIdLen = 16; break;
     default:          r->nIdLen = 36; break;
   }
-  r->aId = sqlite3_malloc64((sqlite3_uint64)c->nRow * r->nIdLen);
-  if( r->aId==0 ) return SQLITE_NOMEM;
-  for(i=0; i<c->nRow; i++){
-    unsigned char *p = r->aId + i*r->nIdLen;
+  if( r->nIdLen==0 ){
+    r->nChunk = c->nRow;
+    return SQLITE_OK;
+  }
+  r->nChunk = c->nBatch>=BENCH_ID_CHUNK ? c->nBatch
+              : (BENCH_ID_CHUNK/c->nBatch)*c->nBatch;
+  if( r->nChunk>c->nRow ) r->nChunk = c->nRow;
+  r->aId = sqlite3_malloc64((sqlite3_uint64)r->nChunk * r->nIdLen);
+  return r->aId ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+/* Make the ids of rows i0..i1-1 into aId, while no clock runs. */
+static void benchMakeIds(bench_run *r, sqlite3_int64 i0, sqlite3_int64 i1){
+  const bench_config *c = r->pCfg;
+  static const char zAlpha[] = "ABEGHNQRTadeghnqrt2345789";
+  sqlite3_int64 i;
+  for(i=i0; i<i1 && r->nIdLen>0; i++){
+    unsigned char *p = r->aId + (i-i0)*r->nIdLen;
     unsigned char a[16];
     int k;
     switch( c->eId ){
@@ -792,7 +903,65 @@ static int benchMakeIds(bench_run *r){
     if( BENCH_ID_IS_BLOB(c->eId) ) memcpy(p, a, 16);
     else acorn_uuid_format(a, (char*)p);
   }
-  return SQLITE_OK;
+}
+
+/* The timed part, in phases of nChunk rows: for each, make its ids with
+** the clock stopped (the workers wait at the gate), open the gate, and
+** wait until every worker is back.  nThread is the number of worker
+** threads started; 0: the one writer, aW[0], runs in this thread.  The
+** phases' times add up to the elapsed time, which `seconds` bounds.
+** Returns the elapsed nanoseconds. */
+static sqlite3_int64 benchPhases(bench_run *r, bench_worker *aW, int nThread){
+  const bench_config *c = r->pCfg;
+  sqlite3_int64 tBudget = (sqlite3_int64)(c->rSeconds*1e9), tUsed = 0, i0;
+  int i;
+  if( nThread ){
+    pthread_mutex_lock(&r->gateMutex);
+    while( r->nReady<nThread ){
+      pthread_cond_wait(&r->gateCond, &r->gateMutex);
+    }
+    pthread_mutex_unlock(&r->gateMutex);
+  }
+  for(i0=0; i0<c->nRow; i0+=r->nChunk){
+    sqlite3_int64 tEnd;
+    if( __atomic_load_n(&r->bStop, __ATOMIC_SEQ_CST) || benchSignalled()
+     || tUsed>=tBudget ){
+      break;
+    }
+    r->iChunk0 = i0;
+    r->iChunkEnd = i0+r->nChunk<c->nRow ? i0+r->nChunk : c->nRow;
+    benchMakeIds(r, r->iChunk0, r->iChunkEnd);
+    r->iNext = i0;
+    r->nWriterLeft = c->nThread;
+    if( nThread ){
+      pthread_mutex_lock(&r->gateMutex);
+      r->nReady = 0;
+      r->tStart = benchMono();
+      r->tDeadline = r->tStart + (tBudget - tUsed);
+      r->iPhase++;
+      pthread_cond_broadcast(&r->gateCond);
+      while( r->nReady<nThread ){
+        pthread_cond_wait(&r->gateCond, &r->gateMutex);
+      }
+      pthread_mutex_unlock(&r->gateMutex);
+    }else{
+      r->tStart = benchMono();
+      r->tDeadline = r->tStart + (tBudget - tUsed);
+      benchWriterLoop(&aW[0]);
+    }
+    tEnd = r->tStart;
+    for(i=0; i<c->nThread; i++){
+      if( aW[i].tEnd>tEnd ) tEnd = aW[i].tEnd;
+    }
+    tUsed += tEnd - r->tStart;
+  }
+  if( nThread ){
+    pthread_mutex_lock(&r->gateMutex);
+    r->bDone = 1;
+    pthread_cond_broadcast(&r->gateCond);
+    pthread_mutex_unlock(&r->gateMutex);
+  }
+  return tUsed;
 }
 
 /* -------------------------------------------------------------------- */
@@ -1227,6 +1396,58 @@ static sqlite3_int64 benchDbBytes(bench_run *r, sqlite3 *db){
   return n;
 }
 
+/* p50, p99 and max of every writer's latencies, merged: exact from the
+** arrays of a short run, from the histograms of a long one. */
+static int benchLatencies(bench_run *r, bench_worker *aW, bench_result *pRes){
+  const bench_config *c = r->pCfg;
+  sqlite3_int64 n = 0;
+  int i;
+  if( r->bHist ){
+    uint64_t *aSum = sqlite3_malloc64(sizeof(uint64_t)*BENCH_HIST_N);
+    uint64_t mx = 0;
+    int k;
+    if( aSum==0 ) return SQLITE_NOMEM;
+    memset(aSum, 0, sizeof(uint64_t)*BENCH_HIST_N);
+    for(i=0; i<c->nThread; i++){
+      if( aW[i].aHist==0 ) continue;
+      for(k=0; k<BENCH_HIST_N; k++){
+        aSum[k] += aW[i].aHist[k];
+        n += aW[i].aHist[k];
+      }
+      if( aW[i].mxLat>mx ) mx = aW[i].mxLat;
+    }
+    if( n>0 ){
+      uint64_t p50 = benchHistRank(aSum, (n+1)/2);
+      uint64_t p99 = benchHistRank(aSum, (n*99+99)/100);
+      /* a bucket's middle can pass the largest value in it */
+      pRes->rP50 = (p50<mx ? p50 : mx)/1000.0;
+      pRes->rP99 = (p99<mx ? p99 : mx)/1000.0;
+      pRes->rMax = mx/1000.0;
+      pRes->bLatency = 1;
+    }
+    sqlite3_free(aSum);
+  }else{
+    uint64_t *aAll;
+    for(i=0; i<c->nThread; i++) n += aW[i].nLat;
+    if( n==0 ) return SQLITE_OK;
+    aAll = sqlite3_malloc64(sizeof(uint64_t)*(sqlite3_uint64)n);
+    if( aAll==0 ) return SQLITE_NOMEM;
+    n = 0;
+    for(i=0; i<c->nThread; i++){
+      if( aW[i].nLat==0 ) continue;
+      memcpy(aAll+n, aW[i].aLat, sizeof(uint64_t)*(size_t)aW[i].nLat);
+      n += aW[i].nLat;
+    }
+    qsort(aAll, (size_t)n, sizeof(uint64_t), benchCmpU64);
+    pRes->rP50 = aAll[(n+1)/2-1]/1000.0;
+    pRes->rP99 = aAll[(n*99+99)/100-1]/1000.0;
+    pRes->rMax = aAll[n-1]/1000.0;
+    pRes->bLatency = 1;
+    sqlite3_free(aAll);
+  }
+  return SQLITE_OK;
+}
+
 /* One run with the settings in c.  On error, *pzErr (without prefix). */
 static int benchRun(const bench_config *c, sqlite3 *dbHost,
                     bench_result *pRes, char **pzErr){
@@ -1237,6 +1458,7 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
   int bThreads = nW>1;
   int rc, i, nStarted = 0;
   int bMutexInit = 0;
+  sqlite3_int64 tElapsed = 0;
 
   memset(&run, 0, sizeof(run));
   memset(pRes, 0, sizeof(*pRes));
@@ -1247,15 +1469,15 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
   (void)dbHost;
 #endif
   run.nWriterLeft = c->nThread;
+  run.bHist = c->nRow>BENCH_EXACT_MAX;
 
-  /* 1. ids and content, before any clock */
-  rc = benchMakeIds(&run);
+  /* 1. room for the ids (made phase by phase) and the content */
+  rc = benchIdsAlloc(&run);
   if( rc==SQLITE_OK ){
     run.zContent = sqlite3_malloc(c->nContent+1);
-    run.aLat = sqlite3_malloc64(sizeof(uint64_t)*(sqlite3_uint64)c->nRow);
     aW = sqlite3_malloc64(sizeof(bench_worker)*(sqlite3_uint64)nW);
     if( aW ) memset(aW, 0, sizeof(bench_worker)*(size_t)nW);
-    if( run.zContent==0 || run.aLat==0 || aW==0 ) rc = SQLITE_NOMEM;
+    if( run.zContent==0 || aW==0 ) rc = SQLITE_NOMEM;
   }
   if( rc==SQLITE_OK ){
     static const char zPat[] = "Some content";
@@ -1327,9 +1549,7 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
   }
   if( rc==SQLITE_OK && !bThreads ){
     if( benchWorkerSetupOrFail(&aW[0])==SQLITE_OK ){
-      run.tStart = benchMono();
-      run.tDeadline = run.tStart + (sqlite3_int64)(c->rSeconds*1e9);
-      benchWriterLoop(&aW[0]);
+      tElapsed = benchPhases(&run, aW, 0);
     }
   }else if( rc==SQLITE_OK ){
     sigset_t oldMask;
@@ -1346,15 +1566,7 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
       nStarted++;
     }
     benchSignalsBlock(0, &oldMask);
-    pthread_mutex_lock(&run.gateMutex);
-    while( run.nReady<nStarted ){
-      pthread_cond_wait(&run.gateCond, &run.gateMutex);
-    }
-    run.tStart = benchMono();
-    run.tDeadline = run.tStart + (sqlite3_int64)(c->rSeconds*1e9);
-    run.bGo = 1;
-    pthread_cond_broadcast(&run.gateCond);
-    pthread_mutex_unlock(&run.gateMutex);
+    tElapsed = benchPhases(&run, aW, nStarted);
     for(i=0; i<nStarted; i++) pthread_join(aW[i].tid, 0);
   }
 
@@ -1366,14 +1578,13 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
       benchUnlinkAll(run.zOpen, 1);
     }
     if( rc==SQLITE_OK ){
-      rc = SQLITE_INTERRUPT;
       int sig = __atomic_load_n(&benchSigPending, __ATOMIC_RELAXED);
+      rc = SQLITE_INTERRUPT;
       *pzErr = sqlite3_mprintf("stopped by %s", sig==SIGTERM ? "SIGTERM"
                                : sig==SIGINT ? "SIGINT" : "SIGHUP");
     }
   }
   if( aW ){
-    sqlite3_int64 tEnd = run.tStart;
     for(i=0; i<nW; i++){
       if( rc==SQLITE_OK && aW[i].rc!=SQLITE_OK ){
         rc = aW[i].rc;
@@ -1383,7 +1594,6 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
       }
       if( !aW[i].bReader ){
         pRes->nWrites += aW[i].nDone;
-        if( aW[i].tEnd>tEnd ) tEnd = aW[i].tEnd;
       }else{
         pRes->nReads += aW[i].nDone;
       }
@@ -1391,7 +1601,7 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
       sqlite3_free(aW[i].zErr);
       benchWorkerClose(&aW[i]);
     }
-    pRes->rElapsed = (double)(tEnd - run.tStart)/1e9;
+    pRes->rElapsed = (double)tElapsed/1e9;
   }
   if( rc==SQLITE_OK && dbSetup==0 ){
     rc = sqlite3_open_v2(run.zOpen, &dbSetup, run.openFlags, 0);
@@ -1415,22 +1625,7 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
                                sqlite3_errmsg(dbSetup));
     }
   }
-  if( rc==SQLITE_OK ){
-    /* every writer's latencies, merged (each row is done at most once) */
-    sqlite3_int64 n = 0;
-    for(i=0; i<nW; i++){
-      if( aW[i].nLat==0 || n+aW[i].nLat>c->nRow ) continue;
-      memcpy(run.aLat+n, aW[i].aLat, sizeof(uint64_t)*(size_t)aW[i].nLat);
-      n += aW[i].nLat;
-    }
-    if( n>0 ){
-      qsort(run.aLat, (size_t)n, sizeof(uint64_t), benchCmpU64);
-      pRes->rP50 = run.aLat[(n+1)/2-1]/1000.0;
-      pRes->rP99 = run.aLat[(n*99+99)/100-1]/1000.0;
-      pRes->rMax = run.aLat[n-1]/1000.0;
-      pRes->bLatency = 1;
-    }
-  }
+  if( rc==SQLITE_OK ) rc = benchLatencies(&run, aW, pRes);
   sqlite3_close_v2(dbSetup);
   if( run.zOpen && c->eStorage==STORAGE_FILE ) benchLiveRemove(run.zOpen);
   if( bMutexInit ){
@@ -1441,7 +1636,6 @@ static int benchRun(const bench_config *c, sqlite3 *dbHost,
   sqlite3_free(run.zOpen);
   sqlite3_free(run.aId);
   sqlite3_free(run.zContent);
-  sqlite3_free(run.aLat);
   for(i=0; aW && i<nW; i++) benchWorkerFree(&aW[i]);
   sqlite3_free(aW);
   return rc;

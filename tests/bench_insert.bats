@@ -726,3 +726,40 @@ PY
 2|1|0|1|NULL|NULL|NULL|NULL|NULL|NULL|0"
   assert_dir_empty "$D"
 }
+
+# max_rss_kb SQL: the peak resident size (KiB) of a plain sqlite3 running SQL
+# with acorn loaded (/usr/bin/python3's getrusage of its child).
+max_rss_kb() {
+  /usr/bin/python3 - "$ACORN" "$1" <<'PY'
+import resource, subprocess, sys
+p = subprocess.run(["sqlite3", "-batch", "-bail", ":memory:", ".load " + sys.argv[1], sys.argv[2]],
+                   capture_output=True, text=True)
+if p.returncode != 0:
+    sys.exit(p.stderr)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+
+@test "seconds bounds memory too: ids are made in chunks, so 10,000,000 rows of a 0.1 s run take a few MB" {
+  [ -z "${ACORN_VALGRIND:-}${ACORN_PRELOAD:-}" ] || skip "resident size is the plain build's"
+  local kb
+  # all ids up front took 434 MB here (36 bytes x 10,000,000, plus 8 bytes
+  # of latency a row)
+  kb=$(max_rss_kb "SELECT count(*) FROM bench_insert WHERE rows=10000000 AND seconds=0.1
+        AND id IN ('uuid8_text', 'uuid4_blob') AND $W AND dir='$D';")
+  [ "$kb" -lt 65536 ] || fail "peak resident size $kb KiB"
+  assert_dir_empty "$D"
+}
+
+@test "a run of several id chunks writes every row once, with readers, threads and batches across the chunks" {
+  # chunks of 65,000 rows at batch 1000: 140,000 rows make three; a repeated
+  # id would fail the PRIMARY KEY
+  run bi "SELECT id, threads, readers, rows_written, reads_per_sec > 0 FROM bench_insert
+ WHERE id='uuid7_blob' AND threads=2 AND mutex=1 AND readers=1 AND batch=1000 AND rows=$(big 140000) AND $W AND dir='$D';
+SELECT id, threads, readers, rows_written FROM bench_insert
+ WHERE id='shortid' AND batch=1000 AND rows=$(big 140000) AND storage='memory' AND $W AND dir='$D';"
+  assert_success
+  assert_output "uuid7_blob|2|1|$(big 140000)|1
+shortid|1|0|$(big 140000)"
+  assert_dir_empty "$D"
+}
