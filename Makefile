@@ -94,7 +94,12 @@ build/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
 
-TEST_BINS = build/static_test build/uuid_proc build/uuid_clock
+# bench_insert's latency histogram: the test includes ext/bench_run.c itself.
+build/bench_hist: tests/c/bench_hist.c $(SRC) $(HDR)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< $(filter-out ext/bench_run.c,$(SRC)) -lsqlite3 $(LDLIBS)
+
+TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/bench_hist
 
 # `make test`: a warning-free build, then every suite.
 test: deps-test
