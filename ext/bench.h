@@ -59,6 +59,12 @@ struct bench_config {
   double rSeconds;
   const char *zDir;        /* dir as given, for messages */
   const char *zDirReal;    /* its realpath: absolute, no symlink */
+  const char *zSchema;     /* SQL run on the fresh database, or NULL: the
+                           ** posts table (nothing if zTemplate is set) */
+  const char *zStatement;  /* the write to time, or NULL: the built-in
+                           ** INSERT into posts */
+  const char *zTemplate;   /* template as given, or NULL: none */
+  const char *zTemplateReal;   /* its realpath */
 };
 
 /* What one run measured. */
@@ -75,6 +81,11 @@ struct bench_result {
 ** "bench_insert: " prefix), or NULL for SQLITE_NOMEM. */
 int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
                     bench_result *pRes, char **pzErr);
+
+/* Can zReal (a realpath) be copied as a template: is it a database that
+** opens read-only?  SQLITE_OK, or an error with *pzWhy (SQLite's message,
+** sqlite3_malloc'd). */
+int acorn_bench_template_check(const char *zReal, char **pzWhy);
 
 /* fsync_us: the median of 5 (4 KiB pwrite + fsync) on a new file in zDir
 ** (a realpath), in microseconds. */

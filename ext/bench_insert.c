@@ -42,25 +42,52 @@
 **   busy_timeout milliseconds, 0..3600000;                        1000
 **   storage      file | memory;                                   file
 **   dir          an existing writable directory;    $TMPDIR, else /tmp
+**   schema       SQL run once on each fresh scratch database (tables,
+**                indexes, triggers), or NULL: the posts table (none
+**                with a template);                                NULL
+**   statement    the write to time, bound per row: ?1 the row number
+**                (1..rows), ?2 the id made by `id` (NULL for integer),
+**                ?3 the content; one INSERT, UPDATE, DELETE or REPLACE
+**                that returns no rows, or NULL: the built-in INSERT into
+**                posts;                                           NULL
+**   template     an existing SQLite database, copied read-only (backup
+**                API) into each scratch database before the schema, or
+**                NULL;                                            NULL
 **
-** An invalid value is an error that names the parameter and lists what is
-** allowed, e.g.
+**   SELECT writes_per_sec, p99_us FROM bench_insert
+**    WHERE template='app.db' AND schema='CREATE INDEX ev_kind ON ev(kind)'
+**      AND statement='INSERT INTO ev(id, kind, body) VALUES(?2, ?1 % 7, ?3)'
+**      AND id='uuid7_blob' AND batch IN (1, 100);
+**
+** Every integer parameter also takes a REAL with no fractional part (as
+** JavaScript numbers bind).  An invalid value is an error that names the
+** parameter and lists what is allowed, e.g.
 **   bench_insert: journal must be one of wal, delete, truncate, persist,
 **   memory, off (got 'bogus')
-** A constraint other than = or IN (or IS NULL on page_size, cache_size,
-** mmap_size) on a parameter is an error:
+** A constraint other than = or IN (or IS NULL on the parameters that take
+** NULL) on a parameter is an error:
 **   bench_insert: parameter threads takes only = or IN constraints
 ** locking=exclusive lets only one connection in: it requires threads=1 and
-** readers=0.  threads>1 or readers>0 require a thread-safe SQLite.  With
-** storage=memory SQLite keeps the journal in memory: wal, delete, truncate
-** and persist run as memory (the journal column shows the value asked for).
-** An insert that fails stops the run and becomes the error, with SQLite's
-** message and every parameter of the run:
+** readers=0.  threads>1 or readers>0 require a thread-safe SQLite.  A
+** template needs a statement; readers>0 needs schema and template NULL
+** (readers read posts); prepare=exec takes no statement; page_size takes
+** no template.  With storage=memory SQLite keeps the journal in memory:
+** wal, delete, truncate and persist run as memory (the journal column
+** shows the value asked for).  These are checked before the first run.
+** The statement is checked when its run has made the scratch database
+** (its tables must exist): not a single INSERT, UPDATE, DELETE or
+** REPLACE, one that returns rows, or binds anything but ?1, ?2, ?3, is
+** refused.  A write that fails stops the run and becomes the error, with
+** SQLite's message and every parameter of the run:
 **   bench_insert: insert failed: disk I/O error (id=integer journal=wal ...)
+**   bench_insert: statement failed at row 57: UNIQUE constraint failed:
+**   t.k (id=integer ... statement='INSERT INTO t(k) VALUES(?1 % 50)')
 **
 ** RESULT COLUMNS
 **
-**   rows_written    INTEGER  count(*) of posts after the run
+**   rows_written    INTEGER  count(*) of posts after the run; with schema,
+**                            statement or template: the rows (row
+**                            numbers) the statement ran for
 **   elapsed         REAL     seconds, to the microsecond, from the opening
 **                            of the start gate to the end of the last writer
 **                            (the parameter `seconds` bounds this timed part;
@@ -89,16 +116,17 @@
 **
 ** Combinations nest in the order of the parameter list above: id varies
 ** slowest, dir fastest.  Within one parameter the values are ordered as the
-** list above orders them (for enumerations), ascending for numbers (NULL
-** first), and by byte order for dir; duplicates are removed.
+** list above orders them (for enumerations), ascending for numbers, by
+** byte order for dir, schema, statement and template (NULL first);
+** duplicates are removed.
 **
 ** HOW IT WORKS
 **
-** Declared schema: the 12 result columns, then the 19 parameters as HIDDEN
+** Declared schema: the 12 result columns, then the 22 parameters as HIDDEN
 ** columns, in the order above.  xBestIndex gives each parameter's first
 ** usable = / IS / IN constraint an argvIndex (in column order) with omit
-** set, and asks for IN lists all at once (sqlite3_vtab_in); IS NULL on
-** page_size, cache_size or mmap_size is used (omit set) without one.
+** set, and asks for IN lists all at once (sqlite3_vtab_in); IS NULL on a
+** parameter that takes NULL is used (omit set) without one.
 ** idxStr has one character per parameter: '-' unconstrained, '=' a single
 ** value, 'i' an IN list, 'n' IS NULL; xFilter reads argv accordingly.  An
 ** unusable constraint on a parameter gives SQLITE_CONSTRAINT; any other
@@ -151,7 +179,10 @@
 #define BENCH_P_BUSY_TIMEOUT 16
 #define BENCH_P_STORAGE      17
 #define BENCH_P_DIR          18
-#define BENCH_NPARAM         19
+#define BENCH_P_SCHEMA       19
+#define BENCH_P_STATEMENT    20
+#define BENCH_P_TEMPLATE     21
+#define BENCH_NPARAM         22
 
 #define BENCH_SCHEMA \
   "CREATE TABLE x(rows_written, elapsed, writes_per_sec, ns_per_write," \
@@ -161,7 +192,8 @@
   " mutex HIDDEN, batch HIDDEN, begin HIDDEN, prepare HIDDEN," \
   " locking HIDDEN, page_size HIDDEN, cache_size HIDDEN, mmap_size HIDDEN," \
   " readers HIDDEN, rows HIDDEN, seconds HIDDEN, content HIDDEN," \
-  " busy_timeout HIDDEN, storage HIDDEN, dir HIDDEN)"
+  " busy_timeout HIDDEN, storage HIDDEN, dir HIDDEN, schema HIDDEN," \
+  " statement HIDDEN, template HIDDEN)"
 
 #define BENCH_MAX_COMBOS 10000
 
@@ -170,7 +202,9 @@ enum {
   BENCH_PARAM_ENUM,            /* a name from azEnum */
   BENCH_PARAM_INT,             /* an integer in iMin..iMax (or NULL) */
   BENCH_PARAM_REAL,            /* a number in (0, iMax] */
-  BENCH_PARAM_DIR              /* an existing writable directory */
+  BENCH_PARAM_DIR,             /* an existing writable directory */
+  BENCH_PARAM_TEXT,            /* any text, or NULL */
+  BENCH_PARAM_FILE             /* an existing database file, or NULL */
 };
 
 typedef struct bench_param bench_param;
@@ -179,7 +213,7 @@ struct bench_param {
   int eType;                   /* BENCH_PARAM_* */
   const char *const *azEnum;   /* ENUM: the allowed names */
   sqlite3_int64 iMin, iMax;    /* INT: the range; REAL: iMax */
-  int bNull;                   /* INT: NULL allowed, meaning unset */
+  int bNull;                   /* INT, TEXT, FILE: NULL allowed: unset */
   sqlite3_int64 iDefault;      /* ENUM, INT, REAL default (unless bNull) */
 };
 
@@ -205,6 +239,9 @@ static const bench_param aParam[BENCH_NPARAM] = {
   { "busy_timeout", I_, 0, 0, 3600000, 0, 1000 },
   { "storage",     E_, acorn_bench_azStorage, 0, 0, 0, BENCH_STORAGE_FILE },
   { "dir",         BENCH_PARAM_DIR, 0, 0, 0, 0, 0 },
+  { "schema",      BENCH_PARAM_TEXT, 0, 0, 0, 1, 0 },
+  { "statement",   BENCH_PARAM_TEXT, 0, 0, 0, 1, 0 },
+  { "template",    BENCH_PARAM_FILE, 0, 0, 0, 1, 0 },
 };
 #undef E_
 #undef I_
@@ -212,24 +249,26 @@ static const bench_param aParam[BENCH_NPARAM] = {
 /* One value of one parameter. */
 typedef struct bench_value bench_value;
 struct bench_value {
-  int bNull;          /* unset (page_size, cache_size, mmap_size) */
+  int bNull;          /* NULL: unset (page_size, ..., template) */
   sqlite3_int64 i;    /* ENUM: the index of the name; INT: the value */
   double r;           /* REAL */
-  char *z;            /* DIR, owned: the value as given (shown) */
-  char *zReal;        /* DIR, owned: realpath(z), where files are made */
+  char *z;            /* DIR, TEXT, FILE, owned: the value as given */
+  char *zReal;        /* DIR, FILE, owned: realpath(z), what is opened */
   double rFsyncUs;    /* DIR: fsync_us measured there */
 };
 
-/* "id=integer journal=wal ..." for error messages.  sqlite3_free() it. */
+/* "id=integer journal=wal ..." for error messages: every parameter, and
+** schema, statement and template when they are set.  sqlite3_free() it. */
 static char *benchConfigDesc(const bench_config *c){
   char zPage[32], zCache[32], zMmap[32];
+  char *zDesc, *zMore;
   if( c->bPageSize ) sqlite3_snprintf(32, zPage, "%lld", c->iPageSize);
   else sqlite3_snprintf(32, zPage, "NULL");
   if( c->bCacheSize ) sqlite3_snprintf(32, zCache, "%lld", c->iCacheSize);
   else sqlite3_snprintf(32, zCache, "NULL");
   if( c->bMmapSize ) sqlite3_snprintf(32, zMmap, "%lld", c->iMmapSize);
   else sqlite3_snprintf(32, zMmap, "NULL");
-  return sqlite3_mprintf(
+  zDesc = sqlite3_mprintf(
     "id=%s journal=%s synchronous=%s threads=%d mutex=%d batch=%d begin=%s"
     " prepare=%s locking=%s page_size=%s cache_size=%s mmap_size=%s"
     " readers=%d rows=%lld seconds=%!.15g content=%d busy_timeout=%d"
@@ -240,6 +279,22 @@ static char *benchConfigDesc(const bench_config *c){
     acorn_bench_azLocking[c->eLocking], zPage, zCache, zMmap, c->nReader,
     c->nRow, c->rSeconds, c->nContent, c->iBusyTimeout,
     acorn_bench_azStorage[c->eStorage], c->zDir);
+  if( zDesc && c->zSchema ){
+    zMore = sqlite3_mprintf("%s schema=%Q", zDesc, c->zSchema);
+    sqlite3_free(zDesc);
+    zDesc = zMore;
+  }
+  if( zDesc && c->zStatement ){
+    zMore = sqlite3_mprintf("%s statement=%Q", zDesc, c->zStatement);
+    sqlite3_free(zDesc);
+    zDesc = zMore;
+  }
+  if( zDesc && c->zTemplate ){
+    zMore = sqlite3_mprintf("%s template=%s", zDesc, c->zTemplate);
+    sqlite3_free(zDesc);
+    zDesc = zMore;
+  }
+  return zDesc;
 }
 
 /* -------------------------------------------------------------------- */
@@ -369,6 +424,16 @@ static void benchValueError(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
       zAllowed = sqlite3_mprintf("a number greater than 0 and at most %lld",
                                  pP->iMax);
       break;
+    case BENCH_PARAM_TEXT:
+      zAllowed = sqlite3_mprintf(p==BENCH_P_SCHEMA
+          ? "SQL text, or NULL for the posts table"
+          : "an INSERT, UPDATE, DELETE or REPLACE as text, or NULL for the"
+            " built-in insert");
+      break;
+    case BENCH_PARAM_FILE:
+      zAllowed = sqlite3_mprintf("an existing SQLite database, or NULL for"
+                                 " none");
+      break;
     default:
       zAllowed = sqlite3_mprintf("an existing writable directory");
       break;
@@ -448,6 +513,50 @@ static int benchParseDir(sqlite3_vtab *pVtab, const char *z,
   return SQLITE_OK;
 }
 
+/* Check template z (given, not NULL) and fill *pOut with it and its
+** realpath: an existing regular file that SQLite opens read-only as a
+** database.  SQLITE_OK or an error set. */
+static int benchParseTemplate(sqlite3_vtab *pVtab, sqlite3_value *v,
+                              bench_value *pOut){
+  const char *z = (const char*)sqlite3_value_text(v);
+  struct stat st;
+  char *zReal = 0, *zWhy = 0;
+  int rc = SQLITE_OK;
+  if( z==0 || z[0]==0 ){
+    benchValueError(pVtab, BENCH_P_TEMPLATE, v, 0);
+    return SQLITE_ERROR;
+  }
+  if( stat(z, &st)!=0 || access(z, R_OK)!=0 ){
+    zWhy = sqlite3_mprintf("%s", strerror(errno));
+  }else if( !S_ISREG(st.st_mode) ){
+    zWhy = sqlite3_mprintf("not a regular file");
+  }else if( (zReal = realpath(z, 0))==0 ){
+    zWhy = sqlite3_mprintf("realpath: %s", strerror(errno));
+  }else{
+    rc = acorn_bench_template_check(zReal, &zWhy);
+    if( rc==SQLITE_NOMEM && zWhy==0 ){
+      free(zReal);
+      return SQLITE_NOMEM;
+    }
+  }
+  if( zWhy ){
+    benchValueError(pVtab, BENCH_P_TEMPLATE, v, zWhy);
+    sqlite3_free(zWhy);
+    free(zReal);
+    return SQLITE_ERROR;
+  }
+  pOut->z = sqlite3_mprintf("%s", z);
+  pOut->zReal = sqlite3_mprintf("%s", zReal);
+  free(zReal);
+  if( pOut->z==0 || pOut->zReal==0 ){
+    sqlite3_free(pOut->z);
+    sqlite3_free(pOut->zReal);
+    pOut->z = pOut->zReal = 0;
+    return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
 /* Check value v of parameter p; fill *pOut.  SQLITE_OK or an error set. */
 static int benchParseValue(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
                            bench_value *pOut){
@@ -496,6 +605,21 @@ static int benchParseValue(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
       pOut->r = r;
       return SQLITE_OK;
     }
+    case BENCH_PARAM_TEXT:
+      if( eType==SQLITE_NULL ){
+        pOut->bNull = 1;
+        return SQLITE_OK;
+      }
+      if( eType!=SQLITE_TEXT ) break;
+      pOut->z = sqlite3_mprintf("%s", (const char*)sqlite3_value_text(v));
+      return pOut->z ? SQLITE_OK : SQLITE_NOMEM;
+    case BENCH_PARAM_FILE:
+      if( eType==SQLITE_NULL ){
+        pOut->bNull = 1;
+        return SQLITE_OK;
+      }
+      if( eType!=SQLITE_TEXT ) break;
+      return benchParseTemplate(pVtab, v, pOut);
     default: {   /* BENCH_PARAM_DIR */
       const char *z;
       if( eType!=SQLITE_TEXT ) break;
@@ -512,7 +636,9 @@ static int benchCmpValue(const bench_value *a, const bench_value *b, int p){
   if( a->bNull || b->bNull ) return b->bNull - a->bNull;
   switch( aParam[p].eType ){
     case BENCH_PARAM_REAL: return a->r<b->r ? -1 : a->r>b->r;
-    case BENCH_PARAM_DIR:  return strcmp(a->z, b->z);
+    case BENCH_PARAM_DIR:
+    case BENCH_PARAM_TEXT:
+    case BENCH_PARAM_FILE: return strcmp(a->z, b->z);
     default:      return a->i<b->i ? -1 : a->i>b->i;
   }
 }
@@ -567,6 +693,17 @@ static int benchDefaultValue(bench_cursor *pCur, int p){
   return benchAddValue(pCur, p, &v);
 }
 
+/* Does some value of parameter p set it (is not NULL)?  Values are
+** ordered with NULL first. */
+static int benchAnySet(bench_cursor *pCur, int p){
+  return !pCur->aVal[p][pCur->nVal[p]-1].bNull;
+}
+
+/* Is some value of parameter p NULL? */
+static int benchAnyNull(bench_cursor *pCur, int p){
+  return pCur->aVal[p][0].bNull;
+}
+
 /* The settings of the cursor's current combination. */
 static void benchCurrentConfig(bench_cursor *pCur, bench_config *c){
   const bench_value *v[BENCH_NPARAM];
@@ -596,6 +733,10 @@ static void benchCurrentConfig(bench_cursor *pCur, bench_config *c){
   c->eStorage = (int)v[BENCH_P_STORAGE]->i;
   c->zDir = v[BENCH_P_DIR]->z;
   c->zDirReal = v[BENCH_P_DIR]->zReal;
+  c->zSchema = v[BENCH_P_SCHEMA]->bNull ? 0 : v[BENCH_P_SCHEMA]->z;
+  c->zStatement = v[BENCH_P_STATEMENT]->bNull ? 0 : v[BENCH_P_STATEMENT]->z;
+  c->zTemplate = v[BENCH_P_TEMPLATE]->bNull ? 0 : v[BENCH_P_TEMPLATE]->z;
+  c->zTemplateReal = v[BENCH_P_TEMPLATE]->zReal;
 }
 
 /* Run the current combination; an error goes to the vtab. */
@@ -705,6 +846,36 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
       benchCursorReset(pCur);
       return SQLITE_ERROR;
     }
+    if( benchAnySet(pCur, BENCH_P_TEMPLATE)
+     && benchAnyNull(pCur, BENCH_P_STATEMENT) ){
+      acorn_vtab_error(pVtab, "bench_insert: template needs statement: with"
+          " a template no posts table is made for the built-in insert");
+      benchCursorReset(pCur);
+      return SQLITE_ERROR;
+    }
+    if( maxReaders>0 && (benchAnySet(pCur, BENCH_P_SCHEMA)
+                         || benchAnySet(pCur, BENCH_P_TEMPLATE)) ){
+      acorn_vtab_error(pVtab, "bench_insert: readers read the posts table"
+          " by id: readers > 0 needs schema and template NULL");
+      benchCursorReset(pCur);
+      return SQLITE_ERROR;
+    }
+    nVal = pCur->nVal[BENCH_P_PREPARE];
+    if( pCur->aVal[BENCH_P_PREPARE][nVal-1].i==BENCH_PREPARE_EXEC
+     && benchAnySet(pCur, BENCH_P_STATEMENT) ){
+      acorn_vtab_error(pVtab, "bench_insert: prepare=exec sends the built-in"
+          " insert as SQL text with its values: with statement use once or"
+          " each");
+      benchCursorReset(pCur);
+      return SQLITE_ERROR;
+    }
+    if( benchAnySet(pCur, BENCH_P_PAGE_SIZE)
+     && benchAnySet(pCur, BENCH_P_TEMPLATE) ){
+      acorn_vtab_error(pVtab, "bench_insert: page_size cannot be combined"
+          " with template: the copy keeps the template's page size");
+      benchCursorReset(pCur);
+      return SQLITE_ERROR;
+    }
   }
   /* fsync_us, only where a run will write files: storage=memory writes
   ** nothing in dir (storage values are ordered: file first) */
@@ -771,7 +942,9 @@ static int benchColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
         sqlite3_result_double(ctx, v->r);
         break;
       case BENCH_PARAM_DIR:
-        sqlite3_result_text(ctx, v->z, -1, SQLITE_TRANSIENT);
+      case BENCH_PARAM_TEXT:
+      case BENCH_PARAM_FILE:
+        if( !v->bNull ) sqlite3_result_text(ctx, v->z, -1, SQLITE_TRANSIENT);
         break;
       default:
         if( !v->bNull ) sqlite3_result_int64(ctx, v->i);

@@ -20,8 +20,12 @@
 **     registry of live scratch files (below) until removed.
 **     storage=memory uses "file:/acorn-bench-<hex>" on the memdb VFS
 **     instead, shared by the run's connections, and makes no file.
-**  3. A setup connection sets page_size and journal_mode and creates the
-**     seed's posts table (STRICT; WITHOUT ROWID for text and blob ids).
+**  3. A setup connection copies the template if there is one (see "The
+**     template" below), sets page_size and journal_mode, then runs the
+**     schema, or, without schema and template, creates the seed's posts
+**     table (STRICT; WITHOUT ROWID for text and blob ids); a user's
+**     statement is then prepared there and checked (one INSERT, UPDATE,
+**     DELETE or REPLACE, no rows returned, only ?1 ?2 ?3 bound).
 **  4. Each writer and reader opens its own connection, installs a busy
 **     handler that sleeps as SQLite's busy_timeout does and counts its
 **     calls, sets the pragmas and prepares its statements; then all wait at
@@ -569,7 +573,9 @@ struct bench_run {
                                ** sqlite3_is_interrupted(); 0: not checked */
   char *zOpen;                 /* file name or URI the connections open */
   int openFlags;
-  const char *zInsert;         /* the INSERT with bind parameters */
+  const char *zInsert;         /* the write with bind parameters */
+  int bCustom;                 /* zInsert is the user's statement */
+  int nParam;                  /* bind parameters of the user's statement */
   unsigned char *aId;          /* ids of rows iChunk0.., nIdLen bytes each */
   int nIdLen;                  /* bytes of one id (0 for integer: no ids) */
   sqlite3_int64 nChunk;        /* rows per phase: a multiple of batch */
@@ -708,7 +714,8 @@ static int benchWorkerSetup(bench_worker *w){
     rc = sqlite3_prepare_v2(w->db, r->zInsert, -1, &w->pIns, 0);
   }
   if( rc!=SQLITE_OK ){
-    return benchWorkerFail(w, rc, "cannot prepare the INSERT: %s",
+    return benchWorkerFail(w, rc, "cannot prepare the %s: %s",
+                           r->bCustom ? "statement" : "INSERT",
                            benchErrmsg(w, rc));
   }
   return SQLITE_OK;
@@ -766,7 +773,17 @@ static const char *benchInsertText(bench_worker *w, sqlite3_int64 i){
   return w->zSqlBuf;
 }
 
-/* Insert row i.  SQLITE_OK or an error already recorded. */
+/* The write of row i failed: "insert failed: ..." for the built-in
+** INSERT, "statement failed at row N: ..." for the user's statement. */
+static int benchRowFail(bench_worker *w, int rc, sqlite3_int64 i){
+  if( w->pRun->bCustom ){
+    return benchWorkerFail(w, rc, "statement failed at row %lld: %s", i+1,
+                           benchErrmsg(w, rc));
+  }
+  return benchWorkerFail(w, rc, "insert failed: %s", benchErrmsg(w, rc));
+}
+
+/* Write row i.  SQLITE_OK or an error already recorded. */
 static int benchInsertRow(bench_worker *w, sqlite3_int64 i){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
@@ -774,42 +791,52 @@ static int benchInsertRow(bench_worker *w, sqlite3_int64 i){
   int rc, iCol = 1;
   if( c->ePrepare==BENCH_PREPARE_EXEC ){
     rc = sqlite3_exec(w->db, benchInsertText(w, i), 0, 0, 0);
-    if( rc!=SQLITE_OK ){
-      return benchWorkerFail(w, rc, "insert failed: %s", benchErrmsg(w, rc));
-    }
-    return SQLITE_OK;
+    return rc==SQLITE_OK ? SQLITE_OK : benchRowFail(w, rc, i);
   }
   if( c->ePrepare==BENCH_PREPARE_EACH ){
     rc = sqlite3_prepare_v2(w->db, r->zInsert, -1, &pStmt, 0);
-    if( rc!=SQLITE_OK ){
-      return benchWorkerFail(w, rc, "insert failed: %s", benchErrmsg(w, rc));
-    }
+    if( rc!=SQLITE_OK ) return benchRowFail(w, rc, i);
   }
-  if( c->eId!=BENCH_ID_INTEGER ){
-    const unsigned char *a = r->aId + (i - r->iChunk0)*r->nIdLen;
-    if( BENCH_ID_IS_BLOB(c->eId) ){
-      sqlite3_bind_blob(pStmt, 1, a, 16, SQLITE_STATIC);
-    }else{
-      sqlite3_bind_text(pStmt, 1, (const char*)a, r->nIdLen, SQLITE_STATIC);
+  if( r->bCustom ){
+    /* ?1 the row number, ?2 the id (NULL for integer: the rowid), ?3 the
+    ** content; the statement uses those it names */
+    if( r->nParam>=1 ) sqlite3_bind_int64(pStmt, 1, i+1);
+    if( r->nParam>=2 && c->eId!=BENCH_ID_INTEGER ){
+      const unsigned char *a = r->aId + (i - r->iChunk0)*r->nIdLen;
+      if( BENCH_ID_IS_BLOB(c->eId) ){
+        sqlite3_bind_blob(pStmt, 2, a, 16, SQLITE_STATIC);
+      }else{
+        sqlite3_bind_text(pStmt, 2, (const char*)a, r->nIdLen, SQLITE_STATIC);
+      }
     }
-    iCol = 2;
+    if( r->nParam>=3 ){
+      sqlite3_bind_text(pStmt, 3, r->zContent, c->nContent, SQLITE_STATIC);
+    }
+  }else{
+    if( c->eId!=BENCH_ID_INTEGER ){
+      const unsigned char *a = r->aId + (i - r->iChunk0)*r->nIdLen;
+      if( BENCH_ID_IS_BLOB(c->eId) ){
+        sqlite3_bind_blob(pStmt, 1, a, 16, SQLITE_STATIC);
+      }else{
+        sqlite3_bind_text(pStmt, 1, (const char*)a, r->nIdLen, SQLITE_STATIC);
+      }
+      iCol = 2;
+    }
+    sqlite3_bind_text(pStmt, iCol, zTitle, sizeof(zTitle)-1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, iCol+1, r->zContent, c->nContent, SQLITE_STATIC);
   }
-  sqlite3_bind_text(pStmt, iCol, zTitle, sizeof(zTitle)-1, SQLITE_STATIC);
-  sqlite3_bind_text(pStmt, iCol+1, r->zContent, c->nContent, SQLITE_STATIC);
   rc = sqlite3_step(pStmt);
   if( rc==SQLITE_DONE ){
     rc = c->ePrepare==BENCH_PREPARE_EACH ? sqlite3_finalize(pStmt)
                                          : sqlite3_reset(pStmt);
   }else{
     /* the message first: finalize would lose it */
-    rc = benchWorkerFail(w, rc, "insert failed: %s", benchErrmsg(w, rc));
+    rc = benchRowFail(w, rc, i);
     if( c->ePrepare==BENCH_PREPARE_EACH ) sqlite3_finalize(pStmt);
     else sqlite3_reset(pStmt);
     return rc;
   }
-  if( rc!=SQLITE_OK ){
-    return benchWorkerFail(w, rc, "insert failed: %s", benchErrmsg(w, rc));
-  }
+  if( rc!=SQLITE_OK ) return benchRowFail(w, rc, i);
   return SQLITE_OK;
 }
 
@@ -1097,13 +1124,267 @@ static sqlite3_int64 benchPhases(bench_run *r, bench_worker *aW, int nThread){
   return tUsed;
 }
 
+/* -------------------------------------------------------------------- */
+/* The template: copied, never written                                   */
+/*
+** A template is opened read-only and copied with the backup API into each
+** fresh scratch database.  How it is opened depends on what lies beside it:
+**
+**   - a -wal or a -journal: the database is in use (or was left so), and
+**     SQLite's own locks and recovery decide what a reader sees.  It is
+**     opened as any read-only reader opens it: the database and its -wal
+**     are never written (a WAL reader does use the -shm, as every reader
+**     does);
+**   - neither: every change is in the database file.  A read-only reader
+**     of a WAL-mode database would create an empty -wal and -shm beside it
+**     and leave them there, so it is opened with immutable=1 (no locks, no
+**     side files) and checked afterwards: if its size, mtime, ctime or
+**     inode changed, or a -wal or -journal appeared, while it was copied,
+**     the copy is done again (three tries, then an error).
+*/
+
+/* Does zPath followed by zSuffix exist (as anything)? */
+static int benchExists(const char *zPath, const char *zSuffix){
+  struct stat st;
+  char *z = sqlite3_mprintf("%s%s", zPath, zSuffix);
+  int b = z && lstat(z, &st)==0;
+  sqlite3_free(z);
+  return b;
+}
+
+/* Open the template zReal read-only as described above: *pbQuiet is set
+** when it was opened immutable (and must be checked after use). */
+static int benchTemplateOpen(const char *zReal, sqlite3 **pDb, int *pbQuiet){
+  int rc;
+  *pDb = 0;
+  *pbQuiet = !benchExists(zReal, "-wal") && !benchExists(zReal, "-journal");
+  if( *pbQuiet ){
+    /* file:<the path, percent-encoded>?immutable=1 */
+    static const char zHex[] = "0123456789ABCDEF";
+    size_t n = strlen(zReal), k, j = 0;
+    char *zUri = sqlite3_malloc64(3*n + 32);
+    if( zUri==0 ) return SQLITE_NOMEM;
+    memcpy(zUri, "file:", 5);
+    j = 5;
+    for(k=0; k<n; k++){
+      unsigned char ch = (unsigned char)zReal[k];
+      if( (ch>='a' && ch<='z') || (ch>='A' && ch<='Z') || (ch>='0' && ch<='9')
+       || ch=='/' || ch=='.' || ch=='-' || ch=='_' || ch=='~' ){
+        zUri[j++] = (char)ch;
+      }else{
+        zUri[j++] = '%';
+        zUri[j++] = zHex[ch>>4];
+        zUri[j++] = zHex[ch&15];
+      }
+    }
+    memcpy(zUri+j, "?immutable=1", 13);
+    rc = sqlite3_open_v2(zUri, pDb, SQLITE_OPEN_READONLY|SQLITE_OPEN_URI, 0);
+    sqlite3_free(zUri);
+  }else{
+    /* an absolute path: never read as a URI */
+    rc = sqlite3_open_v2(zReal, pDb, SQLITE_OPEN_READONLY, 0);
+  }
+  return rc;
+}
+
+/* Did the file change between the two stats? */
+static int benchStatChanged(const struct stat *a, const struct stat *b){
+  return a->st_ino!=b->st_ino || a->st_dev!=b->st_dev
+      || a->st_size!=b->st_size
+      || a->st_mtim.tv_sec!=b->st_mtim.tv_sec
+      || a->st_mtim.tv_nsec!=b->st_mtim.tv_nsec
+      || a->st_ctim.tv_sec!=b->st_ctim.tv_sec
+      || a->st_ctim.tv_nsec!=b->st_ctim.tv_nsec;
+}
+
+int acorn_bench_template_check(const char *zReal, char **pzWhy){
+  sqlite3 *db = 0;
+  int bQuiet, rc;
+  rc = benchTemplateOpen(zReal, &db, &bQuiet);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_exec(db, "SELECT 1 FROM sqlite_schema LIMIT 1", 0, 0, 0);
+  }
+  if( rc!=SQLITE_OK ){
+    *pzWhy = sqlite3_mprintf("%s", db ? sqlite3_errmsg(db)
+                                      : sqlite3_errstr(rc));
+  }
+  sqlite3_close_v2(db);
+  return rc;
+}
+
+/* A copy of a WAL-mode database says so in its header (bytes 18 and 19 are
+** 2), and the memdb VFS cannot run a WAL: storage=memory rewrites them to
+** 1 (rollback), in the memdb file itself, and bumps the file change
+** counter (bytes 24..27) so that the connection drops its cached page 1. */
+static int benchMemdbNoWal(sqlite3 *db){
+  sqlite3_file *pFile = 0;
+  unsigned char a[10];
+  unsigned int iCounter;
+  int rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &pFile);
+  if( rc!=SQLITE_OK || pFile==0 || pFile->pMethods==0 ) return SQLITE_ERROR;
+  rc = pFile->pMethods->xRead(pFile, a, sizeof(a), 18);
+  if( rc!=SQLITE_OK || (a[0]!=2 && a[1]!=2) ) return rc;
+  a[0] = a[1] = 1;
+  iCounter = ((unsigned)a[6]<<24 | (unsigned)a[7]<<16
+              | (unsigned)a[8]<<8 | a[9]) + 1;
+  a[6] = (unsigned char)(iCounter>>24);
+  a[7] = (unsigned char)(iCounter>>16);
+  a[8] = (unsigned char)(iCounter>>8);
+  a[9] = (unsigned char)iCounter;
+  return pFile->pMethods->xWrite(pFile, a, sizeof(a), 18);
+}
+
+/* Copy the template into dbDest's main database (replacing all of it). */
+static int benchTemplateCopy(const bench_config *c, sqlite3 *dbDest,
+                             char **pzErr){
+  int iTry, rc = SQLITE_OK;
+  for(iTry=0; iTry<3; iTry++){
+    struct stat st0, st1;
+    sqlite3 *dbSrc = 0;
+    sqlite3_backup *pBackup;
+    int bQuiet;
+    if( stat(c->zTemplateReal, &st0)!=0 ){
+      *pzErr = sqlite3_mprintf("cannot copy the template: %s",
+                               strerror(errno));
+      return SQLITE_CANTOPEN;
+    }
+    rc = benchTemplateOpen(c->zTemplateReal, &dbSrc, &bQuiet);
+    if( rc==SQLITE_OK ){
+      sqlite3_busy_timeout(dbSrc, c->iBusyTimeout);
+      pBackup = sqlite3_backup_init(dbDest, "main", dbSrc, "main");
+      if( pBackup==0 ){
+        rc = sqlite3_errcode(dbDest);
+        *pzErr = sqlite3_mprintf("cannot copy the template: %s",
+                                 sqlite3_errmsg(dbDest));
+      }else{
+        rc = sqlite3_backup_step(pBackup, -1);
+        if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+        sqlite3_backup_finish(pBackup);
+        if( rc!=SQLITE_OK ){
+          *pzErr = sqlite3_mprintf("cannot copy the template: %s",
+              sqlite3_errcode(dbSrc)!=SQLITE_OK ? sqlite3_errmsg(dbSrc)
+                                                : sqlite3_errstr(rc));
+        }
+      }
+    }else{
+      *pzErr = sqlite3_mprintf("cannot open the template: %s",
+                 dbSrc ? sqlite3_errmsg(dbSrc) : sqlite3_errstr(rc));
+    }
+    sqlite3_close_v2(dbSrc);
+    if( rc==SQLITE_OK && c->eStorage==BENCH_STORAGE_MEMORY ){
+      rc = benchMemdbNoWal(dbDest);
+      if( rc!=SQLITE_OK ){
+        *pzErr = sqlite3_mprintf("cannot copy the template: %s",
+                                 sqlite3_errstr(rc));
+      }
+    }
+    if( rc!=SQLITE_OK || !bQuiet ) return rc;
+    /* opened without locks: it must not have changed meanwhile */
+    if( stat(c->zTemplateReal, &st1)==0 && !benchStatChanged(&st0, &st1)
+     && !benchExists(c->zTemplateReal, "-wal")
+     && !benchExists(c->zTemplateReal, "-journal") ){
+      return SQLITE_OK;
+    }
+  }
+  *pzErr = sqlite3_mprintf("the template changed each time it was copied"
+                           " (%d tries): copy it while its writers rest",
+                           iTry);
+  return SQLITE_BUSY;
+}
+
+/* -------------------------------------------------------------------- */
+/* The scratch database's content, and the statement                     */
+
+/* z past white space, comments and semicolons. */
+static const char *benchSkipSpace(const char *z){
+  for(;;){
+    if( *z==' ' || *z=='\t' || *z=='\n' || *z=='\r' || *z=='\f' || *z==';' ){
+      z++;
+    }else if( z[0]=='-' && z[1]=='-' ){
+      while( *z && *z!='\n' ) z++;
+    }else if( z[0]=='/' && z[1]=='*' ){
+      z += 2;
+      while( *z && !(z[0]=='*' && z[1]=='/') ) z++;
+      if( *z ) z += 2;
+    }else{
+      return z;
+    }
+  }
+}
+
+/* Is the user's statement one INSERT, UPDATE, DELETE or REPLACE that
+** returns no rows and binds only ?1, ?2, ?3?  Prepared on db, the fresh
+** scratch database with its schema; r->nParam is set.  SQLITE_OK, or an
+** error with *pzErr. */
+static int benchStatementCheck(bench_run *r, sqlite3 *db, char **pzErr){
+  static const char *const azVerb[] = {
+    "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH"
+  };
+  const char *zSql = r->zInsert, *zTail = 0, *zWhy = 0, *z;
+  char zParam[32];
+  sqlite3_stmt *pStmt = 0;
+  int rc, k, n;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, &zTail);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("cannot prepare the statement: %s",
+                             sqlite3_errmsg(db));
+    return rc;
+  }
+  z = benchSkipSpace(zSql);
+  for(n=0; (z[n]>='a' && z[n]<='z') || (z[n]>='A' && z[n]<='Z'); n++){}
+  for(k=0; k<5; k++){
+    if( n==(int)strlen(azVerb[k]) && sqlite3_strnicmp(z, azVerb[k], n)==0 ){
+      break;
+    }
+  }
+  if( pStmt==0 ){
+    zWhy = "no statement";
+  }else if( *benchSkipSpace(zTail) ){
+    zWhy = "more than one statement";
+  }else if( k==5 ){
+    zWhy = "it is not an INSERT, UPDATE, DELETE or REPLACE";
+  }else if( sqlite3_stmt_readonly(pStmt) ){
+    zWhy = "it writes nothing";
+  }else if( sqlite3_column_count(pStmt)>0 ){
+    zWhy = "it returns rows";
+  }
+  if( zWhy ){
+    *pzErr = sqlite3_mprintf("statement must be one INSERT, UPDATE, DELETE"
+                             " or REPLACE that returns no rows (got %Q: %s)",
+                             zSql, zWhy);
+    sqlite3_finalize(pStmt);
+    return SQLITE_ERROR;
+  }
+  n = sqlite3_bind_parameter_count(pStmt);
+  for(k=1; k<=n && zWhy==0; k++){
+    const char *zName = sqlite3_bind_parameter_name(pStmt, k);
+    sqlite3_snprintf(sizeof(zParam), zParam, "?%d", k);
+    if( k>3 ) zWhy = zName ? zName : zParam;
+    else if( zName && strcmp(zName, zParam)!=0 ) zWhy = zName;
+  }
+  sqlite3_finalize(pStmt);
+  if( zWhy ){
+    *pzErr = sqlite3_mprintf("statement may use only the parameters ?1 (the"
+                             " row number), ?2 (the id) and ?3 (the content)"
+                             " (got %Q: it has %s)", zSql, zWhy);
+    return SQLITE_ERROR;
+  }
+  r->nParam = n;
+  return SQLITE_OK;
+}
+
+/* The scratch database as the run needs it, on the setup connection:
+** the template's copy, page_size, journal_mode, then schema (or the posts
+** table), then the user's statement checked against it. */
 static int benchSetupSchema(bench_run *r, sqlite3 *db, char **pzErr){
   const bench_config *c = r->pCfg;
   static const char *const azType[] = { "INTEGER", "TEXT", "BLOB" };
   int iType = c->eId==BENCH_ID_INTEGER ? 0 : (BENCH_ID_IS_BLOB(c->eId)) ? 2 : 1;
   char *zSql;
   int rc = SQLITE_OK;
-  if( c->bPageSize ){
+  if( c->zTemplate ){
+    rc = benchTemplateCopy(c, db, pzErr);
+  }else if( c->bPageSize ){
     zSql = sqlite3_mprintf("PRAGMA page_size=%lld", c->iPageSize);
     rc = zSql ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
@@ -1126,7 +1407,12 @@ static int benchSetupSchema(bench_run *r, sqlite3 *db, char **pzErr){
     if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
     else sqlite3_finalize(pStmt);
   }
-  if( rc==SQLITE_OK ){
+  if( rc==SQLITE_OK && c->zSchema ){
+    rc = sqlite3_exec(db, c->zSchema, 0, 0, 0);
+    if( rc!=SQLITE_OK && *pzErr==0 ){
+      *pzErr = sqlite3_mprintf("schema failed: %s", sqlite3_errmsg(db));
+    }
+  }else if( rc==SQLITE_OK && c->zTemplate==0 ){
     zSql = sqlite3_mprintf(
         "CREATE TABLE posts(id %s PRIMARY KEY, title TEXT NOT NULL,"
         " content TEXT NOT NULL, created TEXT NOT NULL DEFAULT"
@@ -1135,6 +1421,7 @@ static int benchSetupSchema(bench_run *r, sqlite3 *db, char **pzErr){
     rc = zSql ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
   }
+  if( rc==SQLITE_OK && r->bCustom ) rc = benchStatementCheck(r, db, pzErr);
   if( rc!=SQLITE_OK && *pzErr==0 ){
     *pzErr = sqlite3_mprintf("cannot set up the scratch database: %s",
                              sqlite3_errmsg(db));
@@ -1251,9 +1538,14 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
     static const char zPat[] = "Some content";
     for(i=0; i<c->nContent; i++) run.zContent[i] = zPat[i%12];
     run.zContent[c->nContent] = 0;
-    run.zInsert = c->eId==BENCH_ID_INTEGER
-        ? "INSERT INTO posts(title,content) VALUES(?1,?2)"
-        : "INSERT INTO posts(id,title,content) VALUES(?1,?2,?3)";
+    if( c->zStatement ){
+      run.zInsert = c->zStatement;
+      run.bCustom = 1;
+    }else if( c->eId==BENCH_ID_INTEGER ){
+      run.zInsert = "INSERT INTO posts(title,content) VALUES(?1,?2)";
+    }else{
+      run.zInsert = "INSERT INTO posts(id,title,content) VALUES(?1,?2,?3)";
+    }
   }
 
   /* 2. the scratch database */
@@ -1378,7 +1670,11 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
                  dbSetup ? sqlite3_errmsg(dbSetup) : sqlite3_errstr(rc));
     }
   }
-  if( rc==SQLITE_OK ){
+  if( rc==SQLITE_OK && (c->zSchema || c->zStatement || c->zTemplate) ){
+    /* the user's workload: the rows it ran for */
+    pRes->nDbBytes = benchDbBytes(&run, dbSetup);
+    pRes->nRowsWritten = pRes->nWrites;
+  }else if( rc==SQLITE_OK ){
     sqlite3_stmt *pStmt = 0;
     pRes->nDbBytes = benchDbBytes(&run, dbSetup);
     rc = sqlite3_prepare_v2(dbSetup, "SELECT count(*) FROM posts", -1,
@@ -1395,7 +1691,9 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
   }
   if( rc==SQLITE_OK ) rc = benchLatencies(&run, aW, pRes);
   sqlite3_close_v2(dbSetup);
-  if( run.zOpen && c->eStorage==BENCH_STORAGE_FILE ) benchLiveRemove(run.zOpen);
+  if( run.zOpen && c->eStorage==BENCH_STORAGE_FILE ){
+    benchLiveRemove(run.zOpen);
+  }
   if( bMutexInit ){
     pthread_cond_destroy(&run.gateCond);
     pthread_mutex_destroy(&run.gateMutex);

@@ -769,3 +769,274 @@ shortid|1|0|$(big 140000)"
   assert_success
   assert_output "ok buckets within 1/256 (exact below 256 ns), ranks within 1/256 of exact for 4 distributions"
 }
+
+# desc [EXTRA]: the run description that ends a run-time error of a default
+# run of 5 rows in $D with synchronous=off, then EXTRA (" statement=...").
+desc() {
+  echo "(id=integer journal=wal synchronous=off threads=1 mutex=0 batch=1 begin=deferred prepare=once locking=normal page_size=NULL cache_size=NULL mmap_size=NULL readers=0 rows=5 seconds=60.0 content=12 busy_timeout=1000 storage=file dir=$D${1:-})"
+}
+
+# sq TEXT: TEXT as an SQL string literal.
+sq() {
+  printf "'%s'" "${1//\'/\'\'}"
+}
+
+@test "schema, statement and template are hidden columns, NULL by default; an IN list over statement gives one row per statement" {
+  run bi "SELECT quote(schema), quote(statement), quote(template) FROM bench_insert WHERE rows=5 AND $W AND dir='$D';"
+  assert_success
+  assert_output "NULL|NULL|NULL"
+  run bi "SELECT statement, rows_written, writes_per_sec > 0 FROM bench_insert
+ WHERE statement IN ('INSERT INTO posts(title, content) VALUES(''t'', ?3)',
+                     'INSERT INTO posts(id, title, content) VALUES(?2, ?1, ?3)',
+                     'REPLACE INTO posts(id, title, content) VALUES(?1 % 3, ''t'', ?3)',
+                     NULL)
+   AND rows=7 AND $W AND dir='$D';"
+  assert_success
+  assert_output "|7|1
+INSERT INTO posts(id, title, content) VALUES(?2, ?1, ?3)|7|1
+INSERT INTO posts(title, content) VALUES('t', ?3)|7|1
+REPLACE INTO posts(id, title, content) VALUES(?1 % 3, 't', ?3)|7|1"
+  assert_dir_empty "$D"
+}
+
+@test "statement binds ?1 the row number, ?2 the id of every id type, ?3 the content" {
+  # a CHECK in the schema fails the run if a bound value is not what it should be
+  local schema="CREATE TABLE t(n INTEGER PRIMARY KEY, id ANY, c TEXT,
+    CHECK (c = substr('Some contentSome content', 1, 20)),
+    CHECK (CASE typeof(id) WHEN 'null' THEN 1 WHEN 'blob' THEN length(id) = 16
+                           ELSE length(id) IN (16, 36) END));"
+  run bi "SELECT id, rows_written FROM bench_insert
+ WHERE id IN ('integer','shortid','uuid4_text','uuid7_blob','uuid8_text') AND schema=$(sq "$schema")
+   AND statement='INSERT INTO t(n, id, c) VALUES(?1, ?2, ?3)' AND content=20 AND rows=30 AND $W AND dir='$D';"
+  assert_success
+  assert_output "integer|30
+shortid|30
+uuid4_text|30
+uuid7_blob|30
+uuid8_text|30"
+  # ?1 runs 1..rows: a row number outside it would break the CHECK
+  run bi "SELECT rows_written FROM bench_insert
+ WHERE schema='CREATE TABLE t(n INTEGER PRIMARY KEY CHECK (n BETWEEN 1 AND 30))'
+   AND statement='INSERT INTO t(n) VALUES(?1)' AND threads=3 AND batch=4 AND begin='immediate' AND rows=30 AND $W AND dir='$D';"
+  assert_success
+  assert_output "30"
+  assert_dir_empty "$D"
+}
+
+@test "schema builds the scratch database: an index makes it bigger, a trigger runs on every row" {
+  local base="CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT, n INTEGER);"
+  local idx="$base CREATE INDEX tv ON t(v);"
+  local trig="$base CREATE TABLE log(n, b); CREATE TRIGGER tl AFTER INSERT ON t BEGIN INSERT INTO log VALUES (NEW.n, zeroblob(2000)); END;"
+  run bi "SELECT schema = $(sq "$base"), schema = $(sq "$idx"), schema = $(sq "$trig"), rows_written, db_bytes FROM bench_insert
+ WHERE schema IN ($(sq "$base"), $(sq "$idx"), $(sq "$trig")) AND statement='INSERT INTO t(v, n) VALUES(?3 || ?1, ?1)'
+   AND content=300 AND rows=2000 AND $W AND dir='$D';"
+  assert_success
+  local plain with_index with_trigger
+  plain=$(printf '%s\n' "${lines[@]}" | awk -F'|' '$1 == 1 {print $5}')
+  with_index=$(printf '%s\n' "${lines[@]}" | awk -F'|' '$2 == 1 {print $5}')
+  with_trigger=$(printf '%s\n' "${lines[@]}" | awk -F'|' '$3 == 1 {print $5}')
+  [ "${#lines[@]}" -eq 3 ] && printf '%s\n' "${lines[@]}" | awk -F'|' '$4 != 2000 {exit 1}'
+  # the index holds every v again (300+ bytes a row); the log 2000 bytes a row
+  [ "$with_index" -gt $(( plain + 500000 )) ] || fail "index: $with_index vs $plain"
+  [ "$with_trigger" -gt $(( plain + 3500000 )) ] || fail "trigger: $with_trigger vs $plain"
+  assert_dir_empty "$D"
+}
+
+@test "a statement that fails at row N stops the run with its message and N; the files go" {
+  local schema="CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT);
+CREATE TRIGGER refuse BEFORE INSERT ON t WHEN NEW.k = 57 BEGIN SELECT RAISE(ABORT, 'row 57 refused'); END;"
+  local st='INSERT INTO t(k, v) VALUES(?1, ?3)'
+  run bi "SELECT rows_written FROM bench_insert WHERE schema=$(sq "$schema") AND statement=$(sq "$st") AND rows=100 AND $W AND dir='$D';"
+  assert_failure
+  [[ "$output" == "Runtime error near line 2: bench_insert: statement failed at row 57: row 57 refused (id=integer "*" rows=100 "*" dir=$D schema=$(sq "$schema") statement=$(sq "$st"))" ]] \
+    || fail "got: $output"
+  assert_dir_empty "$D"
+  # a UNIQUE index of the schema: the second row repeats the first's v
+  run bi "SELECT rows_written FROM bench_insert WHERE schema='CREATE TABLE t(v); CREATE UNIQUE INDEX tv ON t(v);'
+   AND statement='INSERT INTO t(v) VALUES(?3)' AND batch=10 AND threads=2 AND rows=5 AND $W AND dir='$D';"
+  assert_failure
+  assert_output_contains "bench_insert: statement failed at row 2: UNIQUE constraint failed: t.v (id=integer"
+  assert_dir_empty "$D"
+}
+
+# check_statement_error STATEMENT MESSAGE: a run of STATEMENT fails with
+# MESSAGE, as a run-time error that names the run, and leaves no file.
+check_statement_error() {
+  run bi "SELECT rows_written FROM bench_insert WHERE statement=$(sq "$1") AND rows=5 AND $W AND dir='$D';"
+  assert_failure
+  assert_output "Runtime error near line 2: bench_insert: $2 $(desc " statement=$(sq "$1")")"
+  assert_dir_empty "$D"
+}
+
+@test "a statement that is not one INSERT, UPDATE, DELETE or REPLACE returning no rows is refused, with the reason" {
+  local must="statement must be one INSERT, UPDATE, DELETE or REPLACE that returns no rows"
+  check_statement_error "SELECT 1" "$must (got 'SELECT 1': it is not an INSERT, UPDATE, DELETE or REPLACE)"
+  check_statement_error "CREATE TABLE z(x)" "$must (got 'CREATE TABLE z(x)': it is not an INSERT, UPDATE, DELETE or REPLACE)"
+  check_statement_error "WITH a AS (SELECT 1) SELECT * FROM a" "$must (got 'WITH a AS (SELECT 1) SELECT * FROM a': it writes nothing)"
+  check_statement_error "INSERT INTO posts(title, content) VALUES('a', ?3) RETURNING id" \
+    "$must (got 'INSERT INTO posts(title, content) VALUES(''a'', ?3) RETURNING id': it returns rows)"
+  check_statement_error "DELETE FROM posts; DELETE FROM posts" "$must (got 'DELETE FROM posts; DELETE FROM posts': more than one statement)"
+  check_statement_error " -- only a comment" "$must (got ' -- only a comment': no statement)"
+  check_statement_error "INSERT INTO nowhere VALUES(1)" "cannot prepare the statement: no such table: nowhere"
+  check_statement_error "INSERT INTO posts(title, content) VALUES(:title, ?3)" \
+    "statement may use only the parameters ?1 (the row number), ?2 (the id) and ?3 (the content) (got 'INSERT INTO posts(title, content) VALUES(:title, ?3)': it has :title)"
+  check_statement_error "INSERT INTO posts(title, content) VALUES(?4, ?3)" \
+    "statement may use only the parameters ?1 (the row number), ?2 (the id) and ?3 (the content) (got 'INSERT INTO posts(title, content) VALUES(?4, ?3)': it has ?4)"
+  # what is accepted: WITH before a write, a trailing semicolon and comment
+  run bi "SELECT rows_written FROM bench_insert
+ WHERE statement='WITH v(x) AS (VALUES(1)) INSERT INTO posts(title, content) SELECT ?1, ?3 FROM v; -- done'
+   AND rows=5 AND $W AND dir='$D';"
+  assert_success
+  assert_output "5"
+  assert_dir_empty "$D"
+}
+
+@test "schema, statement and template refuse bad values and impossible combinations before any run, with the exact text" {
+  check_error "schema=3" "schema must be SQL text, or NULL for the posts table (got 3)"
+  check_error "statement=x'00'" "statement must be an INSERT, UPDATE, DELETE or REPLACE as text, or NULL for the built-in insert (got a blob)"
+  check_error "template=3" "template must be an existing SQLite database, or NULL for none (got 3)"
+  check_error "template='$D/nope.db' AND statement='DELETE FROM t'" \
+    "template must be an existing SQLite database, or NULL for none (got '$D/nope.db': No such file or directory)"
+  local T="$BATS_TEST_TMPDIR"
+  check_error "template='$T' AND statement='DELETE FROM t'" \
+    "template must be an existing SQLite database, or NULL for none (got '$T': not a regular file)"
+  echo "not a database, just text long enough to be read as a header" > "$T/text.db"
+  check_error "template='$T/text.db' AND statement='DELETE FROM t'" \
+    "template must be an existing SQLite database, or NULL for none (got '$T/text.db': file is not a database)"
+  plain_sql "CREATE TABLE t(x);" "$BATS_TEST_TMPDIR/t.db"
+  check_error "template='$BATS_TEST_TMPDIR/t.db'" \
+    "template needs statement: with a template no posts table is made for the built-in insert"
+  check_error "template='$BATS_TEST_TMPDIR/t.db' AND statement IN ('DELETE FROM t', NULL)" \
+    "template needs statement: with a template no posts table is made for the built-in insert"
+  check_error "readers=1 AND schema='CREATE TABLE t(x)'" \
+    "readers read the posts table by id: readers > 0 needs schema and template NULL"
+  check_error "readers IN (0, 2) AND template='$BATS_TEST_TMPDIR/t.db' AND statement='DELETE FROM t'" \
+    "readers read the posts table by id: readers > 0 needs schema and template NULL"
+  check_error "prepare='exec' AND statement='DELETE FROM posts'" \
+    "prepare=exec sends the built-in insert as SQL text with its values: with statement use once or each"
+  check_error "page_size=8192 AND template='$BATS_TEST_TMPDIR/t.db' AND statement='DELETE FROM t'" \
+    "page_size cannot be combined with template: the copy keeps the template's page size"
+  # IS NULL is = NULL for the three
+  run bi "SELECT rows_written FROM bench_insert WHERE schema IS NULL AND statement IS NULL AND template IS NULL AND rows=5 AND $W AND dir='$D';"
+  assert_success
+  assert_output "5"
+  # a schema that fails is a run-time error that names the run
+  run bi "SELECT rows_written FROM bench_insert WHERE schema='CRATE TABLE t(x)' AND statement='INSERT INTO t VALUES(1)' AND rows=5 AND $W AND dir='$D';"
+  assert_failure
+  assert_output "Runtime error near line 2: bench_insert: schema failed: near \"CRATE\": syntax error $(desc " schema='CRATE TABLE t(x)' statement='INSERT INTO t VALUES(1)'")"
+  assert_dir_empty "$D"
+}
+
+# template_untouched DIR CMD...: make three templates in DIR (live.db: WAL,
+# held open here with the newest table, t2, only in its -wal; clean.db: WAL,
+# closed, no -wal; rb.db: rollback journal), run CMD (sqlite3 with acorn
+# loaded) on a bench_insert statement that copies each into file and memory
+# scratch databases and writes t2, then compare every file of DIR (bytes,
+# size, mtime to the nanosecond; the -shm of live.db, which readers write
+# by design, by name only) with before.  Prints the rows, then "same" or
+# what changed.
+template_untouched() {
+  /usr/bin/python3 - "$@" <<'PY'
+import hashlib, os, sqlite3, subprocess, sys
+d, cmd = sys.argv[1], sys.argv[2:]
+
+def state():
+    out = {}
+    for f in sorted(os.listdir(d)):
+        p = os.path.join(d, f)
+        if f == "scratch":
+            continue
+        st = os.stat(p)
+        if f.endswith("-shm"):
+            out[f] = "exists"
+        else:
+            out[f] = (st.st_size, st.st_mtime_ns, hashlib.sha256(open(p, "rb").read()).hexdigest())
+    return out
+
+live = sqlite3.connect(os.path.join(d, "live.db"), isolation_level=None)
+live.executescript("""
+  PRAGMA page_size=8192; PRAGMA journal_mode=wal;
+  CREATE TABLE t1(k INTEGER PRIMARY KEY, v BLOB);
+  INSERT INTO t1(v) SELECT randomblob(500) FROM (WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x<400) SELECT x FROM s);
+  PRAGMA wal_checkpoint(TRUNCATE); PRAGMA wal_autocheckpoint=0;
+  CREATE TABLE t2(k INTEGER PRIMARY KEY, v TEXT);
+  INSERT INTO t2(v) SELECT 'in the wal only' FROM t1;
+""")
+for name, mode in (("clean.db", "wal"), ("rb.db", "delete")):
+    c = sqlite3.connect(os.path.join(d, name), isolation_level=None)
+    c.executescript("PRAGMA journal_mode=%s; CREATE TABLE t2(k INTEGER PRIMARY KEY, v TEXT);"
+                    " INSERT INTO t2(v) VALUES('x');" % mode)
+    c.close()
+before = state()
+assert "live.db-wal" in before and "clean.db-wal" not in before, before
+sql = ("SELECT replace(template, '%s/', ''), storage, rows_written, db_bytes >= %d FROM bench_insert"
+       " WHERE template IN ('%s/live.db', '%s/clean.db', '%s/rb.db') AND storage IN ('file', 'memory')"
+       " AND statement='INSERT INTO t2(v) VALUES(?3)' AND rows=5 AND synchronous='off' AND dir='%s/scratch';"
+       % (d, 400 * 500, d, d, d, d))
+p = subprocess.run(cmd + [sql], capture_output=True, text=True)
+print(p.stdout + p.stderr, end="")
+after = state()
+print("same" if after == before else "changed: %r -> %r" % (before, after))
+print("t2 rows seen by its own connection:", live.execute("SELECT count(*) FROM t2").fetchone()[0])
+PY
+}
+
+@test "a template is copied with its -wal and never written: bytes, sizes and mtimes unchanged, no file added beside it" {
+  local T="$BATS_TEST_TMPDIR/tpl"
+  mkdir -p "$T/scratch"
+  sql_cmd
+  run template_untouched "$T" "${SQLCMD[@]}" ".load $ACORN"
+  assert_success
+  # live.db's t2 is only in its -wal: the copy would have no t2 without it;
+  # rb.db is below 200,000 bytes, so its row reads 0
+  assert_output "clean.db|file|5|0
+live.db|file|5|1
+rb.db|file|5|0
+clean.db|memory|5|0
+live.db|memory|5|1
+rb.db|memory|5|0
+same
+t2 rows seen by its own connection: 400"
+  assert_dir_empty "$T/scratch"
+}
+
+@test "SIGTERM mid-run of a statement on a template's copy: the scratch files go, the template stays as it was" {
+  local T="$BATS_TEST_TMPDIR/t.db" before pid i status
+  plain_sql "PRAGMA journal_mode=delete; CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT, w TEXT);
+CREATE INDEX tv ON t(v); INSERT INTO t(v) SELECT hex(randomblob(20)) FROM generate_series(1, 2000);" "$T" >/dev/null
+  before=$(cksum "$T"; stat -c "%s %y" "$T"; ls -A "$BATS_TEST_TMPDIR" | grep "^t\.db")
+  start_sql "SELECT rows_written FROM bench_insert WHERE template='$T'
+   AND statement='INSERT INTO t(v, w) VALUES(hex(randomblob(20)), ?3)' AND schema='CREATE INDEX tw ON t(w)'
+   AND rows=10000000 AND seconds=120 AND $W AND dir='$D';"
+  pid=$!
+  wait_for_file "$D/acorn-bench-*.db-wal"
+  sleep 0.2
+  kill -TERM "$pid"
+  for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  status=0
+  wait "$pid" || status=$?
+  [ "$status" -eq 143 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+  [ "$(cksum "$T"; stat -c "%s %y" "$T"; ls -A "$BATS_TEST_TMPDIR" | grep "^t\.db")" = "$before" ]
+}
+
+@test "a run that cannot stop (one endless step) dies at the second SIGTERM, its files removed by the handler" {
+  local pid i status
+  # one row whose INSERT ... SELECT runs for minutes in one sqlite3_step
+  start_sql "SELECT rows_written FROM bench_insert WHERE rows=1 AND $W AND dir='$D'
+   AND statement='INSERT INTO posts(title, content) SELECT x, ?3 FROM (WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x<1e12) SELECT x FROM s)';"
+  pid=$!
+  wait_for_file "$D/acorn-bench-*.db-wal"
+  sleep 0.2
+  kill -TERM "$pid"
+  sleep 0.5
+  # the first is deferred until the run stops, which this one cannot
+  kill -0 "$pid" || fail "the first SIGTERM ended it: $(cat "$BATS_TEST_TMPDIR/out")"
+  kill -TERM "$pid"
+  for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  status=0
+  kill -0 "$pid" 2>/dev/null && { kill -KILL "$pid"; fail "alive 10 s after the second SIGTERM"; }
+  wait "$pid" || status=$?
+  [ "$status" -eq 143 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+}
