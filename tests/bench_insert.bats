@@ -1040,3 +1040,31 @@ CREATE INDEX tv ON t(v); INSERT INTO t(v) SELECT hex(randomblob(20)) FROM genera
   [ "$status" -eq 143 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
   assert_dir_empty "$D"
 }
+
+@test "every integer parameter takes a whole-number REAL (as Node binds numbers) and shows it as an integer; a fraction is refused" {
+  run bi "SELECT threads, mutex, batch, page_size, cache_size, mmap_size, readers, rows, content, busy_timeout,
+       typeof(threads) || typeof(mutex) || typeof(batch) || typeof(page_size) || typeof(cache_size)
+       || typeof(mmap_size) || typeof(readers) || typeof(rows) || typeof(content) || typeof(busy_timeout),
+       rows_written
+  FROM bench_insert WHERE threads=2.0 AND mutex=1.0 AND batch=3.0 AND page_size=8192.0 AND cache_size=-500.0
+   AND mmap_size=0.0 AND readers=1.0 AND rows=12.0 AND content=-0.0 AND busy_timeout=1000.0 AND $W AND dir='$D';"
+  assert_success
+  assert_output "2|1|3|8192|-500|0|1|12|0|1000|integerintegerintegerintegerintegerintegerintegerintegerintegerinteger|12"
+  # 2 and 2.0 are one value
+  run bi "SELECT threads FROM bench_insert WHERE threads IN (2, 2.0, 1e0) AND rows=4 AND $W AND dir='$D';"
+  assert_success
+  assert_output "1
+2"
+  check_error "threads=1.5" "threads must be an integer in 1..64 (got 1.5)"
+  check_error "mutex=0.5" "mutex must be 0 or 1 (got 0.5)"
+  check_error "page_size=4096.5" "page_size must be a power of two in 512..65536, or NULL for the library default (got 4096.5)"
+  check_error "cache_size=-0.25" "cache_size must be an integer in -1000000000..1000000000, or NULL for the library default (got -0.25)"
+  check_error "mmap_size=1e300" "mmap_size must be an integer in 0..1099511627776, or NULL for the library default (got 1.0e+300)"
+  check_error "readers=0.1" "readers must be an integer in 0..64 (got 0.1)"
+  run bi "SELECT * FROM bench_insert WHERE rows=1e7+0.5 AND dir='$D';"
+  assert_failure
+  assert_output "Runtime error near line 2: bench_insert: rows must be an integer in 1..10000000 (got 10000000.5)"
+  check_error "content=2.5" "content must be an integer in 0..1000000 (got 2.5)"
+  check_error "busy_timeout=10.01" "busy_timeout must be an integer in 0..3600000 (got 10.01)"
+  assert_dir_empty "$D"
+}
