@@ -80,7 +80,7 @@
 ** refused.  A write that fails stops the run and becomes the error, with
 ** SQLite's message and every parameter of the run:
 **   bench_insert: insert failed: disk I/O error (id=integer journal=wal ...)
-**   bench_insert: statement failed at row 57: UNIQUE constraint failed:
+**   bench_insert: statement failed at row 51: UNIQUE constraint failed:
 **   t.k (id=integer ... statement='INSERT INTO t(k) VALUES(?1 % 50)')
 **
 ** RESULT COLUMNS

@@ -643,6 +643,14 @@ static int benchExec(bench_worker *w, const char *zSql){
 
 static int benchLatGrow(bench_worker *w, sqlite3_int64 nNeed);
 
+/* Open a connection to the run's scratch database, with acorn's id
+** functions (uuid7_blob() ...) for the schema and the statement to use. */
+static int benchOpenScratch(bench_run *r, sqlite3 **pDb){
+  int rc = sqlite3_open_v2(r->zOpen, pDb, r->openFlags, 0);
+  if( rc==SQLITE_OK ) rc = acorn_uuid_register(*pDb);
+  return rc;
+}
+
 /* Open the worker's connection, set the pragmas, prepare.  A failure is
 ** recorded on the worker (benchWorkerFail) and stops the run. */
 static int benchWorkerSetup(bench_worker *w){
@@ -650,7 +658,7 @@ static int benchWorkerSetup(bench_worker *w){
   const bench_config *c = r->pCfg;
   char *zSql;
   int rc;
-  rc = sqlite3_open_v2(r->zOpen, &w->db, r->openFlags, 0);
+  rc = benchOpenScratch(r, &w->db);
   if( rc!=SQLITE_OK ){
     return benchWorkerFail(w, rc, "cannot open the scratch database: %s",
                            benchErrmsg(w, rc));
@@ -1568,7 +1576,7 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
 
   /* 3. schema */
   if( rc==SQLITE_OK ){
-    rc = sqlite3_open_v2(run.zOpen, &dbSetup, run.openFlags, 0);
+    rc = benchOpenScratch(&run, &dbSetup);
     if( rc!=SQLITE_OK ){
       *pzErr = sqlite3_mprintf("cannot open the scratch database: %s",
                  dbSetup ? sqlite3_errmsg(dbSetup) : sqlite3_errstr(rc));
@@ -1664,7 +1672,7 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
     pRes->rElapsed = (double)tElapsed/1e9;
   }
   if( rc==SQLITE_OK && dbSetup==0 ){
-    rc = sqlite3_open_v2(run.zOpen, &dbSetup, run.openFlags, 0);
+    rc = benchOpenScratch(&run, &dbSetup);
     if( rc!=SQLITE_OK ){
       *pzErr = sqlite3_mprintf("cannot open the scratch database: %s",
                  dbSetup ? sqlite3_errmsg(dbSetup) : sqlite3_errstr(rc));
