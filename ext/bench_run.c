@@ -1370,15 +1370,16 @@ static int benchStatementCheck(bench_run *r, sqlite3 *db, char **pzErr){
     if( k>3 ) zWhy = zName ? zName : zParam;
     else if( zName && strcmp(zName, zParam)!=0 ) zWhy = zName;
   }
-  sqlite3_finalize(pStmt);
   if( zWhy ){
+    /* before the finalize: zWhy may be the statement's own name text */
     *pzErr = sqlite3_mprintf("statement may use only the parameters ?1 (the"
                              " row number), ?2 (the id) and ?3 (the content)"
                              " (got %Q: it has %s)", zSql, zWhy);
-    return SQLITE_ERROR;
+    rc = SQLITE_ERROR;
   }
+  sqlite3_finalize(pStmt);
   r->nParam = n;
-  return SQLITE_OK;
+  return rc;
 }
 
 /* The scratch database as the run needs it, on the setup connection:

@@ -624,8 +624,10 @@ LONG_PLAIN="WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x
   [ "$plain" -eq 124 ] && [ "$plain_kept" -eq 143 ]
   for spec in "1 delete" "3 wal"; do
     read -r threads journal <<< "$spec"
+    # a long busy_timeout: slow builds starve a writer of the lock for more
+    # than the default second; a signal ends the wait anyway
     local q="SELECT rows_written FROM bench_insert WHERE rows=10000000 AND seconds=120
-   AND threads=$threads AND journal='$journal' AND $W AND dir='$D';"
+   AND threads=$threads AND journal='$journal' AND busy_timeout=60000 AND $W AND dir='$D';"
     run timeout -s TERM "$t" "${SQLCMD[@]}" ".load $ACORN" "$q"
     [ "$status" -eq "$plain" ] || fail "threads=$threads: status $status, output: $output"
     [ -z "$output" ] || fail "threads=$threads: output $output"
@@ -641,7 +643,7 @@ LONG_PLAIN="WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x
 kill_mid_run() {
   local pid i s
   start_sql "SELECT rows_written FROM bench_insert WHERE rows=10000000 AND seconds=120
-               AND threads=${THREADS:-1} AND $W AND dir='$D';"
+               AND threads=${THREADS:-1} AND busy_timeout=60000 AND $W AND dir='$D';"
   pid=$!
   wait_for_file "$D/acorn-bench-*.db-wal"
   sleep 0.2
