@@ -609,12 +609,14 @@ static const char *benchJournalPragma(const bench_config *c){
   return acorn_bench_azJournal[c->eJournal];
 }
 
-/* A worker failed: keep its first error, which is what the run reports
-** (rc, and the message made from zFmt unless it is NULL: out of memory),
-** and stop the run.  Returns rc (SQLITE_ERROR if rc was SQLITE_OK). */
+/* A worker failed: stop the run and, if this is the failure that stops it,
+** keep it on the worker as the run's error (rc, and the message made from
+** zFmt unless it is NULL: out of memory).  A failure after the stop is its
+** consequence (a busy wait given up because of it), not kept.  Returns rc
+** (SQLITE_ERROR if rc was SQLITE_OK). */
 static int benchWorkerFail(bench_worker *w, int rc, const char *zFmt, ...){
   if( rc==SQLITE_OK ) rc = SQLITE_ERROR;
-  if( w->rc==SQLITE_OK ){
+  if( __atomic_exchange_n(&w->pRun->bStop, 1, __ATOMIC_SEQ_CST)==0 ){
     w->rc = rc;
     if( zFmt ){
       va_list ap;
@@ -623,7 +625,6 @@ static int benchWorkerFail(bench_worker *w, int rc, const char *zFmt, ...){
       va_end(ap);
     }
   }
-  __atomic_store_n(&w->pRun->bStop, 1, __ATOMIC_SEQ_CST);
   return rc;
 }
 
