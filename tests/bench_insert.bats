@@ -1041,7 +1041,11 @@ CREATE INDEX tv ON t(v); INSERT INTO t(v) SELECT hex(randomblob(20)) FROM genera
    AND statement='INSERT INTO posts(title, content) SELECT x, ?3 FROM (WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x<1e12) SELECT x FROM s)';"
   pid=$!
   wait_for_file "$D/acorn-bench-*.db-wal"
-  sleep 0.2
+  # the endless step has begun when its pages spill into the WAL
+  for ((i = 0; i < 600; i++)); do
+    [ "$(stat -c %s "$D"/acorn-bench-*.db-wal)" -gt 4000000 ] && break
+    sleep 0.1
+  done
   kill -TERM "$pid"
   sleep 0.5
   # the first is deferred until the run stops, which this one cannot
