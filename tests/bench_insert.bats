@@ -760,15 +760,15 @@ PY
 }
 
 @test "a run of several id chunks writes every row once, with readers, threads and batches across the chunks" {
-  # chunks of 65,000 rows at batch 1000: 140,000 rows make three; a repeated
+  # chunks of 65,000 rows at batch 1000: 70,000 rows make two; a repeated
   # id would fail the PRIMARY KEY
   run bi "SELECT id, threads, readers, rows_written, reads_per_sec > 0 FROM bench_insert
- WHERE id='uuid7_blob' AND threads=2 AND mutex=1 AND readers=1 AND batch=1000 AND rows=$(big 140000) AND $W AND dir='$D';
+ WHERE id='uuid7_blob' AND threads=2 AND mutex=1 AND readers=1 AND batch=1000 AND rows=$(big 70000) AND $W AND dir='$D';
 SELECT id, threads, readers, rows_written FROM bench_insert
- WHERE id='shortid' AND batch=1000 AND rows=$(big 140000) AND storage='memory' AND $W AND dir='$D';"
+ WHERE id='shortid' AND batch=1000 AND rows=$(big 70000) AND storage='memory' AND $W AND dir='$D';"
   assert_success
-  assert_output "uuid7_blob|2|1|$(big 140000)|1
-shortid|1|0|$(big 140000)"
+  assert_output "uuid7_blob|2|1|$(big 70000)|1
+shortid|1|0|$(big 70000)"
   assert_dir_empty "$D"
 }
 
