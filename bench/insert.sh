@@ -16,7 +16,8 @@
 #   stmt_vs_def  the median of the per-round statement / default ratios
 #                (1.0: the statement path costs what the built-in one does)
 #
-#   bash bench/insert.sh            (from the project root; `make bench`)
+#   bash bench/insert.sh            (from the project root; `make bench`
+#                                    saves the output as insert.txt)
 #   BENCH_DIR=/some/dir REPEAT=5 bash bench/insert.sh
 #
 # All three use busy_timeout=10000 (bench_insert's default is 1000): with 4
@@ -35,9 +36,6 @@ trap 'rm -rf "$dir"' EXIT
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN{print a/b}'; }
 
-# Everything printed is also saved as bench/results/insert.txt.
-mkdir -p bench/results
-exec > >(tee bench/results/insert.txt) 2>&1
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "machine: $(nproc) cpus, $(uname -sr); dir $dir on $(df -T "$dir" | awk 'NR==2{print $2}'); load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "sqlite3 $(sqlite3 --version | cut -d' ' -f1); synchronous=normal journal=wal id=integer busy_timeout=$BUSY"
@@ -87,8 +85,11 @@ run_scenario() {  # name threads batch rows
     "$(div "$md" "$mr")" "$mp" "$(div "$ms" "$mr")" "$mv" | tee -a "$dir/summary"
 }
 
+echo "step 1/3: 1 thread, autocommit, 50000 rows, $REPEAT runs of each program"
 run_scenario "1 thread, autocommit" 1 1 50000
+echo "step 2/3: 4 threads, autocommit, 50000 rows, $REPEAT runs of each program"
 run_scenario "4 threads, autocommit" 4 1 50000
+echo "step 3/3: 1 thread, batch 1000, 500000 rows, $REPEAT runs of each program"
 run_scenario "1 thread, batch 1000" 1 1000 500000
 echo "== summary (medians of $REPEAT, writes/s)"
 hdr

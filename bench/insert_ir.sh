@@ -15,7 +15,8 @@
 #   base         with BASE=<git revision>: that revision's bench_insert, built
 #                from `git archive` in a temporary directory
 #
-#   bash bench/insert_ir.sh                 (from anywhere; `make bench`)
+#   bash bench/insert_ir.sh                 (from anywhere; `make bench`
+#                                            saves the output as insert_ir.txt)
 #   BASE=main bash bench/insert_ir.sh       (this build against main's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,8 +59,6 @@ ref() {
 
 div() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a/b}'; }
 
-mkdir -p bench/results
-exec > >(tee bench/results/insert_ir.txt) 2>&1
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "acorn: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)${BASE:+, base $BASE ($(git rev-parse --short "$BASE"))}"
 echo "sqlite3 $(sqlite3 --version | cut -d' ' -f1); valgrind $(valgrind --version); synchronous=normal journal=wal id=integer"

@@ -20,6 +20,7 @@
 */
 #define ACORN_API_OWNER
 #include "acorn.h"
+#include "sqlite-acorn.h"   /* the public declaration of sqlite3_acorn_init */
 SQLITE_EXTENSION_INIT1
 
 #include <stdarg.h>

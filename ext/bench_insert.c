@@ -1,6 +1,8 @@
 /*
-** bench_insert.c: the seed's writer-throughput experiments as an eponymous
-** table-valued function.
+** bench_insert.c: writer-throughput experiments (journal mode, synchronous,
+** writer threads, an application mutex, batching, primary key type ...) as
+** an eponymous table-valued function.  docs/bench_insert.md says where the
+** experiments come from.
 **
 **   SELECT * FROM bench_insert;                     -- one run, the defaults
 **   SELECT threads, mutex, writes_per_sec FROM bench_insert

@@ -8,11 +8,11 @@
 ** ONE RUN (acorn_bench_run)
 **
 **  1. Room for the ids and the content.  Ids (acorn_uuid4/7/8, or
-**     acorn_random for the shortid) are made while no clock runs, as the
-**     seed makes its ids before timing: in chunks of about BENCH_ID_CHUNK
-**     rows (a multiple of batch), one chunk before each phase of step 4,
-**     so their memory is bounded whatever `rows` is.  An integer id is the
-**     rowid, made by SQLite: no ids, one phase.
+**     acorn_random for the shortid) are made while no clock runs, so that
+**     the numbers measure SQLite, not the id maker: in chunks of about
+**     BENCH_ID_CHUNK rows (a multiple of batch), one chunk before each
+**     phase of step 4, so their memory is bounded whatever `rows` is.  An
+**     integer id is the rowid, made by SQLite: no ids, one phase.
 **  2. A scratch database "acorn-bench-<16 hex>.db" is created in
 **     realpath(dir) (absolute, so never read as a URI; no symlink, which
 **     SQLITE_OPEN_NOFOLLOW would refuse) with open(O_CREAT|O_EXCL); a name
@@ -22,10 +22,10 @@
 **     instead, shared by the run's connections, and makes no file.
 **  3. A setup connection copies the template if there is one (see "The
 **     template" below), sets page_size and journal_mode, then runs the
-**     schema, or, without schema and template, creates the seed's posts
-**     table (STRICT; WITHOUT ROWID for text and blob ids); a user's
-**     statement is then prepared there and checked (one INSERT, UPDATE,
-**     DELETE or REPLACE, no rows returned, only ?1 ?2 ?3 bound).
+**     schema, or, without schema and template, creates the posts table
+**     (STRICT; WITHOUT ROWID for text and blob ids); a user's statement is
+**     then prepared there and checked (one INSERT, UPDATE, DELETE or
+**     REPLACE, no rows returned, only ?1 ?2 ?3 bound).
 **  4. Each writer and reader opens its own connection, installs a busy
 **     handler that sleeps as SQLite's busy_timeout does and counts its
 **     calls, sets the pragmas and prepares its statements; then all wait at

@@ -2,7 +2,7 @@
 -- An example to edit.  The table: events with two secondary indexes, already
 -- holding 100,000 rows (the schema fills it; a template of your database
 -- would do the same with your real data), keyed either by an integer rowid
--- or by a uuid7 BLOB (WITHOUT ROWID, as the seed keys its blob tables).
+-- or by a uuid7 BLOB (WITHOUT ROWID, as bench_insert keys its blob tables).
 -- Each run writes 10,000 more rows with the statement below, in a WAL and
 -- in a rollback (delete) journal, one row per transaction and 100, at
 -- synchronous=normal; a run stops after 5 s (a rollback journal at batch 1

@@ -88,7 +88,7 @@ SELECT * FROM bench_insert WHERE rows=20 AND $W AND dir='$D';"
   assert_dir_empty "$D"
 }
 
-@test "the seed's eight id types run in the documented order, keys of the right type" {
+@test "the eight id types run in the documented order, keys of the right type" {
   run bi "SELECT id, rows_written FROM bench_insert
  WHERE id IN ('uuid8_blob','uuid8_text','uuid7_blob','uuid7_text','uuid4_blob',
               'uuid4_text','shortid','integer') AND rows=30 AND $W AND dir='$D';"

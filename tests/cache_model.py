@@ -12,8 +12,8 @@ any difference from the model shows up at the operation that caused it.
 
 The model is a plain LRU over entry ids: a set puts the key at the most
 recent end (after removing the old entry of the key, then evicting from the
-least recent end until the new entry fits), with a new id, or the old one
-if the key was stored; a get or cache_read that finds
+least recent end until the new entry fits), with a new id; a get or
+cache_read that finds
 the key moves its id to the most recent end; an UPDATE is a set that keeps
 created and hits; DDL on another table (a schema reset) changes nothing.
 Transactions and savepoints: ROLLBACK / ROLLBACK TO put
@@ -48,14 +48,13 @@ class Model:
         if size > self.capacity:
             return "cache: entry of %d bytes exceeds capacity of %d bytes" % (
                 size, self.capacity)
-        old = self.entries.pop(key, None)
+        self.entries.pop(key, None)
         self.evict_until(size)
-        if old:
-            # a stored key is rewritten in place: it keeps its id
-            self.entries[key] = (old[0], size, value)
-        else:
-            self.entries[key] = (self.next_id, size, value)
-            self.next_id += 1
+        # every set makes a new entry, with a new id (a stored key's old
+        # entry goes): uses of the old id replayed after a rollback that
+        # keeps the old entry apply to it, uses of the new id are dropped
+        self.entries[key] = (self.next_id, size, value)
+        self.next_id += 1
         return None
 
     def use(self, key):
