@@ -31,7 +31,7 @@ ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-fil
 
 .PHONY: all loadable auto static install uninstall clean deps deps-test deps-bench \
         demo test test-long test-asan memcheck test-bindings test-cluster deps-cluster \
-        bench bench-record help dist dist-npm dist-python dist-deb test-dist deps-dist
+        bench bench-record bench-cache-1m help dist dist-npm dist-python dist-deb test-dist deps-dist
 
 all: loadable
 loadable: dist/acorn.so
@@ -50,6 +50,7 @@ help:
 	@echo "make test-cluster    a 3-node dqlite cluster on 127.0.0.1 with acorn, and a failover (deps-cluster: go-dqlite)"
 	@echo "make bench           run bench/*.sh with progress into build/bench/ (BENCH='uuid insert' for some)"
 	@echo "make bench-record    run every benchmark and replace bench/results/ with that run"
+	@echo "make bench-cache-1m  the cache benchmark at 10^6 entries (minutes, ~3 GB in TMPDIR)"
 	@echo "make install         install lib/acorn.so, lib/acorn-auto.so and include/sqlite-acorn.h (PREFIX=/usr/local, DESTDIR)"
 	@echo "make uninstall       remove what make install installed"
 	@echo "make clean           remove dist/ and build/"
@@ -202,6 +203,10 @@ bench: deps-bench
 
 bench-record: deps-bench
 	bench/run --record
+
+# The cache benchmark at 10^6 entries (minutes, ~3 GB in $$TMPDIR).
+bench-cache-1m: deps-bench
+	CACHE_SIZES=1000000 CACHE_DISKCACHE_KEYS=0 bash bench/cache.sh
 
 # bench_insert's yardstick: one run of the same workload in plain C
 # (bench/insert.sh builds and runs it).

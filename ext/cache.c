@@ -955,6 +955,13 @@ static int cacheBufferEmpty(const cache_buffer *b){
                   && b->nCount==0);
 }
 
+/* Must b outlive its vtab instance (parked, for the next instance of the
+** table to adopt)?  Yes while it holds anything, or the state of an open
+** transaction: its savepoint copies, and a config row not yet written. */
+static int cacheBufferKeep(const cache_buffer *b){
+  return !cacheBufferEmpty(b) || (b && (b->bInTxn || b->eCfg==CACHE_CFG_DIRTY));
+}
+
 /* Does b hold anything not written yet? */
 static int cacheBufferUnwritten(const cache_buffer *b){
   return b && (b->nPending || b->nMissPending || b->nHitLoose);
@@ -1783,7 +1790,50 @@ static int cacheWriterBusy(sqlite3 *db){
 /* Flush in a short transaction of its own, only when that cannot join or
 ** disturb the user's: autocommit mode, no writing statement running.  A
 ** format 1 table is converted only if no statement at all is running. */
+/* Is the schema of p->zDb that p->db holds the one in the file?  If not,
+** the next statement on it makes SQLite drop and load that schema again,
+** which a flush at xDisconnect must not cause: sqlite3_close() disconnects
+** virtual tables while it walks the schema's tables.  The cookie of the
+** schema in memory is p3 of the Transaction opcode of a statement prepared
+** on it (EXPLAIN lists it and runs nothing); PRAGMA schema_version reads the
+** file's.  Called inside a transaction, so the answer holds. */
+static int cacheSchemaCurrent(cache_vtab *p){
+  sqlite3_stmt *pStmt = 0;
+  i64 iMem = -1, iFile = -2;
+  char *zSql = sqlite3_mprintf("EXPLAIN SELECT 1 FROM \"%w\".sqlite_schema",
+                               p->zDb);
+  if( zSql && sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0)==SQLITE_OK ){
+    while( sqlite3_step(pStmt)==SQLITE_ROW ){
+      const char *zOp = (const char*)sqlite3_column_text(pStmt, 1);
+      if( zOp && strcmp(zOp, "Transaction")==0 ){
+        iMem = sqlite3_column_int64(pStmt, 4);
+        break;
+      }
+    }
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  pStmt = 0;
+  zSql = sqlite3_mprintf("PRAGMA \"%w\".schema_version", p->zDb);
+  if( zSql && sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0)==SQLITE_OK
+   && sqlite3_step(pStmt)==SQLITE_ROW ){
+    iFile = sqlite3_column_int64(pStmt, 0);
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  return iMem==iFile;
+}
+
+/* Flush in a short transaction of its own, only when that cannot join or
+** disturb the user's: autocommit mode, no writing statement running.  With
+** bIdle (xDisconnect: no statement at all is running) a format 1 table may
+** be converted, and nothing is written unless the schema in memory is
+** current.  The transaction is ours, so a failure ends it with a whole
+** ROLLBACK, prepared before anything is written: a RELEASE can fail (busy,
+** with a reader on a rollback journal; out of memory) and would leave the
+** transaction open, with the connection's next statements inside it. */
 static int cacheFlushStandalone(cache_vtab *p, int bIdle){
+  sqlite3_stmt *pRollback = 0;
   cache_op op;
   int rc;
   if( !cacheBufferUnwritten(p->pBuf) || p->bStale ) return SQLITE_OK;
@@ -1791,9 +1841,13 @@ static int cacheFlushStandalone(cache_vtab *p, int bIdle){
     return SQLITE_BUSY;
   }
   if( p->iFormat==1 && !bIdle ) return SQLITE_BUSY;
-  rc = sqlite3_exec(p->db, "SAVEPOINT acorn_cache_flush", 0, 0, 0);
-  if( rc!=SQLITE_OK ) return rc;
-  rc = cacheOpBegin(&op, p);
+  memset(&op, 0, sizeof(op));
+  rc = sqlite3_prepare_v2(p->db, "ROLLBACK", -1, &pRollback, 0);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_exec(p->db, "SAVEPOINT acorn_cache_flush", 0, 0, 0);
+  }
+  if( rc==SQLITE_OK && bIdle && !cacheSchemaCurrent(p) ) rc = SQLITE_SCHEMA;
+  if( rc==SQLITE_OK ) rc = cacheOpBegin(&op, p);
   if( rc==SQLITE_OK && p->bStale ) rc = SQLITE_ABORT;  /* nothing of ours */
   if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
   if( rc==SQLITE_OK ) rc = cacheConfigSave(&op);
@@ -1801,14 +1855,14 @@ static int cacheFlushStandalone(cache_vtab *p, int bIdle){
   if( rc==SQLITE_OK ){
     cacheBufferWritten(p->pBuf);
   }else{
-    sqlite3_exec(p->db, "ROLLBACK TO acorn_cache_flush;"
-                        " RELEASE acorn_cache_flush", 0, 0, 0);
+    if( pRollback && !sqlite3_get_autocommit(p->db) ) sqlite3_step(pRollback);
     cacheChunkDropAll(p);
     if( p->pBuf ){
       p->pBuf->eCfg = CACHE_CFG_NONE;
       p->pBuf->iGen++;
     }
   }
+  sqlite3_finalize(pRollback);
   /* Nobody reads this message: the caller carries on. */
   sqlite3_free(op.zErr);
   return rc;
@@ -2113,8 +2167,8 @@ static int cacheSet(
 /* The invariants of the stored table that SQL can check, each a query that
 ** returns a row (its message) when broken.  Formatted as aCacheStmt's. */
 static const char *const azCacheCheck[] = {
-  "SELECT 'the config table has ' || count(*) || ' rows, not 1'"
-  " FROM \"%w\".\"%w_config\" HAVING count(*)!=1 OR min(id)!=1",
+  "SELECT 'the config table has ' || n || ' rows, not 1' FROM (SELECT"
+  " count(*) AS n, min(id) AS m FROM \"%w\".\"%w_config\") WHERE n!=1 OR m!=1",
   "SELECT 'a counter is out of range: capacity ' || capacity || ', bytes '"
   " || bytes || ', entries ' || entries || ', seq ' || seq || ', hits ' ||"
   " hits || ', misses ' || misses || ', evictions ' || evictions ||"
@@ -2710,7 +2764,7 @@ static int cacheDisconnect(sqlite3_vtab *pVtab){
       if( bDefensive ) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DEFENSIVE, 1, 0);
     }
   }
-  if( !p->bStale && p->uid>=0 && !cacheBufferEmpty(p->pBuf) ){
+  if( !p->bStale && p->uid>=0 && cacheBufferKeep(p->pBuf) ){
     /* Not written (a statement is running, or the schema is gone, as at
     ** DETACH).  The transaction state stays with the buffer: a stale
     ** instance that SQLite still holds in the transaction forwards its
@@ -3551,10 +3605,12 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
         return SQLITE_ERROR;
       }
     }
-    /* Write the buffered uses first: the hits read below must include
-    ** them, as cacheSet() writes that count back. */
+    /* Whatever can refuse the UPDATE is checked before the first write:
+    ** SQLite opens no statement journal for a one-row change of a virtual
+    ** table, so inside a transaction a write made before an error would
+    ** stay.  The hits kept are the stored ones plus this connection's
+    ** buffered uses of the entry, written just before the set. */
     rc = cacheOpBegin(&op, p);
-    if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
     if( rc==SQLITE_OK ) rc = cacheStmt(&op, CACHE_STMT_ROW, &pStmt);
     if( rc ) return cacheOpCommit(&op, rc);
     sqlite3_bind_int64(pStmt, 1, idOld);
@@ -3570,13 +3626,17 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     rc = cacheOpError(&op, rc);
     if( rc==SQLITE_OK && pOldKey && op.cfg.ePolicy==CACHE_POLICY_LRU ){
       cache_rec r;
+      const cache_use *u = cacheBufferFind(p->pBuf, idOld);
       int bFound = 0;
       rc = cacheRecFind(&op, idOld, &r, &bFound);
       if( bFound ) nHits = r.hits;
+      if( u ) nHits += u->nHit;
     }
-    if( rc==SQLITE_OK && pOldKey ){
-      /* (Without a row: it went away under the statement; nothing to
-      ** update but the flush.) */
+    if( rc==SQLITE_OK && pOldKey==0 ){
+      /* the row went away under the statement: nothing to update but the
+      ** flush (every write flushes) */
+      rc = cacheFlushWrite(&op);
+    }else if( rc==SQLITE_OK ){
       i64 idOther = 0, idNew = 0;
       pKey = sqlite3_value_nochange(argv[2+CACHE_COLUMN_KEY])
                ? pOldKey : argv[2+CACHE_COLUMN_KEY];
@@ -3593,6 +3653,7 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
       /* The old entry goes; the key is set anew (replacing any entry that
       ** had the new key), keeping created and hits.  OR IGNORE skips a row
       ** whose new key another live entry has. */
+      if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
       if( rc==SQLITE_OK && idOther==0 ){
         int bFound = 0;
         rc = cacheDeleteEntry(&op, idOld, &bFound);
@@ -3730,7 +3791,9 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     rc = cacheOpError(&op, sqlite3_reset(pStmt));
   }
   if( rc ){
-    if( op.zErr ){
+    if( rc==SQLITE_NOMEM ){
+      sqlite3_result_error_nomem(ctx);
+    }else if( op.zErr ){
       sqlite3_result_error(ctx, op.zErr, -1);
     }else{
       sqlite3_result_error_code(ctx, rc);
