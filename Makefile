@@ -137,6 +137,11 @@ build/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
 
+# bench_insert's latency histogram: the test includes ext/bench_run.c itself.
+build/bench_hist: tests/c/bench_hist.c $(SRC) $(HDR)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< $(filter-out ext/bench_run.c,$(SRC)) -lsqlite3 $(LDLIBS)
+
 # A program that knows nothing of acorn, run with dist/acorn-auto.so
 # preloaded; -rdynamic exports its sqlite3_auto_extension, which counts calls.
 build/auto_test: tests/c/auto_test.c
@@ -144,7 +149,7 @@ build/auto_test: tests/c/auto_test.c
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -rdynamic -o $@ $< -lsqlite3 -ldl $(LDLIBS)
 
 TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/auto_test \
-            build/auto_static
+            build/auto_static build/bench_hist
 
 # `make test`: a warning-free build, then every suite.
 test: deps-test
