@@ -295,19 +295,24 @@ dist-python: $(PKG_SO)
 # directory, where Debian's libsqlite3-mod-* packages put their extensions,
 # so that `.load acorn` and `load_extension('acorn')` find it by name and
 # acorn-auto.so finds acorn.so beside it; the public header in usr/include;
-# README.Debian says where each file is.  The copyright file takes its
+# README.Debian says where each file is.  The changelog's first entry must
+# be VERSION's (its date is the commit's).  The copyright file takes its
 # license text from LICENSE when there is one.
 dist-deb: $(PKG_SO) $(PKG_AUTO)
 	rm -rf $(PKG)/deb dist/acorn_*_$(DEB_ARCH).deb
 	@mkdir -p dist
+	@top=$$(sed -n '1s/^acorn (\([^)]*\)).*/\1/p' ext/packages/debian/changelog); \
+	if [ "$$top" != "$(VERSION)" ]; then \
+	  echo "ext/packages/debian/changelog: the first entry is for '$$top', VERSION is $(VERSION): add an entry for $(VERSION)" >&2; \
+	  exit 1; \
+	fi
 	@set -e; r=$(PKG)/deb; doc=$$r/usr/share/doc/acorn; \
 	mkdir -p $$r/DEBIAN $$r/$(DEB_LIBDIR) $$r/usr/include $$doc; \
 	install -m 0644 $(PKG_SO) $$r/$(DEB_LIBDIR)/acorn.so; \
 	install -m 0644 $(PKG_AUTO) $$r/$(DEB_LIBDIR)/acorn-auto.so; \
 	install -m 0644 ext/sqlite-acorn.h $$r/usr/include/sqlite-acorn.h; \
 	sed 's|@LIBDIR@|/$(DEB_LIBDIR)|g' ext/packages/debian/README.Debian > $$doc/README.Debian; \
-	sed -e 's/@VERSION@/$(VERSION)/g' \
-	    -e "s/@DATE@/$$(LC_ALL=C date -u -R -d @$(PKG_EPOCH))/" \
+	sed -e "s/@DATE@/$$(LC_ALL=C date -u -R -d @$(PKG_EPOCH))/" \
 	    ext/packages/debian/changelog | gzip -9n > $$doc/changelog.gz; \
 	year=$$(date -u -d @$(PKG_EPOCH) +%Y); \
 	if [ -f LICENSE ]; then \
