@@ -269,7 +269,8 @@ dist-npm: $(PKG_SO)
 	@mkdir -p dist
 	mkdir -p $(PKG)/npm/lib/$(PKG_NODE_ARCH)
 	sed 's/@VERSION@/$(VERSION)/g' ext/packages/npm/package.json > $(PKG)/npm/package.json
-	cp ext/packages/npm/index.js ext/packages/npm/index.d.ts ext/packages/npm/README.md $(PKG)/npm/
+	sed 's/@VERSION@/$(VERSION)/g' ext/packages/npm/README.md > $(PKG)/npm/README.md
+	cp ext/packages/npm/index.js ext/packages/npm/index.d.ts $(PKG)/npm/
 	if [ -f LICENSE ]; then cp LICENSE $(PKG)/npm/LICENSE; fi
 	install -m 0755 $(PKG_SO) $(PKG)/npm/lib/$(PKG_NODE_ARCH)/acorn.so
 	touch -d @$(PKG_EPOCH) $$(find $(PKG)/npm)
@@ -284,7 +285,7 @@ dist-python: $(PKG_SO)
 	  > $(PKG)/wheel/sqlite_acorn/__init__.py
 	install -m 0755 $(PKG_SO) $(PKG)/wheel/sqlite_acorn/acorn.so
 	{ sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/METADATA; echo; \
-	  cat ext/packages/python/README.md; } > $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/METADATA
+	  sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/README.md; } > $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/METADATA
 	sed "s/@PLATFORM@/manylinux_$$(echo $(call pkg_glibc,$(PKG_SO)) | tr . _)_x86_64/" \
 	  ext/packages/python/WHEEL > $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/WHEEL
 	if [ -f LICENSE ]; then cp LICENSE $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/LICENSE; fi
