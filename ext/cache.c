@@ -955,6 +955,13 @@ static int cacheBufferEmpty(const cache_buffer *b){
                   && b->nCount==0);
 }
 
+/* Must b outlive its vtab instance (parked, for the next instance of the
+** table to adopt)?  Yes while it holds anything, or the state of an open
+** transaction: its savepoint copies, and a config row not yet written. */
+static int cacheBufferKeep(const cache_buffer *b){
+  return !cacheBufferEmpty(b) || (b && (b->bInTxn || b->eCfg==CACHE_CFG_DIRTY));
+}
+
 /* Does b hold anything not written yet? */
 static int cacheBufferUnwritten(const cache_buffer *b){
   return b && (b->nPending || b->nMissPending || b->nHitLoose);
@@ -2757,7 +2764,7 @@ static int cacheDisconnect(sqlite3_vtab *pVtab){
       if( bDefensive ) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DEFENSIVE, 1, 0);
     }
   }
-  if( !p->bStale && p->uid>=0 && !cacheBufferEmpty(p->pBuf) ){
+  if( !p->bStale && p->uid>=0 && cacheBufferKeep(p->pBuf) ){
     /* Not written (a statement is running, or the schema is gone, as at
     ** DETACH).  The transaction state stays with the buffer: a stale
     ** instance that SQLite still holds in the transaction forwards its
