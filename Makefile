@@ -138,6 +138,11 @@ build/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
 
+# bench_insert's latency histogram: the test includes ext/bench_run.c itself.
+build/bench_hist: tests/c/bench_hist.c $(SRC) $(HDR)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< $(filter-out ext/bench_run.c,$(SRC)) -lsqlite3 $(LDLIBS)
+
 # A program that knows nothing of acorn, run with dist/acorn-auto.so
 # preloaded; -rdynamic exports its sqlite3_auto_extension, which counts calls.
 build/auto_test: tests/c/auto_test.c
@@ -166,7 +171,8 @@ build/acorn_oom_asan: tests/c/acorn_oom.c $(SRC) $(HDR)
 	$(CC) $(SAN_FLAGS) $(WARN) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
 
 TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/auto_test \
-            build/auto_static build/cache_crash build/cache_load build/acorn_oom
+            build/auto_static build/bench_hist build/cache_crash build/cache_load \
+            build/acorn_oom
 
 # `make test`: a warning-free build, then every suite.
 test: deps-test
@@ -255,13 +261,17 @@ build/cache_bench: bench/cache_bench.c
 #   dist/sqlite_acorn-$(VERSION)-py3-none-TAG.whl   Python (wheel pack);
 #        TAG is manylinux_2_N_x86_64 with 2.N the newest glibc symbol
 #        version the binary needs
-#   dist/acorn_$(VERSION)_amd64.deb                 Debian (dpkg-deb)
+#   dist/acorn_$(VERSION)_amd64.deb                 Debian (dpkg-deb); it
+#        also holds the preload library, built and stripped the same way,
+#        and the public header
 # `make test-dist` builds them and tests each one installed (tests/dist/run).
 PKG        = build/pkg
 PKG_SO     = $(PKG)/acorn.so
+PKG_AUTO   = $(PKG)/acorn-auto.so
 PKG_CFLAGS = -O2 -fstack-protector-strong -fstack-clash-protection -fcf-protection \
              -D_FORTIFY_SOURCE=2
-PKG_LDFLAGS= -Wl,-z,relro -Wl,-z,now -Wl,-soname,acorn.so
+PKG_LDFLAGS= -Wl,-z,relro -Wl,-z,now
+PKG_STRIP  = strip --strip-unneeded --remove-section=.comment --remove-section=.note
 PKG_NODE_ARCH = linux-x64
 DEB_ARCH   = amd64
 DEB_LIBDIR = usr/lib/x86_64-linux-gnu
@@ -271,17 +281,25 @@ NPM       ?= npm
 # date) is the commit's, so building one commit twice gives the same files.
 PKG_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),$(shell date +%s))
 PKG_DATE  := $(shell date -u -d @$(PKG_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
-# The newest GLIBC_x.y symbol version $(PKG_SO) needs (after it is built).
-pkg_glibc  = $$(objdump -T $(PKG_SO) | sed -n 's/.*GLIBC_\([0-9][0-9.]*\).*/\1/p' | sort -uV | tail -n 1)
+# $(call pkg_glibc,FILES): the newest GLIBC_x.y symbol version FILES need
+# (after they are built).
+pkg_glibc  = $$(objdump -T $(1) | sed -n 's/.*GLIBC_\([0-9][0-9.]*\).*/\1/p' | sort -uV | tail -n 1)
 
 $(PKG_SO): $(SRC) $(HDR) VERSION Makefile
 	@mkdir -p $(PKG)
 	$(CC) $(PKG_CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
 	  -DACORN_VERSION='"$(VERSION)"' -DACORN_COMMIT='"$(COMMIT)"' \
 	  -DACORN_BUILD_DATE='"$(PKG_DATE)"' -DACORN_CFLAGS='"$(PKG_CFLAGS) $(WARN) $(EXTRA_CFLAGS)"' \
-	  $(SO_LDFLAGS) $(PKG_LDFLAGS) -o $(PKG)/acorn.unstripped.so $(SRC) $(LDLIBS)
-	strip --strip-unneeded --remove-section=.comment --remove-section=.note \
-	  -o $@ $(PKG)/acorn.unstripped.so
+	  $(SO_LDFLAGS) $(PKG_LDFLAGS) -Wl,-soname,acorn.so -o $(PKG)/acorn.unstripped.so $(SRC) $(LDLIBS)
+	$(PKG_STRIP) -o $@ $(PKG)/acorn.unstripped.so
+
+# The preload library for the Debian package (ext/auto.c, as dist/acorn-auto.so).
+$(PKG_AUTO): $(AUTO_SRC) Makefile
+	@mkdir -p $(PKG)
+	$(CC) $(PKG_CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
+	  -shared $(LDFLAGS) $(PKG_LDFLAGS) -Wl,-soname,acorn-auto.so \
+	  -o $(PKG)/acorn-auto.unstripped.so $(AUTO_SRC) -lsqlite3 -ldl -lpthread
+	$(PKG_STRIP) -o $@ $(PKG)/acorn-auto.unstripped.so
 
 dist: dist-npm dist-python dist-deb
 
@@ -290,7 +308,8 @@ dist-npm: $(PKG_SO)
 	@mkdir -p dist
 	mkdir -p $(PKG)/npm/lib/$(PKG_NODE_ARCH)
 	sed 's/@VERSION@/$(VERSION)/g' ext/packages/npm/package.json > $(PKG)/npm/package.json
-	cp ext/packages/npm/index.js ext/packages/npm/index.d.ts ext/packages/npm/README.md $(PKG)/npm/
+	sed 's/@VERSION@/$(VERSION)/g' ext/packages/npm/README.md > $(PKG)/npm/README.md
+	cp ext/packages/npm/index.js ext/packages/npm/index.d.ts $(PKG)/npm/
 	if [ -f LICENSE ]; then cp LICENSE $(PKG)/npm/LICENSE; fi
 	install -m 0755 $(PKG_SO) $(PKG)/npm/lib/$(PKG_NODE_ARCH)/acorn.so
 	touch -d @$(PKG_EPOCH) $$(find $(PKG)/npm)
@@ -305,25 +324,35 @@ dist-python: $(PKG_SO)
 	  > $(PKG)/wheel/sqlite_acorn/__init__.py
 	install -m 0755 $(PKG_SO) $(PKG)/wheel/sqlite_acorn/acorn.so
 	{ sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/METADATA; echo; \
-	  cat ext/packages/python/README.md; } > $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/METADATA
-	sed "s/@PLATFORM@/manylinux_$$(echo $(pkg_glibc) | tr . _)_x86_64/" \
+	  sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/README.md; } > $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/METADATA
+	sed "s/@PLATFORM@/manylinux_$$(echo $(call pkg_glibc,$(PKG_SO)) | tr . _)_x86_64/" \
 	  ext/packages/python/WHEEL > $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/WHEEL
 	if [ -f LICENSE ]; then cp LICENSE $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/LICENSE; fi
 	SOURCE_DATE_EPOCH=$(PKG_EPOCH) $(DEB_PYTHON) -m wheel pack --dest-dir dist $(PKG)/wheel >/dev/null
 	@ls -l dist/sqlite_acorn-$(VERSION)-*.whl
 
-# Debian: the extension in the multiarch library directory, where
-# Debian's libsqlite3-mod-* packages put theirs, so that
-# `.load acorn` and `load_extension('acorn')` find it by name.  The
-# copyright file takes its license text from LICENSE when there is one.
-dist-deb: $(PKG_SO)
+# Debian: the extension and the preload library in the multiarch library
+# directory, where Debian's libsqlite3-mod-* packages put their extensions,
+# so that `.load acorn` and `load_extension('acorn')` find it by name and
+# acorn-auto.so finds acorn.so beside it; the public header in usr/include;
+# README.Debian says where each file is.  The changelog's first entry must
+# be VERSION's (its date is the commit's).  The copyright file takes its
+# license text from LICENSE when there is one.
+dist-deb: $(PKG_SO) $(PKG_AUTO)
 	rm -rf $(PKG)/deb dist/acorn_*_$(DEB_ARCH).deb
 	@mkdir -p dist
+	@top=$$(sed -n '1s/^acorn (\([^)]*\)).*/\1/p' ext/packages/debian/changelog); \
+	if [ "$$top" != "$(VERSION)" ]; then \
+	  echo "ext/packages/debian/changelog: the first entry is for '$$top', VERSION is $(VERSION): add an entry for $(VERSION)" >&2; \
+	  exit 1; \
+	fi
 	@set -e; r=$(PKG)/deb; doc=$$r/usr/share/doc/acorn; \
-	mkdir -p $$r/DEBIAN $$r/$(DEB_LIBDIR) $$doc; \
+	mkdir -p $$r/DEBIAN $$r/$(DEB_LIBDIR) $$r/usr/include $$doc; \
 	install -m 0644 $(PKG_SO) $$r/$(DEB_LIBDIR)/acorn.so; \
-	sed -e 's/@VERSION@/$(VERSION)/g' \
-	    -e "s/@DATE@/$$(LC_ALL=C date -u -R -d @$(PKG_EPOCH))/" \
+	install -m 0644 $(PKG_AUTO) $$r/$(DEB_LIBDIR)/acorn-auto.so; \
+	install -m 0644 ext/sqlite-acorn.h $$r/usr/include/sqlite-acorn.h; \
+	sed 's|@LIBDIR@|/$(DEB_LIBDIR)|g' ext/packages/debian/README.Debian > $$doc/README.Debian; \
+	sed -e "s/@DATE@/$$(LC_ALL=C date -u -R -d @$(PKG_EPOCH))/" \
 	    ext/packages/debian/changelog | gzip -9n > $$doc/changelog.gz; \
 	year=$$(date -u -d @$(PKG_EPOCH) +%Y); \
 	if [ -f LICENSE ]; then \
@@ -335,8 +364,8 @@ dist-deb: $(PKG_SO)
 	  sed "s/@COPYRIGHT@/$$year acorn developers/" ext/packages/debian/copyright > $$doc/copyright; \
 	fi; \
 	printf 'activate-noawait ldconfig\n' > $$r/DEBIAN/triggers; \
-	glibc=$(pkg_glibc); size=$$(du -k -s --apparent-size $$r/usr | cut -f1); \
-	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' \
+	glibc=$(call pkg_glibc,$(PKG_SO) $(PKG_AUTO)); size=$$(du -k -s --apparent-size $$r/usr | cut -f1); \
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' -e 's|@LIBDIR@|/$(DEB_LIBDIR)|g' \
 	    -e "s/@GLIBC@/$$glibc/" -e "s/@SIZE@/$$size/" \
 	    ext/packages/debian/control > $$r/DEBIAN/control; \
 	(cd $$r && find usr -type f | LC_ALL=C sort | xargs md5sum) > $$r/DEBIAN/md5sums; \

@@ -17,8 +17,8 @@
 **   load        KEYS sets of new keys in transactions of 1000
 **               (plain: INSERT OR REPLACE; the caches' capacity is 4x the
 **               data, nothing is evicted)
-**   get         G random gets of stored keys, autocommit, G = max(2*KEYS,
-**               200000); the caches' times include writing their buffered
+**   get         200000 random gets of stored keys, autocommit; the
+**               caches' times include writing their buffered
 **               recency (lru: a flush at each recency_buffer distinct keys,
 **               as in normal use, and a final 'flush'; fifo writes none)
 **   replace     KEYS/5 (at most 20000) autocommit sets of stored keys
@@ -260,7 +260,7 @@ static void record(side *a, int iPhase, int iRun, long long nOps){
 
 static void run(int iRun, long long nKeys){
   long long nData = nKeys*(sizeof(aVal)+13);
-  long long nGet = 2*nKeys>200000 ? 2*nKeys : 200000;
+  long long nGet = 200000;
   long long nRepl = nKeys/5<20000 ? nKeys/5 : 20000;
   long long nEvAuto = 20000, nEvTxn = 100000;
   long long iNext = nKeys;      /* the next new key */

@@ -342,7 +342,8 @@ static const struct {
     "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
     " WHERE id>=?1 ORDER BY id LIMIT 1" },
   { CACHE_STMT_ENTRY,
-    "SELECT expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\" WHERE id=?1" },
+    "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
+    " WHERE id=?1" },
   { CACHE_STMT_EXPIRY_ADD,
     "INSERT INTO \"%w\".\"%w_expiry\"(expires, id) VALUES(?1, ?2)" },
   { CACHE_STMT_EXPIRY_DEL,
@@ -966,6 +967,13 @@ static int cacheBufferEmpty(const cache_buffer *b){
   return b==0 || (b->nPending==0 && b->nMissPending==0 && b->nHitLoose==0
                   && b->nFlushed==0
                   && b->nCount==0);
+}
+
+/* Must b outlive its vtab instance (parked, for the next instance of the
+** table to adopt)?  Yes while it holds anything, or the state of an open
+** transaction: its savepoint copies, and a config row not yet written. */
+static int cacheBufferKeep(const cache_buffer *b){
+  return !cacheBufferEmpty(b) || (b && (b->bInTxn || b->eCfg==CACHE_CFG_DIRTY));
 }
 
 /* Does b hold anything not written yet? */
@@ -1894,48 +1902,69 @@ static void cacheTouch(cache_vtab *p, i64 id, i64 ms){
 
 /* ------------------------------------------------------- entry writes */
 
-/* Delete entry id, whose expires (if bExpires) and size are known.  Its
-** record, if it has one, stays until eviction meets it or a sweep finds it
-** dead (bNoRec: it has none; no sweep needs to look). */
-static int cacheDeleteKnown(cache_op *op, i64 id, int bExpires, i64 iExpires,
-                            i64 nSize, int bNoRec){
+/* What a write needs of a stored entry to delete it.  FIND, HEAD and ENTRY
+** all return these columns. */
+typedef struct cache_entry cache_entry;
+struct cache_entry {
+  i64 id;
+  int bExpires;         /* expires is not NULL */
+  i64 iExpires;
+  i64 nSize;            /* bytes of key and value */
+};
+
+/* Step pStmt (FIND, HEAD or ENTRY, bound), read its row into *pE if there
+** is one (*pbFound), and reset it. */
+static int cacheEntryStep(cache_op *op, sqlite3_stmt *pStmt, cache_entry *pE,
+                          int *pbFound){
+  *pbFound = sqlite3_step(pStmt)==SQLITE_ROW;
+  if( *pbFound ){
+    pE->id = sqlite3_column_int64(pStmt, 0);
+    pE->bExpires = sqlite3_column_type(pStmt, 1)!=SQLITE_NULL;
+    pE->iExpires = sqlite3_column_int64(pStmt, 1);
+    pE->nSize = sqlite3_column_int64(pStmt, 2);
+  }
+  return cacheOpError(op, sqlite3_reset(pStmt));
+}
+
+/* Delete entry *pE.  Its record, if it has one, stays until eviction meets
+** it or a sweep finds it dead (bNoRec: it has none; no sweep needs to
+** look). */
+static int cacheDeleteKnown(cache_op *op, const cache_entry *pE, int bNoRec){
   sqlite3_stmt *pStmt;
   int rc = cacheStmt(op, CACHE_STMT_DELETE, &pStmt);
   if( rc ) return rc;
-  sqlite3_bind_int64(pStmt, 1, id);
+  sqlite3_bind_int64(pStmt, 1, pE->id);
   rc = cacheRun(op, pStmt);
-  if( rc==SQLITE_OK && bExpires ){
+  if( rc==SQLITE_OK && pE->bExpires ){
     rc = cacheStmt(op, CACHE_STMT_EXPIRY_DEL, &pStmt);
     if( rc==SQLITE_OK ){
-      sqlite3_bind_int64(pStmt, 1, iExpires);
-      sqlite3_bind_int64(pStmt, 2, id);
+      sqlite3_bind_int64(pStmt, 1, pE->iExpires);
+      sqlite3_bind_int64(pStmt, 2, pE->id);
       rc = cacheRun(op, pStmt);
     }
   }
   if( !bNoRec && op->cfg.ePolicy==CACHE_POLICY_LRU ) op->cfg.nDead++;
-  op->cfg.bytes -= nSize;
+  op->cfg.bytes -= pE->nSize;
   op->cfg.entries--;
   return rc;
 }
 
-/* Delete entry id if it exists (*pbFound). */
-static int cacheDeleteEntry(cache_op *op, i64 id, int *pbFound){
+/* Read entry id into *pE if it exists (*pbFound). */
+static int cacheEntryRead(cache_op *op, i64 id, cache_entry *pE, int *pbFound){
   sqlite3_stmt *pStmt;
-  int rc, bExpires = 0;
-  i64 iExpires = 0, nSize = 0;
+  int rc = cacheStmt(op, CACHE_STMT_ENTRY, &pStmt);
   *pbFound = 0;
-  rc = cacheStmt(op, CACHE_STMT_ENTRY, &pStmt);
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
-  if( sqlite3_step(pStmt)==SQLITE_ROW ){
-    *pbFound = 1;
-    bExpires = sqlite3_column_type(pStmt, 0)!=SQLITE_NULL;
-    iExpires = sqlite3_column_int64(pStmt, 0);
-    nSize = sqlite3_column_int64(pStmt, 1);
-  }
-  rc = cacheOpError(op, sqlite3_reset(pStmt));
+  return cacheEntryStep(op, pStmt, pE, pbFound);
+}
+
+/* Delete entry id if it exists (*pbFound). */
+static int cacheDeleteEntry(cache_op *op, i64 id, int *pbFound){
+  cache_entry e;
+  int rc = cacheEntryRead(op, id, &e, pbFound);
   if( rc || !*pbFound ) return rc;
-  return cacheDeleteKnown(op, id, bExpires, iExpires, nSize, 0);
+  return cacheDeleteKnown(op, &e, 0);
 }
 
 /* Reclaim every entry that expired at or before op->now. */
@@ -2034,8 +2063,8 @@ static int cacheEvictOne(cache_op *op, int *pbNone){
   sqlite3_stmt *pStmt;
   int rc;
   for(;;){
-    i64 idA = 0, iExpA = 0, nSizeA = 0;
-    int bA = 0, bExpA = 0, bFound = 0;
+    cache_entry eA, eB;
+    int bA = 0, bFound = 0;
     cache_rec rB = {0, 0, 0, 0};
     cache_chunk *cB = 0;
     /* A: the first entry at or after head never used since its set */
@@ -2045,18 +2074,11 @@ static int cacheEvictOne(cache_op *op, int *pbNone){
       rc = cacheStmt(op, CACHE_STMT_HEAD, &pStmt);
       if( rc ) return rc;
       sqlite3_bind_int64(pStmt, 1, op->cfg.iHead);
-      if( sqlite3_step(pStmt)==SQLITE_ROW ){
-        bA = 1;
-        idA = sqlite3_column_int64(pStmt, 0);
-        bExpA = sqlite3_column_type(pStmt, 1)!=SQLITE_NULL;
-        iExpA = sqlite3_column_int64(pStmt, 1);
-        nSizeA = sqlite3_column_int64(pStmt, 2);
-      }
-      rc = cacheOpError(op, sqlite3_reset(pStmt));
+      rc = cacheEntryStep(op, pStmt, &eA, &bA);
       if( rc || !bA || !bLru ) break;
-      rc = cacheRecFind(op, idA, &r, &bRec);
+      rc = cacheRecFind(op, eA.id, &r, &bRec);
       if( rc || !bRec ) break;
-      op->cfg.iHead = idA + 1;     /* used since its set: its record counts */
+      op->cfg.iHead = eA.id + 1;   /* used since its set: its record counts */
       bA = 0;
     }
     if( rc ) return rc;
@@ -2069,26 +2091,15 @@ static int cacheEvictOne(cache_op *op, int *pbNone){
       *pbNone = 1;
       return SQLITE_OK;
     }
-    if( bA && (cB==0 || idA<rB.used) ){
-      op->cfg.iHead = idA + 1;
-      return cacheDeleteKnown(op, idA, bExpA, iExpA, nSizeA, 1);
+    if( bA && (cB==0 || eA.id<rB.used) ){
+      op->cfg.iHead = eA.id + 1;
+      return cacheDeleteKnown(op, &eA, 1);
     }
     /* B, unless its entry is gone (deleted or set again since: its
     ** record was left for eviction to meet) */
-    rc = cacheStmt(op, CACHE_STMT_ENTRY, &pStmt);
-    if( rc ) return rc;
-    sqlite3_bind_int64(pStmt, 1, rB.id);
-    if( sqlite3_step(pStmt)==SQLITE_ROW ){
-      bFound = 1;
-      bExpA = sqlite3_column_type(pStmt, 0)!=SQLITE_NULL;
-      iExpA = sqlite3_column_int64(pStmt, 0);
-      nSizeA = sqlite3_column_int64(pStmt, 1);
-    }
-    rc = cacheOpError(op, sqlite3_reset(pStmt));
+    rc = cacheEntryRead(op, rB.id, &eB, &bFound);
     if( rc==SQLITE_OK ) rc = cacheOldestPassed(op, cB, rB.used);
-    if( rc==SQLITE_OK && bFound ){
-      return cacheDeleteKnown(op, rB.id, bExpA, iExpA, nSizeA, 1);
-    }
+    if( rc==SQLITE_OK && bFound ) return cacheDeleteKnown(op, &eB, 1);
     if( rc ) return rc;
     if( op->cfg.nDead>0 ) op->cfg.nDead--;
   }
@@ -2115,23 +2126,15 @@ static int cacheSet(
   int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits, i64 *pId
 ){
   sqlite3_stmt *pStmt;
-  i64 id = 0, nOldSize = 0, iOldExpires = 0;
-  int bOldExpires = 0, bOld = 0;
+  cache_entry eOld;
+  i64 id;
+  int bOld = 0;
   int rc = cacheReclaimExpired(op);
   if( rc==SQLITE_OK ) rc = cacheStmt(op, CACHE_STMT_FIND, &pStmt);
   if( rc ) return rc;
   cacheBindKey(pStmt, 1, pKey);
-  if( sqlite3_step(pStmt)==SQLITE_ROW ){
-    bOld = 1;
-    id = sqlite3_column_int64(pStmt, 0);
-    bOldExpires = sqlite3_column_type(pStmt, 1)!=SQLITE_NULL;
-    iOldExpires = sqlite3_column_int64(pStmt, 1);
-    nOldSize = sqlite3_column_int64(pStmt, 2);
-  }
-  rc = cacheOpError(op, sqlite3_reset(pStmt));
-  if( rc==SQLITE_OK && bOld ){
-    rc = cacheDeleteKnown(op, id, bOldExpires, iOldExpires, nOldSize, 0);
-  }
+  rc = cacheEntryStep(op, pStmt, &eOld, &bOld);
+  if( rc==SQLITE_OK && bOld ) rc = cacheDeleteKnown(op, &eOld, 0);
   if( rc ) return rc;
   id = ++op->cfg.seq;
   rc = cacheStmt(op, CACHE_STMT_INSERT, &pStmt);
@@ -2776,7 +2779,7 @@ static int cacheDisconnect(sqlite3_vtab *pVtab){
       if( bDefensive ) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DEFENSIVE, 1, 0);
     }
   }
-  if( !p->bStale && p->uid>=0 && !cacheBufferEmpty(p->pBuf) ){
+  if( !p->bStale && p->uid>=0 && cacheBufferKeep(p->pBuf) ){
     /* Not written (a statement is running, or the schema is gone, as at
     ** DETACH).  The transaction state stays with the buffer: a stale
     ** instance that SQLite still holds in the transaction forwards its

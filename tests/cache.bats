@@ -718,6 +718,27 @@ x
   done
 }
 
+@test "the model test agrees under policy = fifo too: order of set, no hits counted" {
+  local n seed journal db
+  n=$(big 2000)
+  for spec in "11 wal" "13 memory" "14 delete"; do
+    set -- $spec
+    seed=$1; journal=$2
+    mkdir -p "$BATS_TEST_TMPDIR/f$seed"
+    /usr/bin/python3 "$TESTS/cache_model.py" "$seed" "$n" 7 "$BATS_TEST_TMPDIR/f$seed" \
+      $( [ "$journal" = memory ] || echo "$journal" ) fifo
+    db=":memory:"
+    [ "$journal" = memory ] || db="$BATS_TEST_TMPDIR/f$seed/c.db"
+    { echo ".load $ACORN"; cat "$BATS_TEST_TMPDIR/f$seed/script.sql"; } \
+      | wrap sqlite3 -batch "$db" >"$BATS_TEST_TMPDIR/f$seed/got.out" 2>"$BATS_TEST_TMPDIR/f$seed/got.err" || true
+    sed -E 's/ near line [0-9]+:/:/' "$BATS_TEST_TMPDIR/f$seed/got.err" >"$BATS_TEST_TMPDIR/f$seed/got.err2"
+    diff "$BATS_TEST_TMPDIR/f$seed/expected.out" "$BATS_TEST_TMPDIR/f$seed/got.out" | head -20
+    diff -q "$BATS_TEST_TMPDIR/f$seed/expected.out" "$BATS_TEST_TMPDIR/f$seed/got.out"
+    diff "$BATS_TEST_TMPDIR/f$seed/expected.err" "$BATS_TEST_TMPDIR/f$seed/got.err2"
+    [ "$(grep -c . "$BATS_TEST_TMPDIR/f$seed/expected.out")" -gt "$n" ]
+  done
+}
+
 @test "DDL between a use and a write: the use still counts (schema reset)" {
   run acorn_sql "
 CREATE TABLE other(x);

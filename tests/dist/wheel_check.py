@@ -4,7 +4,8 @@ Usage: python wheel_check.py WHEEL VERSION
 - the file name is sqlite_acorn-VERSION-py3-none-PLATFORM.whl and WHEEL's Tag agrees;
 - RECORD lists every member exactly once with its sha256 (urlsafe base64,
   unpadded) and size, and itself without either;
-- METADATA names sqlite-acorn at VERSION;
+- METADATA names sqlite-acorn at VERSION, and its description (the README)
+  shows acorn_version() as 'vVERSION';
 - PLATFORM is manylinux_2_N_x86_64 where 2.N is the newest GLIBC_ symbol
   version acorn.so needs, and acorn.so needs no library but libc and the
   dynamic loader (what the manylinux policy allows for a C extension).
@@ -57,6 +58,9 @@ def run(path, version):
         meta = email.parser.Parser().parsestr(z.read(f"{info}/METADATA").decode())
         check(meta["Name"] == "sqlite-acorn", f"METADATA Name {meta['Name']}")
         check(meta["Version"] == version, f"METADATA Version {meta['Version']}")
+        body = meta.get_payload()
+        check(f"'v{version}'" in body and "@VERSION@" not in body,
+              f"METADATA's description does not show acorn_version() as 'v{version}'")
         check(set(members) >= {"sqlite_acorn/__init__.py", "sqlite_acorn/acorn.so"}, f"members {members}")
         with tempfile.TemporaryDirectory() as d:
             so = z.extract("sqlite_acorn/acorn.so", d)
