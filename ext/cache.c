@@ -1842,8 +1842,8 @@ static int cacheCheckSize(cache_vtab *p, const cache_config *pCfg, i64 nSize){
 ** (its message) when broken.  %s is the quoted schema and table name
 ** without the closing quote. */
 static const char *const azCacheCheck[] = {
-  "SELECT 'the config table has ' || count(*) || ' rows, not 1'"
-  " FROM %s_config\" HAVING count(*)!=1 OR min(id)!=1",
+  "SELECT 'the config table has ' || n || ' rows, not 1' FROM (SELECT"
+  " count(*) AS n, min(id) AS m FROM %s_config\") WHERE n!=1 OR m!=1",
   "SELECT 'a counter is out of range: capacity ' || capacity || ', bytes '"
   " || bytes || ', entries ' || entries || ', seq ' || seq || ', hits ' ||"
   " hits || ', misses ' || misses || ', evictions ' || evictions ||"
