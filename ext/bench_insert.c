@@ -1851,7 +1851,13 @@ static sqlite3_module benchModule = {
   benchEof,
   benchColumn,
   benchRowid,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+  0, 0, 0, 0, 0,     /* xUpdate, xBegin, xSync, xCommit, xRollback */
+  0, 0,              /* xFindFunction, xRename */
+  0, 0, 0,           /* xSavepoint, xRelease, xRollbackTo */
+  0,                 /* xShadowName */
+#if SQLITE_VERSION_NUMBER>=3044000
+  0,                 /* xIntegrity (its headers declare it from 3.44 on) */
+#endif
 };
 
 int acorn_bench_insert_register(sqlite3 *db){
