@@ -28,7 +28,7 @@ SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sa
 ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 
 .PHONY: all loadable static install uninstall clean deps deps-test demo test \
-        test-long test-asan memcheck test-bindings bench help
+        test-long test-matrix test-asan memcheck test-bindings bench help
 
 all: loadable
 loadable: dist/acorn.so
@@ -38,6 +38,7 @@ help:
 	@echo "make demo       build and run sql/demo.sql in the sqlite3 shell"
 	@echo "make test       build (warnings are errors) and run every bats suite"
 	@echo "make test-long  the long runs (tests/long/*.bats)"
+	@echo "make test-matrix  every suite against SQLite 3.38.2 and 3.52.0 (built here)"
 	@echo "make test-asan  the suites with an ASan+UBSan build loaded"
 	@echo "make memcheck   the suites' SQL under valgrind"
 	@echo "make test-bindings  load from the CLI, Python, Node and Go"
@@ -117,6 +118,89 @@ test-asan: dist/asan/acorn.so $(TEST_BINS)
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  tests/run-bats tests/*.bats
+
+# `make test-matrix`: every suite against SQLite versions other than the
+# system's.  Each is built here from the autoconf tarball that a release of
+# the npm package sqlite3 carries (npm pack fetches it and runs nothing),
+# once: build/sqlite/<version>/ holds its sources, libsqlite3.so.0 and a
+# sqlite3 shell linked to that library.  The options are those SQLite's own
+# ./configure gives a user: thread-safe, extension loading on, math
+# functions, FTS4, FTS5, R-Tree and Geopoly, plus what the shell adds
+# (explain comments, dbstat, dbpage and stmt tables).  acorn and the C test
+# programs are compiled against each version's headers into
+# build/matrix/<version>/; tests/run-matrix runs the suites with them, and
+# again with dist/acorn.so (the system's headers) loaded into that library.
+MATRIX_SQLITE = 3.38.2 3.52.0
+NPM_SQLITE3_3.38.2 = 5.0.3
+NPM_SQLITE3_3.52.0 = 6.0.1
+SQLITE_CFLAGS = -O2
+SQLITE_OPTS = -DSQLITE_THREADSAFE=1 -D_REENTRANT=1 -DSQLITE_ENABLE_MATH_FUNCTIONS \
+  -DSQLITE_ENABLE_FTS4 -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_GEOPOLY \
+  -DSQLITE_ENABLE_EXPLAIN_COMMENTS -DSQLITE_ENABLE_DBPAGE_VTAB -DSQLITE_ENABLE_STMTVTAB \
+  -DSQLITE_ENABLE_DBSTAT_VTAB
+MATRIX_SUITES ?= $(wildcard tests/*.bats tests/long/*.bats)
+# in a recipe whose stem $* is the version: its headers and its library
+MATRIX_INC  = -Ibuild/sqlite/$*
+MATRIX_LINK = -Lbuild/sqlite/$* -Wl,-rpath,$(CURDIR)/build/sqlite/$* -lsqlite3
+MATRIX_BINS = $(foreach v,$(MATRIX_SQLITE),build/sqlite/$v/sqlite3 \
+  $(addprefix build/matrix/$v/,acorn.so static_test uuid_proc uuid_clock))
+
+# kept: make would delete them as intermediate files of the chain
+.PRECIOUS: build/sqlite/%/sqlite3.c build/sqlite/%/libsqlite3.so.0 build/matrix/%/libacorn.a
+
+build/sqlite/%/sqlite3.c:
+	@test -n "$(NPM_SQLITE3_$*)" || { echo "no npm package known for SQLite $*"; exit 1; }
+	@command -v npm >/dev/null || { echo "the SQLite matrix needs npm (tests/install-deps bindings)"; exit 1; }
+	rm -rf build/sqlite/$*/npm
+	mkdir -p build/sqlite/$*/npm
+	cd build/sqlite/$*/npm && npm pack --silent sqlite3@$(NPM_SQLITE3_$*) >/dev/null
+	tar -xzf build/sqlite/$*/npm/sqlite3-$(NPM_SQLITE3_$*).tgz -C build/sqlite/$*/npm \
+	  --wildcards 'package/deps/sqlite-autoconf-*.tar.gz'
+	tar -xzf build/sqlite/$*/npm/package/deps/sqlite-autoconf-*.tar.gz -C build/sqlite/$* --no-same-owner \
+	  --strip-components=1 --wildcards $(addprefix '*/,$(addsuffix ',sqlite3.c sqlite3.h sqlite3ext.h shell.c))
+	grep -q '^#define SQLITE_VERSION  *"$*"' build/sqlite/$*/sqlite3.h \
+	  || { echo "sqlite3@$(NPM_SQLITE3_$*) does not carry SQLite $*"; exit 1; }
+	rm -rf build/sqlite/$*/npm
+	touch $@
+
+build/sqlite/%/libsqlite3.so.0: build/sqlite/%/sqlite3.c
+	$(CC) $(SQLITE_CFLAGS) $(SQLITE_OPTS) -fPIC -shared -Wl,-soname,libsqlite3.so.0 \
+	  -o $@ $< -lpthread -ldl -lm
+	ln -sf libsqlite3.so.0 build/sqlite/$*/libsqlite3.so
+
+build/sqlite/%/sqlite3: build/sqlite/%/libsqlite3.so.0
+	$(CC) $(SQLITE_CFLAGS) $(SQLITE_OPTS) $(MATRIX_INC) -o $@ build/sqlite/$*/shell.c \
+	  $(MATRIX_LINK) -lpthread -ldl -lm
+
+build/matrix/%/acorn.so: $(SRC) $(HDR) VERSION Makefile build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(MATRIX_INC) $(SO_LDFLAGS) -o $@ $(SRC) $(LDLIBS)
+
+build/matrix/%/libacorn.a: $(SRC) $(HDR) VERSION Makefile build/sqlite/%/libsqlite3.so.0
+	rm -rf $(@D)/static $@
+	mkdir -p $(@D)/static
+	for f in $(SRC); do \
+	  $(CC) $(ALL_CFLAGS) $(MATRIX_INC) -DSQLITE_CORE -c -o $(@D)/static/$$(basename $$f .c).o $$f \
+	    || exit 1; \
+	done
+	ar rcs $@ $(@D)/static/*.o
+
+build/matrix/%/static_test: tests/c/static_test.c build/matrix/%/libacorn.a
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -o $@ $< \
+	  build/matrix/$*/libacorn.a $(MATRIX_LINK) $(LDLIBS)
+
+build/matrix/%/uuid_proc: tests/c/uuid_proc.c build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -o $@ $< $(MATRIX_LINK) $(LDLIBS)
+
+build/matrix/%/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR) build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
+	  -DACORN_TESTING -Iext -o $@ $< $(SRC) $(MATRIX_LINK) $(LDLIBS)
+
+test-matrix: deps-test
+	$(MAKE) --no-print-directory dist/acorn.so $(TEST_BINS) $(MATRIX_BINS) EXTRA_CFLAGS=-Werror
+	tests/run-matrix $(MATRIX_SQLITE) -- $(MATRIX_SUITES)
 
 memcheck: dist/acorn.so $(TEST_BINS)
 	ACORN_VALGRIND=1 ACORN_SCALE=20 tests/run-bats tests/*.bats

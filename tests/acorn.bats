@@ -54,15 +54,26 @@ $added"
   assert_success
   assert_output_contains "version: v$(cat "$ROOT/VERSION")"
   assert_output_contains "sqlite headers: 3."
-  assert_output_contains "sqlite library: $(sqlite3 -batch :memory: 'select sqlite_version()')"
+  assert_output_contains "sqlite library: $("$SQLITE3" -batch :memory: 'select sqlite_version()')"
   for key in "commit: " "date: 20" "compiler: " "cflags: "; do
     assert_output_contains "$key"
   done
 }
 
+@test "the shell, Python and the C test programs all run on the same SQLite library" {
+  local v
+  v=$("$SQLITE3" -batch :memory: 'SELECT sqlite_version();')
+  run python_run -c 'import sqlite3; print(sqlite3.sqlite_version)'
+  assert_success
+  assert_output "$v"
+  run wrap "$BUILD/static_test"
+  assert_success
+  assert_output_contains " sqlite $v"
+}
+
 load_by_sql() {
   printf "SELECT load_extension('%s') IS NULL;\nSELECT uuid_version(uuid7());\n" "$1" |
-    wrap sqlite3 -batch -bail :memory:
+    wrap "$SQLITE3" -batch -bail :memory:
 }
 
 @test "SELECT load_extension('./dist/acorn') works as .load does" {

@@ -2,7 +2,8 @@
 ** static_test.c: proves dist/libacorn.a (built with -DSQLITE_CORE) links
 ** into a program that links SQLite itself, and works there.
 **
-**   build/static_test   -> prints "static: ok <uuid7> <version>", exit 0
+**   build/static_test   -> prints "static: ok <uuid7> <acorn version> sqlite
+**                          <SQLite version of the library it runs on>", exit 0
 */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -24,11 +25,12 @@ int main(void){
     return 1;
   }
   rc = sqlite3_prepare_v2(db,
-      "SELECT uuid7(), uuid_version(uuid7()), acorn_version()", -1, &pStmt, 0);
+      "SELECT uuid7(), uuid_version(uuid7()), acorn_version(), sqlite_version()", -1, &pStmt, 0);
   if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     const char *zId = (const char*)sqlite3_column_text(pStmt, 0);
     if( zId && strlen(zId)==36 && sqlite3_column_int(pStmt, 1)==7 ){
-      printf("static: ok %s %s\n", zId, sqlite3_column_text(pStmt, 2));
+      printf("static: ok %s %s sqlite %s\n", zId, sqlite3_column_text(pStmt, 2),
+             sqlite3_column_text(pStmt, 3));
       ok = 1;
     }
   }
