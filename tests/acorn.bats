@@ -63,7 +63,8 @@ $added"
 @test "the shell, Python and the C test programs all run on the same SQLite library" {
   local v
   v=$("$SQLITE3" -batch :memory: 'SELECT sqlite_version();')
-  run python_run -c 'import sqlite3; print(sqlite3.sqlite_version)'
+  printf 'import sqlite3\nprint(sqlite3.sqlite_version)\n' >"$BATS_TEST_TMPDIR/v.py"
+  run python_run "$BATS_TEST_TMPDIR/v.py"
   assert_success
   assert_output "$v"
   run wrap "$BUILD/static_test"

@@ -582,7 +582,7 @@ wait_for_file() {
 # end, then open it (mode=rw: never create it) from this other process and
 # hold its write lock (BEGIN IMMEDIATE) for 0.5 s.  Prints "held".
 hold_write_lock() {
-  python_run - "$1" <<'PY'
+  "$PYTHON" - "$1" <<'PY'
 import glob, sqlite3, sys, time
 d = sys.argv[1]
 end = time.time() + 60

@@ -47,10 +47,32 @@ wrap() {
   fi
 }
 
-# python_run ARGS...: Debian's python3 (its sqlite3 module loads the
-# libsqlite3.so.0 that LD_LIBRARY_PATH names, if any).
+# python_run SCRIPT ARGS...: run a Python test script with Debian's python3
+# (its sqlite3 module loads the libsqlite3.so.0 that LD_LIBRARY_PATH names,
+# if any).  With ACORN_PRELOAD (make test-asan) the sanitizer runtimes are
+# preloaded, reports go to $BATS_TEST_TMPDIR as for sqlite3, and leaks are
+# checked when the script ends, before the interpreter shuts down: at exit
+# Python leaves memory of its own that LeakSanitizer would report, while at
+# that point all of Python's memory is still reachable (PYTHONMALLOC=malloc
+# puts its objects where LeakSanitizer looks), so whatever is unreachable
+# was leaked by acorn or SQLite.  The check also ends LeakSanitizer's own
+# at exit.  Under valgrind (make memcheck) Python runs plain.
 python_run() {
-  "$PYTHON" "$@"
+  if [ -n "${ACORN_PRELOAD:-}" ]; then
+    PYTHONMALLOC=malloc LD_PRELOAD="$ACORN_PRELOAD" \
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan" \
+      "$PYTHON" -c '
+import ctypes, runpy, sys
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+finally:
+    ctypes.CDLL(None).__lsan_do_leak_check()
+' "$@"
+  else
+    "$PYTHON" "$@"
+  fi
 }
 
 # acorn_sql SQL [DB]: run SQL in sqlite3 (batch, -bail) with acorn loaded,
@@ -79,7 +101,7 @@ runtime_error() {
 # new in X.Y.Z, only then).
 skip_unless_sqlite() {
   local out h l
-  out=$(printf '.load %s\nSELECT acorn_debug();\n' "$ACORN" | "$SQLITE3" -batch -bail :memory:)
+  out=$(acorn_sql "SELECT acorn_debug();")
   h=$(sed -n 's/^sqlite headers: //p' <<<"$out")
   l=$(sed -n 's/^sqlite library: //p' <<<"$out")
   [ -n "$h" ] && [ -n "$l" ] || fail "acorn_debug() did not give the SQLite versions: $out"
