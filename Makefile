@@ -86,7 +86,8 @@ demo: deps
 	$(MAKE) --no-print-directory dist/acorn.so
 	$(SQLITE3) -batch :memory: < sql/demo.sql
 
-# The C test programs used by the bats suites (threads, fork).
+# The C test programs used by the bats suites (threads, fork, an injected
+# clock, the random source's known answers).
 build/uuid_proc: tests/c/uuid_proc.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
@@ -95,7 +96,11 @@ build/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
 
-TEST_BINS = build/static_test build/uuid_proc build/uuid_clock
+build/chacha_kat: tests/c/chacha_kat.c ext/random.c $(HDR)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< ext/random.c -lsqlite3 $(LDLIBS)
+
+TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/chacha_kat
 
 # `make test`: a warning-free build, then every suite.
 test: deps-test
@@ -143,7 +148,7 @@ MATRIX_SUITES ?= $(wildcard tests/*.bats tests/long/*.bats)
 MATRIX_INC  = -Ibuild/sqlite/$*
 MATRIX_LINK = -Lbuild/sqlite/$* -Wl,-rpath,$(CURDIR)/build/sqlite/$* -lsqlite3
 MATRIX_BINS = $(foreach v,$(MATRIX_SQLITE),build/sqlite/$v/sqlite3 \
-  $(addprefix build/matrix/$v/,acorn.so static_test uuid_proc uuid_clock))
+  $(addprefix build/matrix/$v/,acorn.so static_test uuid_proc uuid_clock chacha_kat))
 
 # kept: make would delete them as intermediate files of the chain
 .PRECIOUS: build/sqlite/%/sqlite3.c build/sqlite/%/libsqlite3.so.0 build/matrix/%/libacorn.a
@@ -197,6 +202,11 @@ build/matrix/%/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR) build/sqlite/%/lib
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
 	  -DACORN_TESTING -Iext -o $@ $< $(SRC) $(MATRIX_LINK) $(LDLIBS)
+
+build/matrix/%/chacha_kat: tests/c/chacha_kat.c ext/random.c $(HDR) build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
+	  -DACORN_TESTING -Iext -o $@ $< ext/random.c $(MATRIX_LINK) $(LDLIBS)
 
 test-matrix: deps-test
 	$(MAKE) --no-print-directory dist/acorn.so $(TEST_BINS) $(MATRIX_BINS) EXTRA_CFLAGS=-Werror
