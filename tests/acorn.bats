@@ -85,6 +85,67 @@ load_by_sql() {
 7"
 }
 
+# load_line HOW: a script line that loads acorn, by .load (dot) or by
+# SELECT load_extension (sql, which prints 1).
+load_line() {
+  if [ "$1" = dot ]; then
+    echo ".load $ACORN"
+  else
+    echo "SELECT load_extension('$ACORN') IS NULL;"
+  fi
+}
+
+@test "loading acorn again on a connection, by .load or SQL in either order, succeeds and changes nothing" {
+  local first second want
+  run acorn_sql "$surface_sql"
+  assert_success
+  local surface=$output
+  for first in dot sql; do
+    for second in dot sql; do
+      # a cache table made and used before the second load keeps working,
+      # with its recency: 'b' is evicted, not 'a'
+      run plain_sql "$(load_line $first)
+CREATE VIRTUAL TABLE t USING cache(capacity = 30);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9));
+SELECT length(value) FROM t WHERE key = 'a';
+$(load_line $second)
+INSERT INTO t(key, value) VALUES ('c', zeroblob(9)), ('d', zeroblob(9));
+SELECT group_concat(key), (SELECT hits FROM cache_stats('t')), uuid_version(uuid7()) FROM t;
+$surface_sql"
+      assert_success
+      want=""
+      [ "$first" = dot ] || want+="1"$'\n'
+      want+="9"$'\n'
+      [ "$second" = dot ] || want+="1"$'\n'
+      want+="a,c,d|1|7"
+      [ "$(head -n "$(wc -l <<<"$want")" <<<"$output")" = "$want" ] \
+        || fail "first by $first, then by $second: $(head -n 5 <<<"$output")"
+      # the functions and modules are those of one load
+      [ "${output#"$want"$'\n'}" = "$surface" ] || fail "first by $first, then by $second: the surface differs"
+    done
+  done
+}
+
+@test "a load on a new connection of the same process registers acorn there" {
+  # .open closes the connection and opens another (often at the same
+  # address): acorn must not take it for the one it was loaded on
+  run plain_sql "$(load_line dot)
+SELECT acorn_version() IS NOT NULL;
+.open :memory:
+SELECT count(*) FROM pragma_function_list WHERE name = 'acorn_version';
+$(load_line sql)
+SELECT acorn_version() IS NOT NULL, uuid_version(uuid7());
+.open :memory:
+$(load_line dot)
+SELECT acorn_version() IS NOT NULL;"
+  assert_success
+  assert_output "1
+0
+1
+1|7
+1"
+}
+
 @test "dist/acorn.so exports only sqlite3_acorn_init" {
   run bash -c "nm -D --defined-only '$ACORN.so' | awk '{print \$3}'"
   assert_success
