@@ -178,11 +178,7 @@ static const struct {
   { "cache",        acorn_cache_register },
 };
 
-#ifdef _WIN32
-__declspec(dllexport)
-#else
 __attribute__((visibility("default")))
-#endif
 int sqlite3_acorn_init(
   sqlite3 *db,
   char **pzErrMsg,

@@ -41,9 +41,6 @@
 # include <sys/random.h>
 #endif
 
-#ifndef ACORN_CHACHA_ROUNDS
-# define ACORN_CHACHA_ROUNDS 20
-#endif
 #define ACORN_RNG_BLOCKS 16
 #define ACORN_RNG_BUF    (64*ACORN_RNG_BLOCKS)
 
@@ -87,7 +84,7 @@ static void chachaBlocks8(const uint32_t aKey[8], uint32_t iCtr,
   s[12] = (acorn_v8){ 0, 1, 2, 3, 4, 5, 6, 7 } + iCtr;
   for(i=0; i<3; i++) s[13+i] = (acorn_v8){ 0 } + aNonce[i];
   memcpy(x, s, sizeof(x));
-  for(i=0; i<ACORN_CHACHA_ROUNDS/2; i++){
+  for(i=0; i<10; i++){           /* 10 double rounds: ChaCha20 */
     QROUND(x[0], x[4], x[ 8], x[12]);
     QROUND(x[1], x[5], x[ 9], x[13]);
     QROUND(x[2], x[6], x[10], x[14]);
