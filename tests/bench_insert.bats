@@ -4,28 +4,7 @@
 # point); speed itself is measured only in bench/, never asserted here.
 
 load test_helper
-
-# A fresh scratch directory for the run's files, per test.
-setup() {
-  D="$BATS_TEST_TMPDIR/d"
-  mkdir -p "$D"
-}
-
-# bi SQL: run SQL with acorn loaded (list mode, '|' separators).
-bi() {
-  acorn_sql "$1"
-}
-
-# The scratch directory holds nothing.
-assert_dir_empty() {
-  local left
-  left=$(ls -A "$1")
-  if [ -n "$left" ]; then
-    fail "files left in $1: $left"
-  fi
-}
-
-W="synchronous='off'"
+load bench_insert
 
 # limited_sql SQL: bi under a 400 KiB file size limit, so that SQLite's
 # writes fail (EFBIG, which SQLite reports as "disk I/O error"); SIGXFSZ is ignored so the
@@ -501,37 +480,6 @@ delete"
   assert_dir_empty "${ok}x"
 }
 
-# start_sql SQL: run SQL in sqlite3 with acorn loaded, in the background, as
-# wrap would (plain, preloaded or in valgrind) but exec'd, so that $! is
-# the sqlite3 (or valgrind) process itself.  Output in $BATS_TEST_TMPDIR/out.
-start_sql() {
-  local in="$BATS_TEST_TMPDIR/script.sql" out="$BATS_TEST_TMPDIR/out"
-  printf '.load %s\n%s\n' "$ACORN" "$1" > "$in"
-  if [ -n "${ACORN_VALGRIND:-}" ]; then
-    valgrind -q --error-exitcode=97 --leak-check=full \
-      --errors-for-leak-kinds=definite --show-leak-kinds=definite \
-      --log-file="$BATS_TEST_TMPDIR/report.valgrind.%p" \
-      "$SQLITE3" -batch -bail :memory: < "$in" > "$out" 2>&1 &
-  elif [ -n "${ACORN_PRELOAD:-}" ]; then
-    LD_PRELOAD="$ACORN_PRELOAD" \
-    ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan" \
-    UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan" \
-      "$SQLITE3" -batch -bail :memory: < "$in" > "$out" 2>&1 &
-  else
-    "$SQLITE3" -batch -bail :memory: < "$in" > "$out" 2>&1 &
-  fi
-}
-
-# wait_for_file GLOB: wait (up to 60 s) until a file matching GLOB exists.
-wait_for_file() {
-  local i
-  for ((i = 0; i < 600; i++)); do
-    compgen -G "$1" > /dev/null && return 0
-    sleep 0.1
-  done
-  fail "no file $1 appeared"
-}
-
 @test "a host that exits mid-run (the shell's third Ctrl-C) leaves no scratch file" {
   local threads pid status i
   for threads in 1 3; do
@@ -577,45 +525,7 @@ wait_for_file() {
   done
 }
 
-# hold_write_lock DIR: wait for a run's scratch database in DIR (its -wal
-# appears with the setup connection's CREATE TABLE), give the setup time to
-# end, then open it (mode=rw: never create it) from this other process and
-# hold its write lock (BEGIN IMMEDIATE) for 0.5 s.  Prints "held".
-hold_write_lock() {
-  "$PYTHON" - "$1" <<'PY'
-import glob, sqlite3, sys, time
-d = sys.argv[1]
-end = time.time() + 60
-while True:
-    w = glob.glob(d + "/acorn-bench-*.db-wal")
-    if w:
-        break
-    if time.time() > end:
-        sys.exit("no scratch database appeared in " + d)
-    time.sleep(0.01)
-time.sleep(0.5)
-con = sqlite3.connect("file:" + w[0][:-4] + "?mode=rw", uri=True, timeout=60,
-                      isolation_level=None)
-con.execute("BEGIN IMMEDIATE")
-time.sleep(0.5)
-con.execute("COMMIT")
-con.close()
-print("held")
-PY
-}
-
+# (tests/long/bench_insert.bats runs it for 8 s: more room on a loaded machine)
 @test "busy counts the busy handler's calls: a writer kept waiting by another connection's write lock" {
-  local pid status
-  # a run of 8 s (cut by seconds) during which another process holds the
-  # write lock for 0.5 s: the writer must wait in its busy handler
-  start_sql "SELECT rows_written > 0, busy > 0, busy < 1000 FROM bench_insert
- WHERE rows=10000000 AND seconds=8 AND busy_timeout=60000 AND $W AND dir='$D';"
-  pid=$!
-  run hold_write_lock "$D"
-  status=0
-  wait "$pid" || status=$?
-  [ "$output" = "held" ] || fail "the lock holder failed: $output"
-  [ "$status" -eq 0 ] || fail "sqlite3 failed: $(cat "$BATS_TEST_TMPDIR/out")"
-  [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1|1" ] || fail "got $(cat "$BATS_TEST_TMPDIR/out")"
-  assert_dir_empty "$D"
+  check_busy 3
 }

@@ -2,21 +2,11 @@
 # The cache virtual table, cache_read() and cache_stats: issue 3.
 
 load test_helper
+load cache
 
 SIZE_HELP="expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')"
 RO_HELP="writable columns are key, value and expires"
 
-# cache_sql OPTIONS SQL [DB]: like acorn_sql, with sqlite3 OPTIONS instead of
-# -bail (so a failing statement is reported and the script goes on); stdout
-# first, then stderr, so that the order does not depend on buffering.
-cache_sql() {
-  local err="$BATS_TEST_TMPDIR/stderr.$$"
-  printf '.load %s\n%s\n' "$ACORN" "$2" | wrap "$SQLITE3" -batch $1 "${3:-:memory:}" 2>"$err"
-  local rc=$?
-  cat "$err"
-  rm -f "$err"
-  return $rc
-}
 
 # ---------------------------------------------------------------- surface
 
@@ -716,29 +706,9 @@ x
 4"
 }
 
+# (tests/long/cache.bats runs 10 random sequences of 20,000 operations)
 @test "the model-based LRU test agrees with a reference LRU over thousands of random operations" {
-  local n seed buf journal db
-  n=$(big 4000)
-  for spec in "1 7 memory" "2 10000 memory" "3 3 wal" "4 50 delete" "6 7 memory" "8 2 memory"; do
-    set -- $spec
-    seed=$1; buf=$2; journal=$3
-    mkdir -p "$BATS_TEST_TMPDIR/m$seed"
-    python_run "$TESTS/cache_model.py" "$seed" "$n" "$buf" "$BATS_TEST_TMPDIR/m$seed" \
-      $( [ "$journal" = memory ] || echo "$journal" )
-    db=":memory:"
-    [ "$journal" = memory ] || db="$BATS_TEST_TMPDIR/m$seed/c.db"
-    { echo ".load $ACORN"; cat "$BATS_TEST_TMPDIR/m$seed/script.sql"; } \
-      | wrap "$SQLITE3" -batch "$db" >"$BATS_TEST_TMPDIR/m$seed/got.out" 2>"$BATS_TEST_TMPDIR/m$seed/got.err" || true
-    # the model writes "Runtime error: ", as the shells of 3.38 and 3.40 say
-    # (without the line); that of 3.52 says "Error: "
-    sed -E -e 's/ near line [0-9]+:/:/' -e 's/^Error: /Runtime error: /' \
-      "$BATS_TEST_TMPDIR/m$seed/got.err" >"$BATS_TEST_TMPDIR/m$seed/got.err2"
-    diff "$BATS_TEST_TMPDIR/m$seed/expected.out" "$BATS_TEST_TMPDIR/m$seed/got.out" | head -20
-    diff -q "$BATS_TEST_TMPDIR/m$seed/expected.out" "$BATS_TEST_TMPDIR/m$seed/got.out"
-    diff "$BATS_TEST_TMPDIR/m$seed/expected.err" "$BATS_TEST_TMPDIR/m$seed/got.err2"
-    # the script really exercised the cache
-    [ "$(grep -c . "$BATS_TEST_TMPDIR/m$seed/expected.out")" -gt "$n" ]
-  done
+  check_model "$(big 1500)" "1 7 memory" "2 10000 memory" "3 3 wal" "4 50 delete" "6 7 memory" "8 2 memory"
 }
 
 @test "DDL between a use and a write: the use still counts (schema reset)" {
