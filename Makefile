@@ -106,11 +106,13 @@ TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/chacha_kat
 test: deps-test
 	$(MAKE) --no-print-directory -B dist/acorn.so $(TEST_BINS) EXTRA_CFLAGS=-Werror
 	$(MAKE) --no-print-directory static
+	@echo "make test: $(SQLITE3) is SQLite $$($(SQLITE3) --version | cut -d' ' -f1)"
 	tests/run-bats tests/*.bats
 
 # `make test-long`: the runs too long for `make test` (CI runs both).
 test-long: deps-test
 	$(MAKE) --no-print-directory dist/acorn.so $(TEST_BINS)
+	@echo "make test-long: $(SQLITE3) is SQLite $$($(SQLITE3) --version | cut -d' ' -f1)"
 	tests/run-bats tests/long/*.bats
 
 dist/asan/acorn.so: $(SRC) $(HDR) VERSION Makefile
