@@ -57,7 +57,10 @@ wait_for_file() {
 # hold_write_lock DIR: wait for a run's scratch database in DIR (its -wal
 # appears with the setup connection's CREATE TABLE), give the setup time to
 # end, then open it (mode=rw: never create it) from this other process and
-# hold its write lock (BEGIN IMMEDIATE) for 0.5 s.  Prints "held".
+# hold its write lock (BEGIN IMMEDIATE) for 0.5 s.  Prints "held".  The lock
+# is tried every 0.2 ms: with SQLite's own busy handler (retries 1 to 100 ms
+# apart) a writer that holds the lock most of the time, as it does on a
+# loaded machine, could keep it from us for seconds.
 hold_write_lock() {
   "$PYTHON" - "$1" <<'PY'
 import glob, sqlite3, sys, time
@@ -71,9 +74,16 @@ while True:
         sys.exit("no scratch database appeared in " + d)
     time.sleep(0.01)
 time.sleep(0.5)
-con = sqlite3.connect("file:" + w[0][:-4] + "?mode=rw", uri=True, timeout=60,
+con = sqlite3.connect("file:" + w[0][:-4] + "?mode=rw", uri=True, timeout=0,
                       isolation_level=None)
-con.execute("BEGIN IMMEDIATE")
+while True:
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        break
+    except sqlite3.OperationalError:
+        if time.time() > end:
+            raise
+        time.sleep(0.0002)
 time.sleep(0.5)
 con.execute("COMMIT")
 con.close()
