@@ -23,25 +23,35 @@ assert_dir_empty() {
 
 W="synchronous='off'"
 
+# sql_cmd: SQLCMD=(the sqlite3 command line as wrap would run it: plain,
+# preloaded or in valgrind), for callers that exec it or hand it to timeout.
+sql_cmd() {
+  if [ -n "${ACORN_VALGRIND:-}" ]; then
+    SQLCMD=(valgrind -q --error-exitcode=97 --leak-check=full
+      --errors-for-leak-kinds=definite --show-leak-kinds=definite
+      "--log-file=$BATS_TEST_TMPDIR/report.valgrind.%p" "$SQLITE3" -batch -bail :memory:)
+  elif [ -n "${ACORN_PRELOAD:-}" ]; then
+    SQLCMD=(env "LD_PRELOAD=$ACORN_PRELOAD"
+      "ASAN_OPTIONS=${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan"
+      "UBSAN_OPTIONS=${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan"
+      "$SQLITE3" -batch -bail :memory:)
+  else
+    SQLCMD=("$SQLITE3" -batch -bail :memory:)
+  fi
+}
+
 # start_sql SQL: run SQL in sqlite3 with acorn loaded, in the background, as
-# wrap would (plain, preloaded or in valgrind) but exec'd, so that $! is
-# the sqlite3 (or valgrind) process itself.  Output in $BATS_TEST_TMPDIR/out.
+# wrap would, exec'd so that $! is the sqlite3 (or valgrind) process itself;
+# with IGNORE_SIG set, that signal is ignored (SIG_IGN) from the start.
+# Output in $BATS_TEST_TMPDIR/out.
 start_sql() {
   local in="$BATS_TEST_TMPDIR/script.sql" out="$BATS_TEST_TMPDIR/out"
   printf '.load %s\n%s\n' "$ACORN" "$1" > "$in"
-  if [ -n "${ACORN_VALGRIND:-}" ]; then
-    valgrind -q --error-exitcode=97 --leak-check=full \
-      --errors-for-leak-kinds=definite --show-leak-kinds=definite \
-      --log-file="$BATS_TEST_TMPDIR/report.valgrind.%p" \
-      "$SQLITE3" -batch -bail :memory: < "$in" > "$out" 2>&1 &
-  elif [ -n "${ACORN_PRELOAD:-}" ]; then
-    LD_PRELOAD="$ACORN_PRELOAD" \
-    ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan" \
-    UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan" \
-      "$SQLITE3" -batch -bail :memory: < "$in" > "$out" 2>&1 &
-  else
-    "$SQLITE3" -batch -bail :memory: < "$in" > "$out" 2>&1 &
-  fi
+  sql_cmd
+  (
+    [ -z "${IGNORE_SIG:-}" ] || trap '' "$IGNORE_SIG"
+    exec "${SQLCMD[@]}" < "$in" > "$out" 2>&1
+  ) &
 }
 
 # wait_for_file GLOB: wait (up to 60 s) until a file matching GLOB exists.

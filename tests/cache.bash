@@ -14,19 +14,19 @@ cache_sql() {
 }
 
 # check_model N SPEC...: the model-based test (tests/cache_model.py) with N
-# random operations for each SPEC "RANDOM RECENCY_BUFFER JOURNAL" (RANDOM:
-# which random sequence cache_model.py makes; JOURNAL memory: an in-memory
-# database): the sqlite3 shell must print exactly what the model expects,
-# after every operation.
+# random operations for each SPEC "RANDOM RECENCY_BUFFER JOURNAL [POLICY]"
+# (RANDOM: which random sequence cache_model.py makes; JOURNAL memory: an
+# in-memory database; POLICY: the table's, lru if not given): the sqlite3
+# shell must print exactly what the model expects, after every operation.
 check_model() {
-  local n=$1 spec seed buf journal db
+  local n=$1 spec seed buf journal policy db
   shift
   for spec in "$@"; do
     set -- $spec
-    seed=$1; buf=$2; journal=$3
+    seed=$1; buf=$2; journal=$3; policy=${4:-}
     mkdir -p "$BATS_TEST_TMPDIR/m$seed"
     python_run "$TESTS/cache_model.py" "$seed" "$n" "$buf" "$BATS_TEST_TMPDIR/m$seed" \
-      $( [ "$journal" = memory ] || echo "$journal" )
+      $( [ "$journal" = memory ] || echo "$journal" ) $policy
     db=":memory:"
     [ "$journal" = memory ] || db="$BATS_TEST_TMPDIR/m$seed/c.db"
     { echo ".load $ACORN"; cat "$BATS_TEST_TMPDIR/m$seed/script.sql"; } \

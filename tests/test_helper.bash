@@ -47,7 +47,7 @@ wrap() {
   fi
 }
 
-# python_run SCRIPT ARGS...: run a Python test script with Debian's python3
+# python_run SCRIPT ARGS...: run a Python test script (- : from stdin) with Debian's python3
 # (its sqlite3 module loads the libsqlite3.so.0 that LD_LIBRARY_PATH names,
 # if any).  With ACORN_PRELOAD (make test-asan) the sanitizer runtimes are
 # preloaded, reports go to $BATS_TEST_TMPDIR as for sqlite3, and leaks are
@@ -58,6 +58,12 @@ wrap() {
 # was leaked by acorn or SQLite.  The check also ends LeakSanitizer's own
 # at exit.  Under valgrind (make memcheck) Python runs plain.
 python_run() {
+  if [ "${1:-}" = - ]; then
+    # the script on stdin: into a file, which both ways below can run
+    cat >"$BATS_TEST_TMPDIR/stdin.$$.py"
+    shift
+    set -- "$BATS_TEST_TMPDIR/stdin.$$.py" "$@"
+  fi
   if [ -n "${ACORN_PRELOAD:-}" ]; then
     PYTHONMALLOC=malloc LD_PRELOAD="$ACORN_PRELOAD" \
     ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan" \
