@@ -664,9 +664,9 @@ PY
 # max_rss_kb SQL: the peak resident size (KiB) of a plain sqlite3 running SQL
 # with acorn loaded (/usr/bin/python3's getrusage of its child).
 max_rss_kb() {
-  "$PYTHON" - "$ACORN" "$1" <<'PY'
+  "$PYTHON" - "$ACORN" "$1" "$SQLITE3" <<'PY'
 import resource, subprocess, sys
-p = subprocess.run(["sqlite3", "-batch", "-bail", ":memory:", ".load " + sys.argv[1], sys.argv[2]],
+p = subprocess.run([sys.argv[3], "-batch", "-bail", ":memory:", ".load " + sys.argv[1], sys.argv[2]],
                    capture_output=True, text=True)
 if p.returncode != 0:
     sys.exit(p.stderr)
