@@ -30,7 +30,7 @@ SAN_FLAGS  = -O1 -g -UNDEBUG -fno-omit-frame-pointer -fsanitize=address,undefine
 ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 
 .PHONY: all loadable auto static install uninstall clean deps deps-test deps-bench \
-        demo test test-long test-asan test-oom memcheck test-bindings test-cluster deps-cluster \
+        demo test test-long test-matrix test-asan test-oom memcheck test-bindings test-cluster deps-cluster \
         bench bench-record bench-cache-1m help dist dist-npm dist-python dist-deb test-dist deps-dist
 
 all: loadable
@@ -42,6 +42,7 @@ help:
 	@echo "make demo            build and run sql/demo.sql in the sqlite3 shell"
 	@echo "make test            build (warnings are errors) and run every tests/*.bats suite"
 	@echo "make test-long       the long runs (tests/long/*.bats)"
+	@echo "make test-matrix     the suites on SQLite 3.38.2 and 3.52.0, built here from npm's sqlite3 tarballs"
 	@echo "make test-asan       the suites with an ASan+UBSan build loaded"
 	@echo "make test-oom        every allocation of every feature failed in turn, under ASan+UBSan"
 	@echo "make memcheck        the suites with sqlite3 and the C test programs under valgrind"
@@ -149,6 +150,11 @@ build/auto_test: tests/c/auto_test.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -rdynamic -o $@ $< -lsqlite3 -ldl $(LDLIBS)
 
+# the random source's known answers: ext/random.c with its test hooks
+build/chacha_kat: tests/c/chacha_kat.c ext/random.c $(HDR)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< ext/random.c -lsqlite3 $(LDLIBS)
+
 # cache: a writer killed at random moments and the check of its log
 # (tests/cache_crash.bats), and several processes on one file.
 build/cache_crash: tests/c/cache_crash.c
@@ -172,17 +178,19 @@ build/acorn_oom_asan: tests/c/acorn_oom.c $(SRC) $(HDR)
 
 TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/auto_test \
             build/auto_static build/bench_hist build/cache_crash build/cache_load \
-            build/acorn_oom
+            build/acorn_oom build/chacha_kat
 
 # `make test`: a warning-free build, then every suite.
 test: deps-test
 	$(MAKE) --no-print-directory -B dist/acorn.so dist/acorn-auto.so $(TEST_BINS) EXTRA_CFLAGS="-Werror -UNDEBUG"
 	$(MAKE) --no-print-directory static
+	@echo "make test: $(SQLITE3) is SQLite $$($(SQLITE3) --version | cut -d' ' -f1)"
 	tests/run-bats tests/*.bats
 
 # `make test-long`: the runs too long for `make test` (CI runs both).
 test-long: deps-test
 	$(MAKE) --no-print-directory dist/acorn.so dist/acorn-auto.so $(TEST_BINS)
+	@echo "make test-long: $(SQLITE3) is SQLite $$($(SQLITE3) --version | cut -d' ' -f1)"
 	tests/run-bats tests/long/*.bats
 
 dist/asan/acorn.so: $(SRC) $(HDR) VERSION Makefile
@@ -213,6 +221,131 @@ test-oom: build/acorn_oom_asan
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ./build/acorn_oom_asan $$d -mode persist -stride 5; \
 	  rc=$$?; rm -rf $$d; exit $$rc
+
+# `make test-matrix`: every suite against SQLite versions other than the
+# system's.  Each is built here from the autoconf tarball that a release of
+# the npm package sqlite3 carries (npm pack fetches it and runs nothing),
+# once: build/sqlite/<version>/ holds its sources, libsqlite3.so.0 and a
+# sqlite3 shell linked to that library.  The options are those SQLite's own
+# ./configure gives a user: thread-safe, extension loading on, math
+# functions, FTS4, FTS5, R-Tree and Geopoly, plus what the shell adds
+# (explain comments, dbstat, dbpage and stmt tables).  acorn and the C test
+# programs (and acorn-auto.so, which loads the acorn.so beside it) are
+# compiled against each version's headers into build/matrix/<version>/;
+# tests/run-matrix runs the suites with them, and again with dist/acorn.so
+# (the system's headers) loaded into that library.
+MATRIX_SQLITE = 3.38.2 3.52.0
+NPM_SQLITE3_3.38.2 = 5.0.3
+NPM_SQLITE3_3.52.0 = 6.0.1
+SQLITE_CFLAGS = -O2
+SQLITE_OPTS = -DSQLITE_THREADSAFE=1 -D_REENTRANT=1 -DSQLITE_ENABLE_MATH_FUNCTIONS \
+  -DSQLITE_ENABLE_FTS4 -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_GEOPOLY \
+  -DSQLITE_ENABLE_EXPLAIN_COMMENTS -DSQLITE_ENABLE_DBPAGE_VTAB -DSQLITE_ENABLE_STMTVTAB \
+  -DSQLITE_ENABLE_DBSTAT_VTAB
+# the suites of make test; MATRIX_SUITES='tests/*.bats tests/long/*.bats'
+# adds the long runs (four times their time)
+MATRIX_SUITES ?= tests/*.bats
+# in a recipe whose stem $* is the version: its headers and its library
+MATRIX_INC  = -Ibuild/sqlite/$*
+MATRIX_LINK = -Lbuild/sqlite/$* -Wl,-rpath,$(CURDIR)/build/sqlite/$* -lsqlite3
+MATRIX_BINS = $(foreach v,$(MATRIX_SQLITE),build/sqlite/$v/sqlite3 \
+  $(addprefix build/matrix/$v/,acorn.so acorn-auto.so static_test auto_static uuid_proc \
+    uuid_clock auto_test bench_hist chacha_kat cache_crash cache_load acorn_oom))
+
+# kept: make would delete them as intermediate files of the chain
+.PRECIOUS: build/sqlite/%/sqlite3.c build/sqlite/%/libsqlite3.so.0 build/matrix/%/libacorn.a
+
+build/sqlite/%/sqlite3.c:
+	@test -n "$(NPM_SQLITE3_$*)" || { echo "no npm package known for SQLite $*"; exit 1; }
+	@command -v npm >/dev/null || { echo "the SQLite matrix needs npm (tests/install-deps bindings)"; exit 1; }
+	rm -rf build/sqlite/$*/npm
+	mkdir -p build/sqlite/$*/npm
+	cd build/sqlite/$*/npm && npm pack --silent sqlite3@$(NPM_SQLITE3_$*) >/dev/null
+	tar -xzf build/sqlite/$*/npm/sqlite3-$(NPM_SQLITE3_$*).tgz -C build/sqlite/$*/npm \
+	  --wildcards 'package/deps/sqlite-autoconf-*.tar.gz'
+	tar -xzf build/sqlite/$*/npm/package/deps/sqlite-autoconf-*.tar.gz -C build/sqlite/$* --no-same-owner \
+	  --strip-components=1 --wildcards $(addprefix '*/,$(addsuffix ',sqlite3.c sqlite3.h sqlite3ext.h shell.c))
+	grep -q '^#define SQLITE_VERSION  *"$*"' build/sqlite/$*/sqlite3.h \
+	  || { echo "sqlite3@$(NPM_SQLITE3_$*) does not carry SQLite $*"; exit 1; }
+	rm -rf build/sqlite/$*/npm
+	touch $@
+
+build/sqlite/%/libsqlite3.so.0: build/sqlite/%/sqlite3.c
+	$(CC) $(SQLITE_CFLAGS) $(SQLITE_OPTS) -fPIC -shared -Wl,-soname,libsqlite3.so.0 \
+	  -o $@ $< -lpthread -ldl -lm
+	ln -sf libsqlite3.so.0 build/sqlite/$*/libsqlite3.so
+
+build/sqlite/%/sqlite3: build/sqlite/%/libsqlite3.so.0
+	$(CC) $(SQLITE_CFLAGS) $(SQLITE_OPTS) $(MATRIX_INC) -o $@ build/sqlite/$*/shell.c \
+	  $(MATRIX_LINK) -lpthread -ldl -lm
+
+build/matrix/%/acorn.so: $(SRC) $(HDR) VERSION Makefile build/cflags build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(MATRIX_INC) $(SO_LDFLAGS) -o $@ $(SRC) $(LDLIBS)
+
+build/matrix/%/libacorn.a: $(SRC) $(HDR) VERSION Makefile build/cflags build/sqlite/%/libsqlite3.so.0
+	rm -rf $(@D)/static $@
+	mkdir -p $(@D)/static
+	for f in $(SRC); do \
+	  $(CC) $(ALL_CFLAGS) $(MATRIX_INC) -DSQLITE_CORE -c -o $(@D)/static/$$(basename $$f .c).o $$f \
+	    || exit 1; \
+	done
+	ar rcs $@ $(@D)/static/*.o
+
+build/matrix/%/static_test: tests/c/static_test.c ext/sqlite-acorn.h build/matrix/%/libacorn.a
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) -Iext $(LDFLAGS) -o $@ $< \
+	  build/matrix/$*/libacorn.a $(MATRIX_LINK) $(LDLIBS)
+
+build/matrix/%/auto_static: tests/c/auto_static.c build/matrix/%/libacorn.a
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -o $@ $< \
+	  build/matrix/$*/libacorn.a $(MATRIX_LINK) $(LDLIBS)
+
+build/matrix/%/acorn-auto.so: $(AUTO_SRC) Makefile build/cflags build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) -fPIC -fvisibility=hidden -std=gnu11 \
+	  -shared $(LDFLAGS) -o $@ $(AUTO_SRC) $(MATRIX_LINK) -ldl -lpthread
+
+build/matrix/%/auto_test: tests/c/auto_test.c build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -rdynamic -o $@ $< \
+	  $(MATRIX_LINK) -ldl $(LDLIBS)
+
+build/matrix/%/bench_hist: tests/c/bench_hist.c $(SRC) $(HDR) build/cflags build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
+	  -Iext -o $@ $< $(filter-out ext/bench_run.c,$(SRC)) $(MATRIX_LINK) $(LDLIBS)
+
+build/matrix/%/uuid_proc: tests/c/uuid_proc.c build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -o $@ $< $(MATRIX_LINK) $(LDLIBS)
+
+build/matrix/%/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR) build/cflags build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
+	  -DACORN_TESTING -Iext -o $@ $< $(SRC) $(MATRIX_LINK) $(LDLIBS)
+
+build/matrix/%/cache_crash: tests/c/cache_crash.c build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -o $@ $< $(MATRIX_LINK) $(LDLIBS)
+
+build/matrix/%/cache_load: tests/c/cache_load.c build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -o $@ $< $(MATRIX_LINK) $(LDLIBS)
+
+build/matrix/%/acorn_oom: tests/c/acorn_oom.c $(SRC) $(HDR) build/cflags build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
+	  -Iext -o $@ $< $(SRC) $(MATRIX_LINK) $(LDLIBS)
+
+build/matrix/%/chacha_kat: tests/c/chacha_kat.c ext/random.c $(HDR) build/cflags build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
+	  -DACORN_TESTING -Iext -o $@ $< ext/random.c $(MATRIX_LINK) $(LDLIBS)
+
+test-matrix: deps-test
+	$(MAKE) --no-print-directory dist/acorn.so dist/acorn-auto.so $(TEST_BINS) $(MATRIX_BINS) \
+	  EXTRA_CFLAGS="-Werror -UNDEBUG"
+	tests/run-matrix $(MATRIX_SQLITE) -- $(MATRIX_SUITES)
 
 memcheck: dist/acorn.so dist/acorn-auto.so $(TEST_BINS)
 	ACORN_VALGRIND=1 ACORN_SCALE=20 tests/run-bats tests/*.bats

@@ -17,12 +17,25 @@
 ** acorn needs SQLite 3.38.0 or later at run time (sqlite3_vtab_in); loading
 ** into an older library fails with an error that says so.  Both functions
 ** take no arguments, are SQLITE_INNOCUOUS and deterministic.
+**
+** Loading acorn again on a connection that has it (from SQL or .load, in
+** any order) returns success and changes nothing.  Registering everything
+** again would fail inside SELECT load_extension(...): SQLite refuses to
+** replace a function while a statement runs on the connection ("unable to
+** delete/modify user-function due to active statements"); outside a
+** statement it would replace the modules under the tables that use them.
+** So acorn keeps a list of the connections it is registered on.
+** acorn_version() is registered last, with the connection's list node as
+** its user data; SQLite destroys that registration when the connection
+** closes (or when someone replaces the function), and the destructor takes
+** the connection off the list, so a later load there registers again.
 */
 #define ACORN_API_OWNER
 #include "acorn.h"
 #include "sqlite-acorn.h"   /* the public declaration of sqlite3_acorn_init */
 SQLITE_EXTENSION_INIT1
 
+#include <pthread.h>
 #include <stdarg.h>
 
 #ifndef ACORN_VERSION
@@ -94,20 +107,63 @@ static void acornDebugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   }
 }
 
+/* acorn_version() is registered by acornMarkLoaded, last. */
 static int acorn_meta_register(sqlite3 *db){
-  static const struct {
-    const char *zName;
-    void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
-  } aFunc[] = {
-    { "acorn_version", acornVersionFunc },
-    { "acorn_debug",   acornDebugFunc   },
-  };
-  int rc = SQLITE_OK;
-  size_t i;
-  for(i=0; i<sizeof(aFunc)/sizeof(aFunc[0]) && rc==SQLITE_OK; i++){
-    rc = sqlite3_create_function(db, aFunc[i].zName, 0,
+  return sqlite3_create_function(db, "acorn_debug", 0,
              SQLITE_UTF8|SQLITE_INNOCUOUS|SQLITE_DETERMINISTIC, 0,
-             aFunc[i].xFunc, 0, 0);
+             acornDebugFunc, 0, 0);
+}
+
+/* The connections acorn is registered on (see the header comment). */
+typedef struct acorn_conn acorn_conn;
+struct acorn_conn {
+  sqlite3 *db;
+  acorn_conn *pNext;
+};
+static acorn_conn *gConnList = 0;
+static pthread_mutex_t gConnMutex = PTHREAD_MUTEX_INITIALIZER;
+
+static int acornIsLoaded(sqlite3 *db){
+  acorn_conn *p;
+  pthread_mutex_lock(&gConnMutex);
+  for(p=gConnList; p && p->db!=db; p=p->pNext){}
+  pthread_mutex_unlock(&gConnMutex);
+  return p!=0;
+}
+
+/* The destructor of acorn_version's registration: off the list (if it got
+** on it), then freed. */
+static void acornConnDestroy(void *pArg){
+  acorn_conn *pConn = (acorn_conn*)pArg;
+  acorn_conn **pp;
+  pthread_mutex_lock(&gConnMutex);
+  for(pp=&gConnList; *pp; pp=&(*pp)->pNext){
+    if( *pp==pConn ){
+      *pp = pConn->pNext;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&gConnMutex);
+  sqlite3_free(pConn);
+}
+
+/* Register acorn_version() with a new list node for db, and put the node
+** on the list.  If the registration fails, SQLite has already called
+** acornConnDestroy on the node. */
+static int acornMarkLoaded(sqlite3 *db){
+  acorn_conn *pConn = sqlite3_malloc(sizeof(*pConn));
+  int rc;
+  if( pConn==0 ) return SQLITE_NOMEM;
+  pConn->db = db;
+  pConn->pNext = 0;
+  rc = sqlite3_create_function_v2(db, "acorn_version", 0,
+           SQLITE_UTF8|SQLITE_INNOCUOUS|SQLITE_DETERMINISTIC, pConn,
+           acornVersionFunc, 0, 0, acornConnDestroy);
+  if( rc==SQLITE_OK ){
+    pthread_mutex_lock(&gConnMutex);
+    pConn->pNext = gConnList;
+    gConnList = pConn;
+    pthread_mutex_unlock(&gConnMutex);
   }
   return rc;
 }
@@ -123,11 +179,7 @@ static const struct {
   { "cache",        acorn_cache_register },
 };
 
-#ifdef _WIN32
-__declspec(dllexport)
-#else
 __attribute__((visibility("default")))
-#endif
 int sqlite3_acorn_init(
   sqlite3 *db,
   char **pzErrMsg,
@@ -144,11 +196,19 @@ int sqlite3_acorn_init(
     }
     return SQLITE_ERROR;
   }
+  if( acornIsLoaded(db) ) return SQLITE_OK;
   for(i=0; i<sizeof(aFeature)/sizeof(aFeature[0]) && rc==SQLITE_OK; i++){
     rc = aFeature[i].xRegister(db);
     if( rc!=SQLITE_OK && pzErrMsg ){
       *pzErrMsg = sqlite3_mprintf("acorn: cannot register %s: %s",
-                                  aFeature[i].zName, sqlite3_errstr(rc));
+                                  aFeature[i].zName, sqlite3_errmsg(db));
+    }
+  }
+  if( rc==SQLITE_OK ){
+    rc = acornMarkLoaded(db);
+    if( rc!=SQLITE_OK && pzErrMsg ){
+      *pzErrMsg = sqlite3_mprintf("acorn: cannot register acorn_version: %s",
+                                  sqlite3_errmsg(db));
     }
   }
   return rc;

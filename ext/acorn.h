@@ -47,6 +47,14 @@ void acorn_random(void *pOut, size_t n);
 int64_t acorn_now_ns(void);
 #ifdef ACORN_TESTING
 extern int64_t (*acorn_test_clock)(void);
+/* random.c, test builds only (tests/c/chacha_kat.c): blocks iCtr..iCtr+7
+** of ChaCha20 for a key and nonce given as RFC 8439 writes them, in the
+** generator's word-interleaved layout; and the calling thread's generator
+** set to a known key. */
+void acorn_test_chacha_blocks8(const unsigned char aKey[32], uint32_t iCtr,
+                               const unsigned char aNonce[12],
+                               unsigned char aOut[512]);
+void acorn_test_random_key(const unsigned char aKey[32]);
 #endif
 
 /* uuid.c: the id makers, for other features (bench_insert) to share. */

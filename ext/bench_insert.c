@@ -1077,7 +1077,10 @@ static sqlite3_module benchModule = {
   /* xSavepoint  */ 0,
   /* xRelease    */ 0,
   /* xRollbackTo */ 0,
-  /* xShadowName */ 0
+  /* xShadowName */ 0,
+#if SQLITE_VERSION_NUMBER>=3044000
+  /* xIntegrity  */ 0,   /* declared by the headers from 3.44 on */
+#endif
 };
 
 int acorn_bench_insert_register(sqlite3 *db){

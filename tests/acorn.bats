@@ -54,15 +54,27 @@ $added"
   assert_success
   assert_output_contains "version: v$(cat "$ROOT/VERSION")"
   assert_output_contains "sqlite headers: 3."
-  assert_output_contains "sqlite library: $(sqlite3 -batch :memory: 'select sqlite_version()')"
+  assert_output_contains "sqlite library: $("$SQLITE3" -batch :memory: 'select sqlite_version()')"
   for key in "commit: " "date: 20" "compiler: " "cflags: "; do
     assert_output_contains "$key"
   done
 }
 
+@test "the shell, Python and the C test programs all run on the same SQLite library" {
+  local v
+  v=$("$SQLITE3" -batch :memory: 'SELECT sqlite_version();')
+  printf 'import sqlite3\nprint(sqlite3.sqlite_version)\n' >"$BATS_TEST_TMPDIR/v.py"
+  run python_run "$BATS_TEST_TMPDIR/v.py"
+  assert_success
+  assert_output "$v"
+  run wrap "$BUILD/static_test"
+  assert_success
+  assert_output_contains " sqlite $v"
+}
+
 load_by_sql() {
   printf "SELECT load_extension('%s') IS NULL;\nSELECT uuid_version(uuid7());\n" "$1" |
-    wrap sqlite3 -batch -bail :memory:
+    wrap "$SQLITE3" -batch -bail :memory:
 }
 
 @test "SELECT load_extension('./dist/acorn') works as .load does" {
@@ -71,6 +83,72 @@ load_by_sql() {
   assert_success
   assert_output "1
 7"
+}
+
+# load_line HOW: a script line that loads acorn, by .load (dot) or by
+# SELECT load_extension (sql, which prints 1).
+load_line() {
+  if [ "$1" = dot ]; then
+    echo ".load $ACORN"
+  else
+    echo "SELECT load_extension('$ACORN') IS NULL;"
+  fi
+}
+
+# twice_script FIRST [SECOND]: load acorn by FIRST, make and use a cache
+# table, load it again by SECOND (if given), use the table again and list the
+# functions and modules.
+twice_script() {
+  load_line "$1"
+  echo "CREATE VIRTUAL TABLE t USING cache(capacity = 30);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9));
+SELECT length(value) FROM t WHERE key = 'a';"
+  [ -z "${2:-}" ] || load_line "$2"
+  echo "INSERT INTO t(key, value) VALUES ('c', zeroblob(9)), ('d', zeroblob(9));
+SELECT group_concat(key), (SELECT hits FROM cache_stats('t')), uuid_version(uuid7()) FROM t;
+$surface_sql"
+}
+
+@test "loading acorn again on a connection, by .load or SQL in either order, succeeds and changes nothing" {
+  local first second once
+  # the same script with one load: the table keeps its recency ('b' is
+  # evicted, not 'a'); the list is the reference for the functions and
+  # modules (SQLite adds some of its own as they are used)
+  run plain_sql "$(twice_script dot)"
+  assert_success
+  [ "${lines[0]}" = 9 ] && [ "${lines[1]}" = "a,c,d|1|7" ] || fail "one load: $(head -3 <<<"$output")"
+  once=$output
+  for first in dot sql; do
+    for second in dot sql; do
+      run plain_sql "$(twice_script $first $second)"
+      assert_success
+      # SELECT load_extension(...) IS NULL prints 1 where it loads
+      [ "$(grep -c -x 1 <<<"$output")" -eq "$(grep -c -x sql <<<"$first"$'\n'"$second")" ] \
+        || fail "first by $first, then by $second: $(head -4 <<<"$output")"
+      [ "$(grep -v -x 1 <<<"$output")" = "$once" ] \
+        || fail "first by $first, then by $second: not as after one load: $(diff <(echo "$once") <(grep -v -x 1 <<<"$output"))"
+    done
+  done
+}
+
+@test "a load on a new connection of the same process registers acorn there" {
+  # .open closes the connection and opens another (often at the same
+  # address): acorn must not take it for the one it was loaded on
+  run plain_sql "$(load_line dot)
+SELECT acorn_version() IS NOT NULL;
+.open :memory:
+SELECT count(*) FROM pragma_function_list WHERE name = 'acorn_version';
+$(load_line sql)
+SELECT acorn_version() IS NOT NULL, uuid_version(uuid7());
+.open :memory:
+$(load_line dot)
+SELECT acorn_version() IS NOT NULL;"
+  assert_success
+  assert_output "1
+0
+1
+1|7
+1"
 }
 
 @test "dist/acorn.so exports only sqlite3_acorn_init" {

@@ -23,7 +23,7 @@ setup() {
 }
 
 @test "the sqlite3 shell gets every acorn function and the cache module with no .load" {
-  run auto sqlite3 -batch -bail :memory: \
+  run auto "$SQLITE3" -batch -bail :memory: \
     "SELECT uuid_version(uuid7()), uuid_version(uuid4_blob()), acorn_version() = 'v' || '$(cat "$ROOT/VERSION")';" \
     "CREATE VIRTUAL TABLE c USING cache(capacity = 100);" \
     "INSERT INTO c(key, value) VALUES ('a', zeroblob(60)), ('b', zeroblob(60));" \
@@ -40,7 +40,7 @@ b
 }
 
 @test "a connection the shell opens later (.open) gets acorn too" {
-  run auto sqlite3 -batch -bail "$BATS_TEST_TMPDIR/a.db" \
+  run auto "$SQLITE3" -batch -bail "$BATS_TEST_TMPDIR/a.db" \
     "CREATE TABLE t(id BLOB PRIMARY KEY) WITHOUT ROWID; INSERT INTO t VALUES (uuid7_blob());" \
     ".open $BATS_TEST_TMPDIR/b.db" \
     "SELECT uuid_version(uuid8());"
@@ -49,7 +49,7 @@ b
 }
 
 @test "/usr/bin/python3 gets acorn on every connection with no load_extension" {
-  run env LD_PRELOAD="$ROOT/dist/acorn-auto.so" /usr/bin/python3 -c '
+  run env LD_PRELOAD="$ROOT/dist/acorn-auto.so" "$PYTHON" -c '
 import sqlite3
 for _ in range(3):
     db = sqlite3.connect(":memory:")
@@ -64,7 +64,7 @@ for _ in range(3):
 
 @test "a relative LD_PRELOAD path still finds acorn.so after the program changes directory" {
   cd "$ROOT"
-  run env LD_PRELOAD="dist/acorn-auto.so" /usr/bin/python3 -c '
+  run env LD_PRELOAD="dist/acorn-auto.so" "$PYTHON" -c '
 import os, sqlite3
 os.chdir("/")
 print(sqlite3.connect(":memory:").execute("SELECT uuid_version(uuid7())").fetchone()[0])
@@ -103,7 +103,7 @@ print(sqlite3.connect(":memory:").execute("SELECT uuid_version(uuid7())").fetcho
   mkdir "$BATS_TEST_TMPDIR/lib"
   ln -s "$AUTO" "$BATS_TEST_TMPDIR/lib/acorn-auto.so"
   AUTO="$BATS_TEST_TMPDIR/lib/acorn-auto.so"
-  run auto sqlite3 -batch :memory: "SELECT uuid_version(uuid7());"
+  run auto "$SQLITE3" -batch :memory: "SELECT uuid_version(uuid7());"
   assert_success
   assert_output "7"
 }
@@ -112,13 +112,13 @@ print(sqlite3.connect(":memory:").execute("SELECT uuid_version(uuid7())").fetcho
   mkdir "$BATS_TEST_TMPDIR/lib"
   cp "$AUTO" "$BATS_TEST_TMPDIR/lib/"
   AUTO="$BATS_TEST_TMPDIR/lib/acorn-auto.so"
-  run auto sqlite3 -batch :memory: "SELECT 1;"
+  run auto "$SQLITE3" -batch :memory: "SELECT 1;"
   assert_failure "automatic extension loading failed: acorn-auto: cannot load acorn: $BATS_TEST_TMPDIR/lib/acorn.so: cannot open shared object file: No such file or directory"
 }
 
 @test ".load of the same acorn.so on top of the preload library works" {
   cd "$ROOT"
-  run auto sqlite3 -batch -bail :memory: ".load ${ACORN#"$ROOT"/}" \
+  run auto "$SQLITE3" -batch -bail :memory: ".load ${ACORN#"$ROOT"/}" \
     "SELECT uuid7() < uuid7(), uuid_version(uuid8());"
   assert_success
   assert_output "1|8"

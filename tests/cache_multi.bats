@@ -2,12 +2,13 @@
 # The cache table with several connections and processes on one file.
 
 load test_helper
+load cache
 
 @test "another connection's uses arrive late, at its next write, flush or close; its gets never lock" {
   local j
   for j in wal delete; do
     rm -f "$BATS_TEST_TMPDIR"/m.db*
-    run /usr/bin/python3 "$TESTS/cache_multi.py" "$ROOT/dist/acorn" "$BATS_TEST_TMPDIR/m.db" "$j"
+    run python_run "$TESTS/cache_multi.py" "$ACORN" "$BATS_TEST_TMPDIR/m.db" "$j"
     assert_success
     assert_output "late: b,c,d
 flushed: b,d,e
@@ -18,45 +19,9 @@ stats: (30, 3, 30, 153, 0, 3)"
   done
 }
 
-# writer_script P N: N sets of unique keys by process P, each followed by a
-# get of an older key and a check of the capacity after the commit.
-writer_script() {
-  local p=$1 n=$2 i
-  echo ".timeout 20000"
-  for (( i = 1; i <= n; i++ )); do
-    echo "INSERT INTO t(key, value) VALUES ('p$p-$i', zeroblob(100 + ($i * 37 + $p * 11) % 300));"
-    echo "SELECT 1 FROM t WHERE key = 'p$p-$(( i - 1 ))' AND length(value) < 0;"
-    echo "SELECT 'OVER ' || total(size) FROM t HAVING total(size) > (SELECT capacity FROM cache_stats('t')) OR total(size) <> (SELECT bytes FROM cache_stats('t')) OR count(*) <> (SELECT entries FROM cache_stats('t'));"
-  done
-}
-
+# (tests/long/cache.bats runs 3,000 sets per process)
 @test "two processes writing one WAL file: capacity holds after every commit and no entry is lost but by eviction" {
-  local db="$BATS_TEST_TMPDIR/w.db" n
-  n=$(big 600)
-  run acorn_sql "PRAGMA journal_mode=WAL;
-CREATE VIRTUAL TABLE t USING cache(capacity = 20000, recency_buffer = 16);" "$db"
-  assert_success
-  writer_script 1 "$n" >"$BATS_TEST_TMPDIR/p1.sql"
-  writer_script 2 "$n" >"$BATS_TEST_TMPDIR/p2.sql"
-  ( printf '.load %s\n' "$ACORN"; cat "$BATS_TEST_TMPDIR/p1.sql" ) \
-    | wrap sqlite3 -batch "$db" >"$BATS_TEST_TMPDIR/p1.out" 2>&1 &
-  local pid1=$!
-  ( printf '.load %s\n' "$ACORN"; cat "$BATS_TEST_TMPDIR/p2.sql" ) \
-    | wrap sqlite3 -batch "$db" >"$BATS_TEST_TMPDIR/p2.out" 2>&1 &
-  local pid2=$!
-  wait "$pid1"; local rc1=$?
-  wait "$pid2"; local rc2=$?
-  [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] || fail "exit $rc1 $rc2"
-  # nothing printed: no capacity breach, no error (busy or otherwise)
-  [ ! -s "$BATS_TEST_TMPDIR/p1.out" ] || fail "p1: $(head "$BATS_TEST_TMPDIR/p1.out")"
-  [ ! -s "$BATS_TEST_TMPDIR/p2.out" ] || fail "p2: $(head "$BATS_TEST_TMPDIR/p2.out")"
-  run acorn_sql "SELECT entries + evictions, bytes <= capacity, bytes = (SELECT total(size) FROM t), expired FROM cache_stats('t');
-SELECT hits > 0 FROM cache_stats('t');
-PRAGMA integrity_check;" "$db"
-  assert_success
-  assert_output "$(( 2 * n ))|1|1|0
-1
-ok"
+  check_two_writers "$(big 300)"
 }
 
 @test "uses made in one process move entries ahead of the other process's evictions once flushed" {
@@ -76,7 +41,7 @@ SELECT group_concat(key), (SELECT hits FROM cache_stats('t')) FROM t;" "$db"
 }
 
 @test "another connection's DDL: a connection's buffered uses follow its table, and only its table" {
-  run /usr/bin/python3 "$TESTS/cache_reset.py" "$ROOT/dist/acorn" "$BATS_TEST_TMPDIR"
+  run python_run "$TESTS/cache_reset.py" "$ACORN" "$BATS_TEST_TMPDIR"
   assert_success
   assert_output "other's DDL: a,c,d
 other's DDL, write in BEGIN: a,c,e 3

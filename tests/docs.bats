@@ -58,12 +58,12 @@ check_docs() {
   local dir=$1 s
   shift
   mkdir -p "$dir/ex" "$dir/run"
-  /usr/bin/python3 "$TESTS/doc_examples.py" extract "$dir/ex" "$ACORN" "$@" || return 1
+  "$PYTHON" "$TESTS/doc_examples.py" extract "$dir/ex" "$ACORN" "$@" || return 1
   for s in "$dir"/ex/*.sql; do
-    (cd "$dir/run" && TMPDIR="$dir/run" wrap sqlite3 -batch :memory: \
+    (cd "$dir/run" && TMPDIR="$dir/run" wrap "$SQLITE3" -batch :memory: \
        <"$s" >"${s%.sql}.out" 2>"${s%.sql}.err") || true
   done
-  /usr/bin/python3 "$TESTS/doc_examples.py" compare "$dir/ex"
+  "$PYTHON" "$TESTS/doc_examples.py" compare "$dir/ex"
 }
 
 @test "every SQL example in README.md and docs/ gives the output the page shows" {
@@ -78,20 +78,20 @@ check_docs() {
 }
 
 @test "every link between README.md and docs/ leads to a file and heading that exist" {
-  run /usr/bin/python3 "$TESTS/doc_examples.py" links "${DOCS[@]}"
+  run "$PYTHON" "$TESTS/doc_examples.py" links "${DOCS[@]}"
   assert_success
   # and the check catches a broken one
   cp "$ROOT/docs/uuid.md" "$BATS_TEST_TMPDIR/uuid.md"
   printf '%s\n' '[a](uuid.md#converters) [b](uuid.md#no-such-heading) [c](nope.md)' \
     >"$BATS_TEST_TMPDIR/page.md"
-  run /usr/bin/python3 "$TESTS/doc_examples.py" links "$BATS_TEST_TMPDIR/page.md"
+  run "$PYTHON" "$TESTS/doc_examples.py" links "$BATS_TEST_TMPDIR/page.md"
   assert_failure "link to a missing heading: uuid.md#no-such-heading"
   assert_output_contains "link to a missing file: nope.md"
   [[ "$output" != *"#converters"* ]]
 }
 
 @test "the README's quick start is among the examples checked" {
-  run /usr/bin/python3 "$TESTS/doc_examples.py" extract "$BATS_TEST_TMPDIR/ex" "$ACORN" "$ROOT/README.md"
+  run "$PYTHON" "$TESTS/doc_examples.py" extract "$BATS_TEST_TMPDIR/ex" "$ACORN" "$ROOT/README.md"
   assert_success
   grep -q 'uuid7()' "$BATS_TEST_TMPDIR"/ex/000.sql
   grep -q 'USING cache' "$BATS_TEST_TMPDIR"/ex/000.sql

@@ -1,13 +1,22 @@
 # Shared by every tests/*.bats suite: `load test_helper` at the top.
 #
 # The suites run SQL through the real sqlite3 CLI with dist/acorn.so loaded.
-# The same suites serve three builds, chosen by the environment (the Makefile
-# sets it):
-#   make test       ACORN=dist/acorn, plain sqlite3
-#   make test-asan  ACORN=dist/asan/acorn, ACORN_PRELOAD = the ASan and UBSan
-#                   runtimes, preloaded into sqlite3 and the C test programs
-#   make memcheck   ACORN_VALGRIND=1: every sqlite3 and C test program runs
-#                   under valgrind; ACORN_SCALE divides the big counts
+# The same suites serve every build and every SQLite, chosen by the
+# environment (the Makefile sets it):
+#   make test        ACORN=dist/acorn, the system's sqlite3
+#   make test-asan   ACORN=dist/asan/acorn, ACORN_PRELOAD = the ASan and UBSan
+#                    runtimes, preloaded into sqlite3, Python and the C test
+#                    programs
+#   make memcheck    ACORN_VALGRIND=1: every sqlite3 and C test program runs
+#                    under valgrind; ACORN_SCALE divides the big counts
+#   make test-matrix SQLITE3 = a sqlite3 shell built from another SQLite
+#                    version, LD_LIBRARY_PATH = the directory of its
+#                    libsqlite3.so.0 (so Python loads that library too),
+#                    ACORN = acorn built against that version's headers (or
+#                    the system's), ACORN_BIN = the C test programs built
+#                    the same way
+# So: never call sqlite3, python3 or build/ programs by name; use $SQLITE3,
+# $PYTHON (through python_run) and $BUILD.
 # Sanitizer and valgrind reports go to files in $BATS_TEST_TMPDIR; the
 # shared teardown fails the test if any report is there.
 
@@ -17,7 +26,10 @@ export LC_ALL=C
 TESTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$TESTS/.." && pwd)"
 ACORN="${ACORN:-$ROOT/dist/acorn}"
-BUILD="$ROOT/build"
+BUILD="${ACORN_BIN:-$ROOT/build}"
+SQLITE3="${SQLITE3:-sqlite3}"
+# Debian's python3: the pyenv one on PATH cannot load extensions.
+PYTHON="${ACORN_PYTHON:-/usr/bin/python3}"
 
 # Run a program the way this build wants: plain, preloaded, or in valgrind.
 wrap() {
@@ -35,15 +47,80 @@ wrap() {
   fi
 }
 
+# python_run SCRIPT ARGS...: run a Python test script (- : from stdin) with Debian's python3
+# (its sqlite3 module loads the libsqlite3.so.0 that LD_LIBRARY_PATH names,
+# if any).  With ACORN_PRELOAD (make test-asan) the sanitizer runtimes are
+# preloaded, reports go to $BATS_TEST_TMPDIR as for sqlite3, and leaks are
+# checked when the script ends, before the interpreter shuts down: at exit
+# Python leaves memory of its own that LeakSanitizer would report, while at
+# that point all of Python's memory is still reachable (PYTHONMALLOC=malloc
+# puts its objects where LeakSanitizer looks), so whatever is unreachable
+# was leaked by acorn or SQLite.  The check also ends LeakSanitizer's own
+# at exit.  Under valgrind (make memcheck) Python runs plain.
+python_run() {
+  if [ "${1:-}" = - ]; then
+    # the script on stdin: into a file, which both ways below can run
+    cat >"$BATS_TEST_TMPDIR/stdin.$$.py"
+    shift
+    set -- "$BATS_TEST_TMPDIR/stdin.$$.py" "$@"
+  fi
+  if [ -n "${ACORN_PRELOAD:-}" ]; then
+    PYTHONMALLOC=malloc LD_PRELOAD="$ACORN_PRELOAD" \
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan" \
+      "$PYTHON" -c '
+import ctypes, runpy, sys
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+finally:
+    ctypes.CDLL(None).__lsan_do_leak_check()
+' "$@"
+  else
+    "$PYTHON" "$@"
+  fi
+}
+
 # acorn_sql SQL [DB]: run SQL in sqlite3 (batch, -bail) with acorn loaded,
 # on DB (default :memory:).  Output is list mode with '|' separators.
 acorn_sql() {
-  printf '.load %s\n%s\n' "$ACORN" "$1" | wrap sqlite3 -batch -bail "${2:-:memory:}"
+  printf '.load %s\n%s\n' "$ACORN" "$1" | wrap "$SQLITE3" -batch -bail "${2:-:memory:}"
 }
 
 # sqlite3 without acorn, wrapped the same way.
 plain_sql() {
-  printf '%s\n' "$1" | wrap sqlite3 -batch -bail "${2:-:memory:}"
+  printf '%s\n' "$1" | wrap "$SQLITE3" -batch -bail "${2:-:memory:}"
+}
+
+# runtime_error N: how this sqlite3 shell starts the report of an error
+# raised while a statement ran, in batch mode, at line N of its input
+# (the shells of 3.38 and 3.40 print "Runtime error near line N:", that of
+# 3.52 "Error near line N:").  Asked of the shell, with an integer overflow.
+runtime_error() {
+  local p
+  p=$(printf 'SELECT abs(-9223372036854775807 - 1);\n' | "$SQLITE3" -batch 2>&1)
+  echo "${p% near line 1: integer overflow} near line $1:"
+}
+
+# skip_unless_sqlite X.Y.Z WHAT: skip the test unless acorn is built
+# against SQLite X.Y.Z or later and runs on X.Y.Z or later (acorn uses WHAT,
+# new in X.Y.Z, only then).
+skip_unless_sqlite() {
+  local out h l
+  out=$(acorn_sql "SELECT acorn_debug();")
+  h=$(sed -n 's/^sqlite headers: //p' <<<"$out")
+  l=$(sed -n 's/^sqlite library: //p' <<<"$out")
+  [ -n "$h" ] && [ -n "$l" ] || fail "acorn_debug() did not give the SQLite versions: $out"
+  if (( $(sqlite_number "$h") < $(sqlite_number "$1") || $(sqlite_number "$l") < $(sqlite_number "$1") )); then
+    skip "$2 needs SQLite $1 in the headers and the library; acorn is built against $h and runs on $l"
+  fi
+}
+
+# sqlite_number X.Y.Z: the version as SQLITE_VERSION_NUMBER writes it.
+sqlite_number() {
+  local a b c
+  IFS=. read -r a b c <<<"$1"
+  echo $(( a * 1000000 + b * 1000 + ${c:-0} ))
 }
 
 # big N: N, divided by ACORN_SCALE under valgrind.

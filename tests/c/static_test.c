@@ -4,7 +4,8 @@
 ** public header ext/sqlite-acorn.h.
 **
 **   cc -Iext tests/c/static_test.c dist/libacorn.a -lsqlite3 -lpthread -lm
-**   build/static_test   -> prints "static: ok <uuid7> <version>" and
+**   build/static_test   -> prints "static: ok <uuid7> <acorn version> sqlite
+**                          <SQLite version of the library it runs on>" and
 **                          "static: ok through sqlite3_auto_extension", exit 0
 */
 #include <sqlite3.h>
@@ -27,11 +28,13 @@ int main(void){
     return 1;
   }
   rc = sqlite3_prepare_v2(db,
-      "SELECT uuid7(), uuid_version(uuid7()), acorn_version()", -1, &pStmt, 0);
+      "SELECT uuid7(), uuid_version(uuid7()), acorn_version(), sqlite_version()",
+      -1, &pStmt, 0);
   if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     const char *zId = (const char*)sqlite3_column_text(pStmt, 0);
     if( zId && strlen(zId)==36 && sqlite3_column_int(pStmt, 1)==7 ){
-      printf("static: ok %s %s\n", zId, sqlite3_column_text(pStmt, 2));
+      printf("static: ok %s %s sqlite %s\n", zId, sqlite3_column_text(pStmt, 2),
+             sqlite3_column_text(pStmt, 3));
       ok = 1;
     }
   }

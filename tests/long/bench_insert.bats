@@ -2,11 +2,7 @@
 # bench_insert: runs too long for `make test` (make test-long).
 
 load ../test_helper
-
-setup() {
-  D="$BATS_TEST_TMPDIR/d"
-  mkdir -p "$D"
-}
+load ../bench_insert
 
 @test "a run of more than 1,000,000 rows reports its percentiles from histograms: ordered, and every row written" {
   # 1,000,000 rows keep every latency (exact); one more counts them in
@@ -18,4 +14,8 @@ setup() {
   [ "$status" -eq 0 ] || { echo "$output"; return 1; }
   [ "$output" = "1000000|1000000|1|1|1|real|real
 1000001|1000001|1|1|1|real|real" ] || { echo "$output"; return 1; }
+}
+
+@test "busy counts the busy handler's calls: an 8-second run kept waiting by another connection's write lock" {
+  check_busy 8
 }

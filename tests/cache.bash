@@ -1,0 +1,89 @@
+# Shared by tests/cache.bats, tests/cache_multi.bats and tests/long/cache.bats
+# (after test_helper).
+
+# cache_sql OPTIONS SQL [DB]: like acorn_sql, with sqlite3 OPTIONS instead of
+# -bail (so a failing statement is reported and the script goes on); stdout
+# first, then stderr, so that the order does not depend on buffering.
+cache_sql() {
+  local err="$BATS_TEST_TMPDIR/stderr.$$"
+  printf '.load %s\n%s\n' "$ACORN" "$2" | wrap "$SQLITE3" -batch $1 "${3:-:memory:}" 2>"$err"
+  local rc=$?
+  cat "$err"
+  rm -f "$err"
+  return $rc
+}
+
+# check_model N SPEC...: the model-based test (tests/cache_model.py) with N
+# random operations for each SPEC "RANDOM RECENCY_BUFFER JOURNAL [POLICY]"
+# (RANDOM: which random sequence cache_model.py makes; JOURNAL memory: an
+# in-memory database; POLICY: the table's, lru if not given): the sqlite3
+# shell must print exactly what the model expects, after every operation.
+check_model() {
+  local n=$1 spec seed buf journal policy db
+  shift
+  for spec in "$@"; do
+    set -- $spec
+    seed=$1; buf=$2; journal=$3; policy=${4:-}
+    mkdir -p "$BATS_TEST_TMPDIR/m$seed"
+    python_run "$TESTS/cache_model.py" "$seed" "$n" "$buf" "$BATS_TEST_TMPDIR/m$seed" \
+      $( [ "$journal" = memory ] || echo "$journal" ) $policy
+    db=":memory:"
+    [ "$journal" = memory ] || db="$BATS_TEST_TMPDIR/m$seed/c.db"
+    { echo ".load $ACORN"; cat "$BATS_TEST_TMPDIR/m$seed/script.sql"; } \
+      | wrap "$SQLITE3" -batch "$db" >"$BATS_TEST_TMPDIR/m$seed/got.out" 2>"$BATS_TEST_TMPDIR/m$seed/got.err" || true
+    # the model writes "Runtime error: ", as the shells of 3.38 and 3.40 say
+    # (without the line); that of 3.52 says "Error: "
+    sed -E -e 's/ near line [0-9]+:/:/' -e 's/^Error: /Runtime error: /' \
+      "$BATS_TEST_TMPDIR/m$seed/got.err" >"$BATS_TEST_TMPDIR/m$seed/got.err2"
+    diff "$BATS_TEST_TMPDIR/m$seed/expected.out" "$BATS_TEST_TMPDIR/m$seed/got.out" | head -20
+    diff -q "$BATS_TEST_TMPDIR/m$seed/expected.out" "$BATS_TEST_TMPDIR/m$seed/got.out"
+    diff "$BATS_TEST_TMPDIR/m$seed/expected.err" "$BATS_TEST_TMPDIR/m$seed/got.err2"
+    # the script really exercised the cache
+    [ "$(grep -c . "$BATS_TEST_TMPDIR/m$seed/expected.out")" -gt "$n" ]
+  done
+}
+
+# writer_script P N: N sets of unique keys by process P, each followed by a
+# get of an older key and a check of the capacity after the commit.
+writer_script() {
+  local p=$1 n=$2 i
+  echo ".timeout 20000"
+  for (( i = 1; i <= n; i++ )); do
+    echo "INSERT INTO t(key, value) VALUES ('p$p-$i', zeroblob(100 + ($i * 37 + $p * 11) % 300));"
+    echo "SELECT 1 FROM t WHERE key = 'p$p-$(( i - 1 ))' AND length(value) < 0;"
+    echo "SELECT 'OVER ' || s FROM (SELECT total(size) AS s, count(*) AS c FROM t) WHERE s > (SELECT capacity FROM cache_stats('t')) OR s <> (SELECT bytes FROM cache_stats('t')) OR c <> (SELECT entries FROM cache_stats('t'));"
+  done
+}
+
+# check_two_writers N: two sqlite3 processes each make N sets (and gets) on
+# one WAL file at once; after every commit the capacity holds, and at the
+# end every entry is accounted for as stored or evicted.
+check_two_writers() {
+  local db="$BATS_TEST_TMPDIR/w.db" n=$1
+  run acorn_sql "PRAGMA journal_mode=WAL;
+CREATE VIRTUAL TABLE t USING cache(capacity = 20000, recency_buffer = 16);" "$db"
+  assert_success
+  writer_script 1 "$n" >"$BATS_TEST_TMPDIR/p1.sql"
+  writer_script 2 "$n" >"$BATS_TEST_TMPDIR/p2.sql"
+  ( printf '.load %s\n' "$ACORN"; cat "$BATS_TEST_TMPDIR/p1.sql" ) \
+    | wrap "$SQLITE3" -batch "$db" >"$BATS_TEST_TMPDIR/p1.out" 2>&1 &
+  local pid1=$!
+  ( printf '.load %s\n' "$ACORN"; cat "$BATS_TEST_TMPDIR/p2.sql" ) \
+    | wrap "$SQLITE3" -batch "$db" >"$BATS_TEST_TMPDIR/p2.out" 2>&1 &
+  local pid2=$!
+  # (a failing wait must not end the test before the outputs are shown)
+  local rc1=0 rc2=0
+  wait "$pid1" || rc1=$?
+  wait "$pid2" || rc2=$?
+  [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] || fail "exit $rc1 $rc2: $(head -3 "$BATS_TEST_TMPDIR/p1.out" "$BATS_TEST_TMPDIR/p2.out")"
+  # nothing printed: no capacity breach, no error (busy or otherwise)
+  [ ! -s "$BATS_TEST_TMPDIR/p1.out" ] || fail "p1: $(head "$BATS_TEST_TMPDIR/p1.out")"
+  [ ! -s "$BATS_TEST_TMPDIR/p2.out" ] || fail "p2: $(head "$BATS_TEST_TMPDIR/p2.out")"
+  run acorn_sql "SELECT entries + evictions, bytes <= capacity, bytes = (SELECT total(size) FROM t), expired FROM cache_stats('t');
+SELECT hits > 0 FROM cache_stats('t');
+PRAGMA integrity_check;" "$db"
+  assert_success
+  assert_output "$(( 2 * n ))|1|1|0
+1
+ok"
+}
