@@ -27,8 +27,9 @@ STATIC_OBJ:= $(patsubst ext/%.c,build/static/%.o,$(SRC))
 SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 
-.PHONY: all loadable static install uninstall clean deps deps-test demo test \
-        test-long test-asan memcheck test-bindings bench help
+.PHONY: all loadable static install uninstall clean deps deps-test deps-fuzz \
+        demo test test-long test-asan memcheck test-bindings bench fuzz \
+        fuzz-repro help
 
 all: loadable
 loadable: dist/acorn.so
@@ -42,6 +43,11 @@ help:
 	@echo "make memcheck   the suites' SQL under valgrind"
 	@echo "make test-bindings  load from the CLI, Python, Node and Go"
 	@echo "make bench      run bench/*.sh"
+	@echo "make fuzz [FUZZ_SECONDS=60]   build tests/fuzz/fuzz_acorn.c (clang, libFuzzer,"
+	@echo "                ASan, UBSan) and fuzz acorn's SQL; a crash is saved as"
+	@echo "                build/fuzz/crash-<sha1> and fails the target"
+	@echo "make fuzz-repro FILE=build/fuzz/crash-...   run that input again, printing"
+	@echo "                every statement it runs and what each returned"
 	@echo "make static     dist/libacorn.a (-DSQLITE_CORE) and its link test"
 	@echo "make install PREFIX=/usr/local   install lib/acorn.so"
 
@@ -80,6 +86,8 @@ deps:
 	@tests/install-deps build
 deps-test:
 	@tests/install-deps test
+deps-fuzz:
+	@tests/install-deps fuzz
 
 demo: deps
 	$(MAKE) --no-print-directory dist/acorn.so
@@ -137,3 +145,32 @@ build/ref_insert: bench/ref_insert.c
 build/cache_bench: bench/cache_bench.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
+
+# `make fuzz`: libFuzzer on tests/fuzz/fuzz_acorn.c, built with clang from
+# acorn's sources (-DSQLITE_CORE, plus -DACORN_TESTING for the clock hook)
+# and linked against the system libsqlite3.  New inputs go to
+# build/fuzz/corpus; tests/fuzz/corpus (the hand-written starting inputs)
+# is only read.  Any crash, sanitizer report, leak or broken invariant
+# stops the run, saves the input as build/fuzz/crash-* and fails.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS    = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=all
+FUZZ_ARGS    ?=
+
+build/fuzz/fuzz_acorn: tests/fuzz/fuzz_acorn.c $(SRC) $(HDR) VERSION Makefile
+	@mkdir -p build/fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -Werror -std=gnu11 -DSQLITE_CORE -DACORN_TESTING \
+	  -DACORN_VERSION='"$(VERSION)"' -DACORN_COMMIT='"$(COMMIT)"' -Iext \
+	  -o $@ tests/fuzz/fuzz_acorn.c $(SRC) -lsqlite3 $(LDLIBS)
+
+fuzz: deps-fuzz
+	$(MAKE) --no-print-directory build/fuzz/fuzz_acorn
+	@mkdir -p build/fuzz/corpus
+	build/fuzz/fuzz_acorn -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+	  -max_len=4096 -dict=tests/fuzz/acorn.dict -artifact_prefix=build/fuzz/ \
+	  -print_final_stats=1 $(FUZZ_ARGS) build/fuzz/corpus tests/fuzz/corpus
+
+fuzz-repro: build/fuzz/fuzz_acorn
+	@test -n "$(FILE)" || { echo "usage: make fuzz-repro FILE=build/fuzz/crash-..."; exit 2; }
+	ACORN_FUZZ_TRACE=1 build/fuzz/fuzz_acorn $(FILE)
