@@ -1410,7 +1410,16 @@ static int cacheRename(sqlite3_vtab *pVtab, const char *zNew){
   cache_vtab *p = (cache_vtab*)pVtab;
   const char *q = p->zQual;
   char *zSql, *zQual, *zName;
-  int rc;
+  int rc, i;
+  /* xConnect refuses these names: a table renamed to one could never be
+  ** used or dropped again. */
+  for(i=0; i<(int)(sizeof(azCacheColumn)/sizeof(azCacheColumn[0])); i++){
+    if( sqlite3_stricmp(zNew, azCacheColumn[i])==0 ){
+      acorn_vtab_error(pVtab, "cache: a cache table cannot be named '%s':"
+                       " that is the name of a column", zNew);
+      return SQLITE_ERROR;
+    }
+  }
   cacheFinalizeAll(p);
   zSql = sqlite3_mprintf(
       "ALTER TABLE %s_config\" RENAME TO \"%w_config\";"

@@ -92,6 +92,32 @@ INSERT INTO t(t, value) VALUES ('capacity', '4294967297GiB');"
   assert_failure "cache: a cache table cannot be named 'value': that is the name of a column"
 }
 
+@test "renaming a cache table to the name of one of its columns is refused and changes nothing" {
+  local db="$BATS_TEST_TMPDIR/r.db"
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', 'b');
+ALTER TABLE t RENAME TO VALUE;" "$db"
+  assert_failure "cache: a cache table cannot be named 'VALUE': that is the name of a column"
+  run acorn_sql "
+SELECT value FROM t WHERE key = 'a';
+INSERT INTO t(t) VALUES ('integrity_check');
+ALTER TABLE t RENAME TO expires;" "$db"
+  assert_failure "cache: a cache table cannot be named 'expires': that is the name of a column"
+  assert_output_contains "b"
+  run acorn_sql "
+SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite%' ORDER BY name;
+DROP TABLE t;
+SELECT count(*) FROM sqlite_schema;" "$db"
+  assert_success
+  assert_output "t
+t_config
+t_data
+t_expiry
+t_lru
+0"
+}
+
 # ---------------------------------------------------------------- set, get, delete
 
 @test "set, get, replace and delete; size is the bytes of key plus value" {
