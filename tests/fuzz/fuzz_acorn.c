@@ -20,8 +20,11 @@
 ** SQLITE_LIMIT_LENGTH is 1 MB and SQLITE_LIMIT_SQL_LENGTH 100 kB; a progress
 ** handler interrupts any statement after FUZZ_STEP_BUDGET callbacks (the
 ** handler also runs inside acorn's own statements on the connection); at
-** most FUZZ_MAX_ROWS rows are stepped per statement.  Then, with the clock
-** still stopped and no budget:
+** most FUZZ_MAX_ROWS rows are stepped per statement.  The 'q' operation
+** gives the next statement a budget of a few callbacks, and 'o' makes one
+** of its allocations fail (or all from one on), so interrupts and
+** out-of-memory errors land inside acorn's own work.  Then, with the clock
+** still stopped, no budget and no failing allocation:
 **   1. every held statement is finalized;
 **   2. for every cache table (main, temp, attached), the integrity_check
 **      command must succeed;
@@ -392,6 +395,7 @@ static const struct {
   { 'H', 0 },     /* step the held statement of a slot once */
   { 'z', 0 },     /* finalize the held statement of a slot */
   { 'q', 0 },     /* the next statement gets a budget of one byte's worth */
+  { 'o', 0 },     /* an allocation of the next statement fails (see below) */
   { '>', 0 },     /* raw SQL to the end of the line */
 };
 
@@ -405,6 +409,7 @@ struct fuzz_state {
   int iName;                /* azName index of the latest %R or %N */
   long long iBudget;        /* progress callbacks left for this statement */
   long long iNextBudget;    /* budget of the next statement, 0: default */
+  int iNextOom;             /* 'o' operand for the next statement, or -1 */
   sqlite3_stmt *apHold[FUZZ_NHOLD];
   char *zLog;               /* every statement run, for failure reports */
   size_t nLog, nLogAlloc;   /* (malloc, not sqlite3_malloc: the memory
@@ -414,6 +419,51 @@ struct fuzz_state {
 
 static long long iFakeMs;   /* the input's clock */
 static int64_t fuzzClock(void){ return (int64_t)iFakeMs*1000000; }
+
+/* Allocation failures.  The 'o' operand b arms the next statement: its
+** (b&0x3f)+1-th allocation after it is prepared fails, and with b&0x40
+** every one after that too (until the statement ends).  SQLite's allocator is wrapped once, before
+** SQLite is initialized. */
+static sqlite3_mem_methods sMemDefault;
+static int nOomCountdown = 0;     /* allocations until the failure, 0: off */
+static int bOomSticky = 0;        /* keep failing after the first */
+static int bOomFailed = 0;        /* the armed failure happened */
+
+static int fuzzOomNow(void){
+  if( __atomic_load_n(&nOomCountdown, __ATOMIC_RELAXED)==0 ) return 0;
+  if( __atomic_load_n(&bOomFailed, __ATOMIC_RELAXED) ) return bOomSticky;
+  if( __atomic_sub_fetch(&nOomCountdown, 1, __ATOMIC_RELAXED)==0 ){
+    __atomic_store_n(&bOomFailed, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&nOomCountdown, 1, __ATOMIC_RELAXED);  /* stay armed */
+    return 1;
+  }
+  return 0;
+}
+static void *fuzzMalloc(int n){
+  return fuzzOomNow() ? 0 : sMemDefault.xMalloc(n);
+}
+static void *fuzzRealloc(void *p, int n){
+  return fuzzOomNow() ? 0 : sMemDefault.xRealloc(p, n);
+}
+static void fuzzOomArm(int b){
+  __atomic_store_n(&bOomFailed, 0, __ATOMIC_RELAXED);
+  bOomSticky = (b & 0x40)!=0;
+  __atomic_store_n(&nOomCountdown, b<0 ? 0 : (b & 0x3f)+1, __ATOMIC_RELAXED);
+}
+
+int LLVMFuzzerInitialize(int *pArgc, char ***pArgv){
+  sqlite3_mem_methods m;
+  (void)pArgc; (void)pArgv;
+  sqlite3_config(SQLITE_CONFIG_GETMALLOC, &sMemDefault);
+  m = sMemDefault;
+  m.xMalloc = fuzzMalloc;
+  m.xRealloc = fuzzRealloc;
+  if( sqlite3_config(SQLITE_CONFIG_MALLOC, &m)!=SQLITE_OK ){
+    fprintf(stderr, "acorn fuzz: cannot wrap SQLite's allocator\n");
+    abort();
+  }
+  return 0;
+}
 
 static unsigned fuzzByte(fuzz_state *s){
   return s->i<s->n ? s->a[s->i++] : 0;
@@ -526,6 +576,13 @@ static void fuzzBudget(fuzz_state *s){
   s->iNextBudget = 0;
 }
 
+/* A statement is prepared and about to run: arm its allocation failure,
+** if 'o' asked for one (failures while parsing are SQLite's business). */
+static void fuzzArm(fuzz_state *s){
+  fuzzOomArm(s->iNextOom);
+  s->iNextOom = -1;
+}
+
 /* Append to the log (and print it when tracing). */
 static void fuzzLogf(fuzz_state *s, const char *zFmt, ...){
   va_list ap;
@@ -555,7 +612,9 @@ static void fuzzLog(fuzz_state *s, const char *zSql, int n){
   fuzzLogf(s, "sql> %.*s;\n", n>190 ? 190 : n, zSql);
 }
 
-static void fuzzTraceResult(fuzz_state *s, int rc){
+/* A top-level statement ended with rc: no allocation fails after it. */
+static void fuzzEnd(fuzz_state *s, int rc){
+  fuzzOomArm(-1);
   if( s->bTrace ){
     if( rc==SQLITE_OK || rc==SQLITE_DONE || rc==SQLITE_ROW ){
       fprintf(stderr, "     ok\n");
@@ -602,16 +661,18 @@ static void fuzzExec(fuzz_state *s, const char *zSql, int n){
     if( rc!=SQLITE_OK || pStmt==0 ){
       if( rc!=SQLITE_OK ){
         fuzzLog(s, zStart, (int)((zTail && zTail>zStart ? zTail : zEnd)-zStart));
-        fuzzTraceResult(s, rc);
+        fuzzEnd(s, rc);
       }
+      fuzzOomArm(-1);
       if( rc!=SQLITE_OK || zTail==0 || zTail<=zStart ) break;
       continue;
     }
     fuzzLog(s, zStart, (int)(zTail-zStart));
+    fuzzArm(s);
     while( (rc = sqlite3_step(pStmt))==SQLITE_ROW && ++nRow<FUZZ_MAX_ROWS ){
       fuzzReadRow(s, pStmt);
     }
-    fuzzTraceResult(s, rc);
+    fuzzEnd(s, rc);
     sqlite3_finalize(pStmt);
   }
 }
@@ -656,17 +717,19 @@ static void fuzzHold(fuzz_state *s, char c){
     rc = sqlite3_prepare_v2(s->db, z, n, pp, 0);
     sqlite3_free(z);
     if( rc==SQLITE_OK && *pp ){
+      fuzzArm(s);
       rc = sqlite3_step(*pp);
       if( rc==SQLITE_ROW ) fuzzReadRow(s, *pp);
     }
-    fuzzTraceResult(s, rc);
+    fuzzEnd(s, rc);
   }else if( *pp ){
     fuzzLogf(s, "sql> -- %s slot %d\n", c=='H' ? "step" : "finalize", iSlot);
     if( c=='H' ){
       fuzzBudget(s);
+      fuzzArm(s);
       rc = sqlite3_step(*pp);
       if( rc==SQLITE_ROW ) fuzzReadRow(s, *pp);
-      fuzzTraceResult(s, rc);
+      fuzzEnd(s, rc);
     }else{
       sqlite3_finalize(*pp);
       *pp = 0;
@@ -702,6 +765,11 @@ static void fuzzRun(fuzz_state *s){
         break;
       case 'q':
         s->iNextBudget = 1 + fuzzByte(s);
+        break;
+      case 'o':
+        s->iNextOom = (int)fuzzByte(s);
+        fuzzLogf(s, "sql> -- allocation %d of the next statement fails%s\n",
+                 (s->iNextOom & 0x3f)+1, s->iNextOom & 0x40 ? ", and all after" : "");
         break;
       case '>': {
         size_t iStart = s->i;
@@ -920,6 +988,7 @@ static void fuzzCheck(fuzz_state *s){
     s->apHold[i] = 0;
   }
   sqlite3_progress_handler(s->db, 0, 0, 0);
+  fuzzOomArm(-1);
   fuzzCheckAll(s, "as the input left it");
   if( !sqlite3_get_autocommit(s->db) ){
     if( s->bTrace ) fprintf(stderr, "check> COMMIT\n");
@@ -953,6 +1022,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   s.a = aData;
   s.n = nData;
   s.bTrace = bTrace;
+  s.iNextOom = -1;
   iFakeMs = FUZZ_BASE_MS;
 
   nMemBefore = sqlite3_memory_used();
