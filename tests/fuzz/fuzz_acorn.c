@@ -612,8 +612,16 @@ static void fuzzLog(fuzz_state *s, const char *zSql, int n){
   fuzzLogf(s, "sql> %.*s;\n", n>190 ? 190 : n, zSql);
 }
 
-/* A top-level statement ended with rc: no allocation fails after it. */
+static void fuzzFail(fuzz_state *s, const char *zFmt, ...);
+
+/* A top-level statement ended with rc: no allocation fails after it.  Its
+** error, if any, must be one acorn may give: not CORRUPT, INTERNAL or
+** MISUSE, not NOMEM unless an allocation was made to fail, and with a
+** message ("not an error" is the text of SQLITE_OK: an error code was
+** passed on without its message). */
 static void fuzzEnd(fuzz_state *s, int rc){
+  int bOom = __atomic_load_n(&nOomCountdown, __ATOMIC_RELAXED)!=0;
+  int e = rc & 0xff;
   fuzzOomArm(-1);
   if( s->bTrace ){
     if( rc==SQLITE_OK || rc==SQLITE_DONE || rc==SQLITE_ROW ){
@@ -621,6 +629,13 @@ static void fuzzEnd(fuzz_state *s, int rc){
     }else{
       fprintf(stderr, "     error %d: %s\n", rc, sqlite3_errmsg(s->db));
     }
+  }
+  if( rc==SQLITE_OK || rc==SQLITE_DONE || rc==SQLITE_ROW ) return;
+  if( e==SQLITE_CORRUPT || e==SQLITE_INTERNAL || e==SQLITE_MISUSE
+   || (e==SQLITE_NOMEM && !bOom)
+   || strstr(sqlite3_errmsg(s->db), "not an error")!=0 ){
+    fuzzFail(s, "a statement failed with code %d: %s", rc,
+             sqlite3_errmsg(s->db));
   }
 }
 
