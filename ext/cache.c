@@ -2231,6 +2231,11 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     cacheBufferDrop(p);
     id = 0;
   }
+  if( rc==SQLITE_NOMEM ){
+    /* from cacheStmt(), which leaves no message on db */
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
   if( rc ){
     acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(db));
     return;
