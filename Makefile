@@ -168,7 +168,7 @@ fuzz: deps-fuzz
 	$(MAKE) --no-print-directory build/fuzz/fuzz_acorn
 	@mkdir -p build/fuzz/corpus
 	build/fuzz/fuzz_acorn -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
-	  -max_len=4096 -dict=tests/fuzz/acorn.dict -artifact_prefix=build/fuzz/ \
+	  -max_len=2048 -dict=tests/fuzz/acorn.dict -artifact_prefix=build/fuzz/ \
 	  -print_final_stats=1 $(FUZZ_ARGS) build/fuzz/corpus tests/fuzz/corpus
 
 fuzz-repro: build/fuzz/fuzz_acorn
