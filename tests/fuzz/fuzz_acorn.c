@@ -15,8 +15,11 @@
 **
 ** EACH INPUT
 **
-** runs on a fresh ":memory:" connection whose VFS is "memdb", so ATTACH and
-** VACUUM INTO of any name stay in memory; SQLITE_DBCONFIG_DEFENSIVE is on;
+** runs on a fresh in-memory database, "/acorn-fuzz.db" on the memdb VFS,
+** through two connections (the operation '2' runs the next operation on the
+** second one: DDL and writes of another connection, against the first one's
+** buffered uses).  memdb is the connections' VFS, so ATTACH and VACUUM INTO
+** of any name stay in memory too.  SQLITE_DBCONFIG_DEFENSIVE is on;
 ** SQLITE_LIMIT_LENGTH is 1 MB and SQLITE_LIMIT_SQL_LENGTH 100 kB; a progress
 ** handler interrupts any statement after FUZZ_STEP_BUDGET callbacks (the
 ** handler also runs inside acorn's own statements on the connection); at
@@ -25,7 +28,8 @@
 ** of its allocations fail (or all from one on), so interrupts and
 ** out-of-memory errors land inside acorn's own work.  Then, with the clock
 ** still stopped, no budget and no failing allocation:
-**   1. every held statement is finalized;
+**   1. every held statement is finalized; the second connection ends its
+**      transaction and closes (writing its buffered uses);
 **   2. for every cache table (main, temp, attached), the integrity_check
 **      command must succeed;
 **   3. an open transaction is committed (rolled back if COMMIT fails) and
@@ -34,10 +38,10 @@
 **      uses), then SELECT sum(size), count(*) FROM t must equal bytes and
 **      entries of cache_stats('schema.t'), sum(hits) must be at most its
 **      hits, and integrity_check must succeed again;
-**   5. sqlite3_close() must return SQLITE_OK, and sqlite3_memory_used()
-**      must be back where it was before the open (acorn allocates with
-**      sqlite3_malloc: a buffer or instance kept after its connection
-**      closed shows up here).
+**   5. sqlite3_close() must return SQLITE_OK on both connections, and
+**      sqlite3_memory_used() must be back where it was before the opens
+**      (acorn allocates with sqlite3_malloc: a buffer or instance kept
+**      after its connection closed shows up here).
 ** A failure prints what broke and the statements of the input, then calls
 ** abort(), so libFuzzer saves the input as a crash.
 **
@@ -88,6 +92,7 @@ int sqlite3_acorn_init(sqlite3*, char**, const sqlite3_api_routines*);
 #define FUZZ_MAX_ROWS     1000      /* rows stepped per statement */
 #define FUZZ_MAX_DEPTH    4         /* nesting of operand templates */
 #define FUZZ_NHOLD        2         /* statements held open at once */
+#define FUZZ_DB_NAME      "/acorn-fuzz.db"  /* memdb: shared by name */
 
 /* ---------------------------------------------------------------- tables */
 
@@ -398,6 +403,7 @@ static const struct {
   { 'q', 0 },     /* the next statement gets a budget of one byte's worth */
   { 'o', 0 },     /* an allocation of the next statement fails (see below) */
   { '>', 0 },     /* raw SQL to the end of the line */
+  { '2', 0 },     /* the next operation runs on the second connection */
 };
 
 /* ------------------------------------------------------------ state */
@@ -406,7 +412,8 @@ typedef struct fuzz_state fuzz_state;
 struct fuzz_state {
   const unsigned char *a;   /* the input */
   size_t n, i;              /* its size, the read position */
-  sqlite3 *db;
+  sqlite3 *aDb[2];          /* two connections to one database */
+  sqlite3 *db;              /* the one the current operation uses */
   int iName;                /* azName index of the latest %R or %N */
   long long iBudget;        /* progress callbacks left for this statement */
   long long iNextBudget;    /* budget of the next statement, 0: default */
@@ -610,7 +617,8 @@ static void fuzzLogf(fuzz_state *s, const char *zFmt, ...){
 
 static void fuzzLog(fuzz_state *s, const char *zSql, int n){
   /* long statements are cut at 190 bytes in the log */
-  fuzzLogf(s, "sql> %.*s;\n", n>190 ? 190 : n, zSql);
+  fuzzLogf(s, "%s %.*s;\n", s->db==s->aDb[0] ? "sql>" : "sql2>",
+           n>190 ? 190 : n, zSql);
 }
 
 static void fuzzFail(fuzz_state *s, const char *zFmt, ...);
@@ -754,10 +762,13 @@ static void fuzzHold(fuzz_state *s, char c){
 }
 
 static void fuzzRun(fuzz_state *s){
+  int bSecond = 0;          /* the operation after '2' */
   while( s->i<s->n ){
     unsigned b = fuzzByte(s);
     unsigned iOp;
     if( b==' ' || b=='\t' || b=='\n' || b=='\r' ) continue;
+    s->db = s->aDb[bSecond];
+    bSecond = 0;
     if( b=='#' ){
       while( s->i<s->n && s->a[s->i]!='\n' ) s->i++;
       continue;
@@ -781,6 +792,9 @@ static void fuzzRun(fuzz_state *s){
         break;
       case 'q':
         s->iNextBudget = 1 + fuzzByte(s);
+        break;
+      case '2':
+        bSecond = 1;
         break;
       case 'o':
         s->iNextOom = (int)fuzzByte(s);
@@ -1011,24 +1025,50 @@ static void fuzzCheckSums(fuzz_state *s){
   fuzzFreeTables(a, n);
 }
 
+/* Close connection db; it must close cleanly. */
+static void fuzzClose(fuzz_state *s, sqlite3 *db){
+  int rc = sqlite3_close(db);
+  if( rc!=SQLITE_OK ){
+    sqlite3_stmt *p = 0;
+    while( (p = sqlite3_next_stmt(db, p))!=0 ){
+      fprintf(stderr, "unfinalized: %s\n", sqlite3_sql(p));
+    }
+    fuzzFail(s, "sqlite3_close: %s", sqlite3_errmsg(db));
+  }
+}
+
+/* End the transaction of s->db: COMMIT, or ROLLBACK if that fails. */
+static void fuzzEndTxn(fuzz_state *s){
+  if( sqlite3_get_autocommit(s->db) ) return;
+  if( s->bTrace ) fprintf(stderr, "check> COMMIT\n");
+  if( sqlite3_exec(s->db, "COMMIT", 0, 0, 0)!=SQLITE_OK ){
+    if( s->bTrace ) fprintf(stderr, "check> ROLLBACK\n");
+    if( sqlite3_exec(s->db, "ROLLBACK", 0, 0, 0)!=SQLITE_OK ){
+      fuzzFail(s, "neither COMMIT nor ROLLBACK ends the transaction: %s",
+               sqlite3_errmsg(s->db));
+    }
+  }
+}
+
 static void fuzzCheck(fuzz_state *s){
   int i;
   for(i=0; i<FUZZ_NHOLD; i++){
     sqlite3_finalize(s->apHold[i]);
     s->apHold[i] = 0;
   }
-  sqlite3_progress_handler(s->db, 0, 0, 0);
+  sqlite3_progress_handler(s->aDb[0], 0, 0, 0);
+  sqlite3_progress_handler(s->aDb[1], 0, 0, 0);
   fuzzOomArm(-1);
+  /* The second connection ends its transaction and closes (writing its
+  ** buffered uses), so that it holds no lock the checks would wait for. */
+  s->db = s->aDb[1];
+  fuzzEndTxn(s);
+  fuzzClose(s, s->aDb[1]);
+  s->aDb[1] = 0;
+  s->db = s->aDb[0];
   fuzzCheckAll(s, "as the input left it");
   if( !sqlite3_get_autocommit(s->db) ){
-    if( s->bTrace ) fprintf(stderr, "check> COMMIT\n");
-    if( sqlite3_exec(s->db, "COMMIT", 0, 0, 0)!=SQLITE_OK ){
-      if( s->bTrace ) fprintf(stderr, "check> ROLLBACK\n");
-      if( sqlite3_exec(s->db, "ROLLBACK", 0, 0, 0)!=SQLITE_OK ){
-        fuzzFail(s, "neither COMMIT nor ROLLBACK ends the transaction: %s",
-                 sqlite3_errmsg(s->db));
-      }
-    }
+    fuzzEndTxn(s);
     fuzzCheckAll(s, "after the transaction ended");
   }
   fuzzCheckSums(s);
@@ -1041,7 +1081,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   fuzz_state s;
   sqlite3_int64 nMemBefore;
   char *zErr = 0;
-  int rc;
+  int rc, i;
 
   if( bTrace<0 ){
     const char *z = getenv("ACORN_FUZZ_TRACE");
@@ -1056,36 +1096,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   iFakeMs = FUZZ_BASE_MS;
 
   nMemBefore = sqlite3_memory_used();
-  rc = sqlite3_open_v2(":memory:", &s.db,
-                       SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE, "memdb");
-  if( rc ){
-    fprintf(stderr, "acorn fuzz: cannot open: %s\n", sqlite3_errmsg(s.db));
-    abort();
+  for(i=0; i<2; i++){
+    sqlite3 *db = 0;
+    rc = sqlite3_open_v2(FUZZ_DB_NAME, &db,
+                         SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE, "memdb");
+    if( rc ){
+      fprintf(stderr, "acorn fuzz: cannot open: %s\n", sqlite3_errmsg(db));
+      abort();
+    }
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, 0);
+    /* No lookaside: every allocation goes to ASan, so acorn reading a
+    ** small SQLite buffer after it was freed is caught, not served
+    ** recycled. */
+    sqlite3_db_config(db, SQLITE_DBCONFIG_LOOKASIDE, 0, 0, 0);
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1000000);
+    sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 100000);
+    rc = sqlite3_acorn_init(db, &zErr, 0);
+    if( rc ){
+      fprintf(stderr, "acorn fuzz: init failed: %s\n", zErr ? zErr : "?");
+      abort();
+    }
+    sqlite3_progress_handler(db, FUZZ_PROGRESS_N, fuzzProgress, &s);
+    s.aDb[i] = db;
   }
-  sqlite3_db_config(s.db, SQLITE_DBCONFIG_DEFENSIVE, 1, 0);
-  /* No lookaside: every allocation goes to ASan, so acorn reading a small
-  ** SQLite buffer after it was freed is caught, not served recycled. */
-  sqlite3_db_config(s.db, SQLITE_DBCONFIG_LOOKASIDE, 0, 0, 0);
-  sqlite3_limit(s.db, SQLITE_LIMIT_LENGTH, 1000000);
-  sqlite3_limit(s.db, SQLITE_LIMIT_SQL_LENGTH, 100000);
-  rc = sqlite3_acorn_init(s.db, &zErr, 0);
-  if( rc ){
-    fprintf(stderr, "acorn fuzz: init failed: %s\n", zErr ? zErr : "?");
-    abort();
-  }
-  sqlite3_progress_handler(s.db, FUZZ_PROGRESS_N, fuzzProgress, &s);
+  s.db = s.aDb[0];
 
   fuzzRun(&s);
   fuzzCheck(&s);
-
-  rc = sqlite3_close(s.db);
-  if( rc!=SQLITE_OK ){
-    sqlite3_stmt *p = 0;
-    while( (p = sqlite3_next_stmt(s.db, p))!=0 ){
-      fprintf(stderr, "unfinalized: %s\n", sqlite3_sql(p));
-    }
-    fuzzFail(&s, "sqlite3_close: %s", sqlite3_errmsg(s.db));
-  }
+  fuzzClose(&s, s.aDb[0]);
   if( sqlite3_memory_used()!=nMemBefore ){
     fuzzFail(&s, "%lld bytes of sqlite3_malloc memory outlive the connection",
              (long long)(sqlite3_memory_used()-nMemBefore));
