@@ -430,8 +430,8 @@ static int64_t fuzzClock(void){ return (int64_t)iFakeMs*1000000; }
 
 /* Allocation failures.  The 'o' operand b arms the next statement: its
 ** (b&0x3f)+1-th allocation after it is prepared fails, and with b&0x40
-** every one after that too (until the statement ends).  SQLite's allocator is wrapped once, before
-** SQLite is initialized. */
+** every one after that too (until the statement ends).  SQLite's
+** allocator is wrapped once, before SQLite is initialized. */
 static sqlite3_mem_methods sMemDefault;
 static int nOomCountdown = 0;     /* allocations until the failure, 0: off */
 static int bOomSticky = 0;        /* keep failing after the first */
@@ -627,8 +627,13 @@ static void fuzzFail(fuzz_state *s, const char *zFmt, ...);
 ** error, if any, must be one acorn may give: not CORRUPT, INTERNAL or
 ** MISUSE, not NOMEM unless an allocation was made to fail, and with a
 ** message ("not an error" is the text of SQLITE_OK: an error code was
-** passed on without its message). */
-static void fuzzEnd(fuzz_state *s, int rc){
+** passed on without its message; unless the statement zSql, n bytes,
+** says those words itself, for an error message to quote). */
+static void fuzzEnd(fuzz_state *s, int rc, const char *zSql, int n){
+  static const char zNotAnError[] = "not an error";
+  const int nNot = (int)sizeof(zNotAnError)-1;
+  const char *zMsg = sqlite3_errmsg(s->db);
+  int i, bQuoted = 0;
   int bOom = __atomic_load_n(&nOomCountdown, __ATOMIC_RELAXED)!=0;
   int e = rc & 0xff;
   fuzzOomArm(-1);
@@ -636,15 +641,17 @@ static void fuzzEnd(fuzz_state *s, int rc){
     if( rc==SQLITE_OK || rc==SQLITE_DONE || rc==SQLITE_ROW ){
       fprintf(stderr, "     ok\n");
     }else{
-      fprintf(stderr, "     error %d: %s\n", rc, sqlite3_errmsg(s->db));
+      fprintf(stderr, "     error %d: %s\n", rc, zMsg);
     }
   }
   if( rc==SQLITE_OK || rc==SQLITE_DONE || rc==SQLITE_ROW ) return;
+  for(i=0; i+nNot<=n && !bQuoted; i++){
+    bQuoted = sqlite3_strnicmp(zSql+i, zNotAnError, nNot)==0;
+  }
   if( e==SQLITE_CORRUPT || e==SQLITE_INTERNAL || e==SQLITE_MISUSE
    || (e==SQLITE_NOMEM && !bOom)
-   || strstr(sqlite3_errmsg(s->db), "not an error")!=0 ){
-    fuzzFail(s, "a statement failed with code %d: %s", rc,
-             sqlite3_errmsg(s->db));
+   || (!bQuoted && strstr(zMsg, zNotAnError)!=0) ){
+    fuzzFail(s, "a statement failed with code %d: %s", rc, zMsg);
   }
 }
 
@@ -684,8 +691,9 @@ static void fuzzExec(fuzz_state *s, const char *zSql, int n){
     rc = sqlite3_prepare_v2(s->db, zStart, (int)(zEnd-zStart), &pStmt, &zTail);
     if( rc!=SQLITE_OK || pStmt==0 ){
       if( rc!=SQLITE_OK ){
-        fuzzLog(s, zStart, (int)((zTail && zTail>zStart ? zTail : zEnd)-zStart));
-        fuzzEnd(s, rc);
+        int nSql = (int)((zTail && zTail>zStart ? zTail : zEnd)-zStart);
+        fuzzLog(s, zStart, nSql);
+        fuzzEnd(s, rc, zStart, nSql);
       }
       fuzzOomArm(-1);
       if( rc!=SQLITE_OK || zTail==0 || zTail<=zStart ) break;
@@ -696,7 +704,7 @@ static void fuzzExec(fuzz_state *s, const char *zSql, int n){
     while( (rc = sqlite3_step(pStmt))==SQLITE_ROW && ++nRow<FUZZ_MAX_ROWS ){
       fuzzReadRow(s, pStmt);
     }
-    fuzzEnd(s, rc);
+    fuzzEnd(s, rc, zStart, (int)(zTail-zStart));
     sqlite3_finalize(pStmt);
   }
 }
@@ -739,21 +747,23 @@ static void fuzzHold(fuzz_state *s, char c){
     fuzzLog(s, z, n);
     if( s->bTrace ) fprintf(stderr, "     (held in slot %d)\n", iSlot);
     rc = sqlite3_prepare_v2(s->db, z, n, pp, 0);
-    sqlite3_free(z);
     if( rc==SQLITE_OK && *pp ){
       fuzzArm(s);
       rc = sqlite3_step(*pp);
       if( rc==SQLITE_ROW ) fuzzReadRow(s, *pp);
     }
-    fuzzEnd(s, rc);
+    fuzzEnd(s, rc, z, n);
+    sqlite3_free(z);
   }else if( *pp ){
     fuzzLogf(s, "sql> -- %s slot %d\n", c=='H' ? "step" : "finalize", iSlot);
     if( c=='H' ){
+      const char *zSql = sqlite3_sql(*pp);
+      s->db = sqlite3_db_handle(*pp);
       fuzzBudget(s);
       fuzzArm(s);
       rc = sqlite3_step(*pp);
       if( rc==SQLITE_ROW ) fuzzReadRow(s, *pp);
-      fuzzEnd(s, rc);
+      fuzzEnd(s, rc, zSql, zSql ? (int)strlen(zSql) : 0);
     }else{
       sqlite3_finalize(*pp);
       *pp = 0;
@@ -799,7 +809,8 @@ static void fuzzRun(fuzz_state *s){
       case 'o':
         s->iNextOom = (int)fuzzByte(s);
         fuzzLogf(s, "sql> -- allocation %d of the next statement fails%s\n",
-                 (s->iNextOom & 0x3f)+1, s->iNextOom & 0x40 ? ", and all after" : "");
+                 (s->iNextOom & 0x3f)+1,
+                 s->iNextOom & 0x40 ? ", and all after" : "");
         break;
       case '>': {
         size_t iStart = s->i;
@@ -1008,7 +1019,8 @@ static void fuzzCheckSums(fuzz_state *s){
       if( rc ) fuzzFail(s, "listing %s.%s: %s", a[i].zDb, a[i].zName,
                         sqlite3_errmsg(s->db));
       zSql = sqlite3_mprintf("SELECT bytes, entries, hits"
-                             " FROM cache_stats('%q.%q')", a[i].zDb, a[i].zName);
+                             " FROM cache_stats('%q.%q')",
+                             a[i].zDb, a[i].zName);
       rc = fuzzQuery(s, zSql, aStats, 3);
       sqlite3_free(zSql);
       if( rc ) fuzzFail(s, "cache_stats of %s.%s: %s", a[i].zDb, a[i].zName,
