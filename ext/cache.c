@@ -103,7 +103,8 @@
 **       autocommit mode and no writing statement is running (its own short
 **       transaction; on failure it stays buffered);
 **     - at disconnect, under the same conditions (DEFENSIVE is lifted
-**       around this flush: there is no statement running to allow it);
+**       around this flush: there is no statement running to allow it),
+**       and only if the schema in memory is current (cacheSchemaCurrent);
 **     - by the 'flush' command.
 **   Slots written inside a transaction are copied to a second array,
 **   tagged with the savepoint level; xRollback / xRollbackTo put them back
@@ -690,7 +691,7 @@ static void cacheBufferMove(cache_vtab *pTo, cache_vtab *pFrom){
   cacheBufferDrop(pFrom);
 }
 
-static int cacheFlushStandalone(cache_vtab *p);
+static int cacheFlushStandalone(cache_vtab *p, int bSchemaCheck);
 
 /* Record a use of entry id at time ms. */
 static void cacheTouch(cache_vtab *p, i64 id, i64 ms){
@@ -710,7 +711,7 @@ static void cacheTouch(cache_vtab *p, i64 id, i64 ms){
   pNode->iSeq = ++p->iTouchSeq;
   p->nHitPending++;
   if( p->nPending>=p->nNextFlush ){
-    if( cacheFlushStandalone(p)!=SQLITE_OK ){
+    if( cacheFlushStandalone(p, 0)!=SQLITE_OK ){
       p->nNextFlush = p->nPending + p->nBufferMax;
     }
   }
@@ -856,9 +857,44 @@ static int cacheWriterBusy(sqlite3 *db){
   return 0;
 }
 
+/* Is the schema of p->zDb that p->db holds the one in the file?  If not,
+** the next statement on it makes SQLite drop and reload that schema, which
+** xDisconnect must not cause: sqlite3_close() disconnects virtual tables
+** while it walks the schema's tables.  The cookie of the schema in memory
+** is p3 of the Transaction opcode of a statement prepared on it (EXPLAIN
+** lists it and runs nothing); PRAGMA schema_version reads the file's and
+** compares nothing.  Called inside a transaction, so the answer holds. */
+static int cacheSchemaCurrent(cache_vtab *p){
+  sqlite3_stmt *pStmt = 0;
+  i64 iMem = -1, iFile = -2;
+  char *zSql = sqlite3_mprintf("EXPLAIN SELECT 1 FROM \"%w\".sqlite_schema",
+                               p->zDb);
+  if( zSql && sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0)==SQLITE_OK ){
+    while( sqlite3_step(pStmt)==SQLITE_ROW ){
+      const char *zOp = (const char*)sqlite3_column_text(pStmt, 1);
+      if( zOp && strcmp(zOp, "Transaction")==0 ){
+        iMem = sqlite3_column_int64(pStmt, 4);
+        break;
+      }
+    }
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  pStmt = 0;
+  zSql = sqlite3_mprintf("PRAGMA \"%w\".schema_version", p->zDb);
+  if( zSql && sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0)==SQLITE_OK
+   && sqlite3_step(pStmt)==SQLITE_ROW ){
+    iFile = sqlite3_column_int64(pStmt, 0);
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  return iMem==iFile;
+}
+
 /* Flush in a short transaction of its own, only when that cannot join or
-** disturb the user's: autocommit mode, no writing statement running. */
-static int cacheFlushStandalone(cache_vtab *p){
+** disturb the user's: autocommit mode, no writing statement running; with
+** bSchemaCheck (xDisconnect) only if the schema in memory is current. */
+static int cacheFlushStandalone(cache_vtab *p, int bSchemaCheck){
   cache_config cfg;
   int rc;
   if( p->nPending==0 && p->nMissPending==0 ) return SQLITE_OK;
@@ -867,7 +903,8 @@ static int cacheFlushStandalone(cache_vtab *p){
   }
   rc = sqlite3_exec(p->db, "SAVEPOINT acorn_cache_flush", 0, 0, 0);
   if( rc!=SQLITE_OK ) return rc;
-  rc = cacheConfigLoad(p, &cfg);
+  if( bSchemaCheck && !cacheSchemaCurrent(p) ) rc = SQLITE_SCHEMA;
+  if( rc==SQLITE_OK ) rc = cacheConfigLoad(p, &cfg);
   if( rc==SQLITE_OK && p->bStale ) rc = SQLITE_ABORT;  /* nothing of ours */
   if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
   if( rc==SQLITE_OK ) rc = cacheConfigSave(p, &cfg);
@@ -1324,7 +1361,7 @@ static int cacheDisconnect(sqlite3_vtab *pVtab){
       int bDefensive = 0;
       sqlite3_db_config(p->db, SQLITE_DBCONFIG_DEFENSIVE, -1, &bDefensive);
       if( bDefensive ) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DEFENSIVE, 0, 0);
-      cacheFlushStandalone(p);
+      cacheFlushStandalone(p, 1);
       if( bDefensive ) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DEFENSIVE, 1, 0);
     }
   }
