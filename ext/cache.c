@@ -2097,10 +2097,12 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
         return SQLITE_ERROR;
       }
     }
-    /* Write the buffered uses first: the row's hits read below must
-    ** include them, as cacheSet() writes that count back. */
+    /* Whatever can refuse the UPDATE is checked before the first write:
+    ** SQLite opens no statement journal for a one-row change of a virtual
+    ** table, so inside a transaction a write made before the error would
+    ** stay.  The row's hits read here lack this connection's buffered uses
+    ** of it, which are added before the flush writes them. */
     rc = cacheConfigLoad(p, &cfg);
-    if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
     if( rc==SQLITE_OK ) rc = cacheStmt(p, CACHE_STMT_ROW, &pStmt);
     if( rc ) return rc;
     sqlite3_bind_int64(pStmt, 1, idOld);
@@ -2120,7 +2122,8 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     if( rc==SQLITE_OK && pOldKey==0 ){
       /* The row went away under the statement: nothing to update but
       ** the flush. */
-      rc = cacheConfigSave(p, &cfg);
+      rc = cacheFlushWrite(p, &cfg);
+      if( rc==SQLITE_OK ) rc = cacheConfigSave(p, &cfg);
       if( rc==SQLITE_OK ) cacheFlushDone(p);
       return rc;
     }
@@ -2134,6 +2137,11 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
       rc = cacheCheckValues(p, pKey, pValue, pExpires);
       nSize = cacheBytes(p->bUtf16, pKey) + cacheBytes(p->bUtf16, pValue);
       if( rc==SQLITE_OK ) rc = cacheCheckSize(p, &cfg, nSize);
+      if( rc==SQLITE_OK ){
+        cache_touch *pNode = cacheHashFind(p, idOld);
+        if( pNode ) nHits += pNode->nHit;
+        rc = cacheFlushWrite(p, &cfg);
+      }
       /* Same key: cacheSet() rewrites the entry in place, keeping its id.
       ** A new key: the old entry goes, the new key is set (replacing any
       ** entry that had it). */

@@ -401,6 +401,29 @@ a|2
 2"
 }
 
+@test "an UPDATE refused inside a transaction writes nothing, buffered uses included" {
+  run cache_sql "" "
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(10)), ('b', zeroblob(10));
+BEGIN;
+SELECT length(value) FROM t WHERE key = 'b';
+UPDATE t SET value = NULL WHERE key = 'b';
+UPDATE t SET value = zeroblob(100) WHERE key = 'b';
+INSERT INTO t(t) VALUES ('integrity_check');
+COMMIT;
+INSERT INTO t(key, value) VALUES ('c', zeroblob(10));
+INSERT INTO t(t) VALUES ('integrity_check');
+SELECT key, hits FROM t;
+SELECT entries, hits FROM cache_stats('t');"
+  assert_output "10
+a|0
+b|1
+c|0
+3|1
+Runtime error near line 7: cache: value must not be NULL; expected BLOB or TEXT
+Runtime error near line 8: cache: entry of 101 bytes exceeds capacity of 100 bytes"
+}
+
 # ---------------------------------------------------------------- expiry
 
 @test "expired entries are invisible to every read and reclaimed by writes and by purge" {
