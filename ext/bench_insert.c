@@ -1852,7 +1852,10 @@ static sqlite3_module benchModule = {
   benchEof,
   benchColumn,
   benchRowid,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+#if SQLITE_VERSION_NUMBER >= 3044000
+  0,                 /* xIntegrity */
+#endif
 };
 
 int acorn_bench_insert_register(sqlite3 *db){
