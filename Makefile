@@ -48,6 +48,7 @@ help:
 	@echo "                build/fuzz/crash-<sha1> and fails the target"
 	@echo "make fuzz-repro FILE=build/fuzz/crash-...   run that input again, printing"
 	@echo "                every statement it runs and what each returned"
+	@echo "                (both take FUZZ_SQLITE=.../sqlite3.c: an instrumented SQLite)"
 	@echo "make static     dist/libacorn.a (-DSQLITE_CORE) and its link test"
 	@echo "make install PREFIX=/usr/local   install lib/acorn.so"
 
@@ -157,20 +158,43 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS    = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all
 FUZZ_ARGS    ?=
+# FUZZ_SQLITE=path/to/sqlite3.c: link that amalgamation, built with the same
+# sanitizers and coverage, instead of the system library.  ASan then also
+# sees SQLite's own reads of memory that acorn made it free (the system
+# library is not instrumented), and the fuzzer is guided by SQLite's
+# branches too.  FACTS.md says where amalgamations come from (npm tarballs).
+FUZZ_SQLITE  ?=
+ifeq ($(FUZZ_SQLITE),)
+FUZZ_BIN      = build/fuzz/fuzz_acorn
+FUZZ_LIB      = -lsqlite3
+FUZZ_DEP      =
+FUZZ_INC      =
+else
+FUZZ_BIN      = build/fuzz/fuzz_acorn_amalg
+FUZZ_LIB      = build/fuzz/sqlite3.o
+FUZZ_DEP      = build/fuzz/sqlite3.o
+FUZZ_INC      = -I$(dir $(FUZZ_SQLITE))
+endif
 
-build/fuzz/fuzz_acorn: tests/fuzz/fuzz_acorn.c $(SRC) $(HDR) VERSION Makefile
+build/fuzz/sqlite3.o: $(FUZZ_SQLITE) Makefile
+	@mkdir -p build/fuzz
+	$(FUZZ_CC) -c -g -O1 -fno-omit-frame-pointer \
+	  -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+	  -DSQLITE_ENABLE_API_ARMOR -o $@ $(FUZZ_SQLITE)
+
+$(FUZZ_BIN): tests/fuzz/fuzz_acorn.c $(SRC) $(HDR) $(FUZZ_DEP) VERSION Makefile
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -Werror -std=gnu11 -DSQLITE_CORE -DACORN_TESTING \
-	  -DACORN_VERSION='"$(VERSION)"' -DACORN_COMMIT='"$(COMMIT)"' -Iext \
-	  -o $@ tests/fuzz/fuzz_acorn.c $(SRC) -lsqlite3 $(LDLIBS)
+	  -DACORN_VERSION='"$(VERSION)"' -DACORN_COMMIT='"$(COMMIT)"' $(FUZZ_INC) -Iext \
+	  -o $@ tests/fuzz/fuzz_acorn.c $(SRC) $(FUZZ_LIB) $(LDLIBS)
 
 fuzz: deps-fuzz
-	$(MAKE) --no-print-directory build/fuzz/fuzz_acorn
+	$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@mkdir -p build/fuzz/corpus
-	build/fuzz/fuzz_acorn -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
 	  -max_len=2048 -dict=tests/fuzz/acorn.dict -artifact_prefix=build/fuzz/ \
 	  -print_final_stats=1 $(FUZZ_ARGS) build/fuzz/corpus tests/fuzz/corpus
 
-fuzz-repro: build/fuzz/fuzz_acorn
+fuzz-repro: $(FUZZ_BIN)
 	@test -n "$(FILE)" || { echo "usage: make fuzz-repro FILE=build/fuzz/crash-..."; exit 2; }
-	ACORN_FUZZ_TRACE=1 build/fuzz/fuzz_acorn $(FILE)
+	ACORN_FUZZ_TRACE=1 $(FUZZ_BIN) $(FILE)

@@ -11,7 +11,10 @@
 **
 ** Built from the sources in ext/ with -DSQLITE_CORE and -DACORN_TESTING (the
 ** clock hook: every input sees a clock that stands still unless the input
-** moves it), and linked against the system libsqlite3.
+** moves it), and linked against the system libsqlite3, which ASan does not
+** instrument: freed memory is filled with garbage (__asan_default_options)
+** so that SQLite reading memory acorn made it free crashes.  make fuzz
+** FUZZ_SQLITE=.../sqlite3.c links an instrumented amalgamation instead.
 **
 ** EACH INPUT
 **
@@ -1087,6 +1090,14 @@ static void fuzzCheck(fuzz_state *s){
 }
 
 /* ------------------------------------------------------------ entry */
+
+/* ASan's defaults for this program (ASAN_OPTIONS adds to them): freed
+** memory is overwritten, so that the system libsqlite3, which ASan does
+** not instrument, crashes on garbage when acorn makes it read memory it
+** freed, instead of reading what was still there. */
+const char *__asan_default_options(void){
+  return "max_free_fill_size=4096:free_fill_byte=85";
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   static int bTrace = -1;
