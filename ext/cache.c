@@ -271,6 +271,8 @@ struct cache_vtab {
   int bStale;           /* a newer instance has the table (and the buffer),
                         ** or the table under this name is another one */
   int bParked;          /* disconnected, kept only for its buffer */
+  int bInUse;           /* cache_read is using it: 1; and SQLite has
+                        ** disconnected it meanwhile: 2 (cacheUseEnd) */
   int bUtf16;           /* the database's text encoding is UTF-16 */
   cache_vtab *pRegNext; /* registry list */
 };
@@ -1347,6 +1349,13 @@ static void cacheFree(cache_vtab *p){
 
 static int cacheDisconnect(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
+  if( p->bInUse ){
+    /* In the middle of cache_read: after another connection's DDL, SQLite
+    ** re-prepares one of p's statements as it runs, and lets go of the
+    ** instances the new schema replaces.  cache_read finishes this. */
+    p->bInUse = 2;
+    return SQLITE_OK;
+  }
   /* Keep this connection's buffered recency if that can be done safely. */
   if( !p->bStale && (p->nPending || p->nMissPending) ){
     sqlite3_stmt *pStmt = 0;
@@ -2215,7 +2224,26 @@ static sqlite3_module cacheModule = {
 
 /* ------------------------------------------------------- cache_read */
 
+/* cache_read is done with p: if SQLite disconnected it meanwhile, do it
+** now. */
+static void cacheUseEnd(cache_vtab *p){
+  int bGone = p->bInUse==2;
+  p->bInUse = 0;
+  if( bGone ) cacheDisconnect(&p->base);
+}
+
+static void cacheRead(sqlite3_context*, sqlite3_value**, cache_vtab**);
+
 static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  cache_vtab *pUsed = 0;
+  (void)argc;
+  cacheRead(ctx, argv, &pUsed);
+  if( pUsed ) cacheUseEnd(pUsed);
+}
+
+/* The body of cache_read; *ppUsed is the instance it uses, marked so. */
+static void cacheRead(sqlite3_context *ctx, sqlite3_value **argv,
+                      cache_vtab **ppUsed){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   const char *zTab = (const char*)sqlite3_value_text(argv[0]);
   cache_vtab *p;
@@ -2225,7 +2253,6 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   i64 iOff, nLen, id = 0, nTotal, now;
   unsigned char *aBuf;
   int rc, i;
-  (void)argc;
   zErr = cacheCheckKey("cache_read", argv[1]);
   if( zErr ){
     sqlite3_result_error(ctx, zErr, -1);
@@ -2250,6 +2277,8 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       acorn_result_error(ctx, "cache_read: no such cache table: %Q", zTab);
       return;
     }
+    p->bInUse = 1;
+    *ppUsed = p;
     rc = cacheStmt(p, CACHE_STMT_FIND_LIVE, &pStmt);
     if( rc==SQLITE_OK ){
       sqlite3_bind_value(pStmt, 1, argv[1]);
@@ -2274,6 +2303,8 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     p->bStale = 1;
     pthread_mutex_unlock(&gCacheMutex);
     cacheBufferDrop(p);
+    *ppUsed = 0;
+    cacheUseEnd(p);
     id = 0;
   }
   if( rc==SQLITE_NOMEM ){
