@@ -424,6 +424,22 @@ Runtime error near line 7: cache: value must not be NULL; expected BLOB or TEXT
 Runtime error near line 8: cache: entry of 101 bytes exceeds capacity of 100 bytes"
 }
 
+@test "cache_read after a refused CREATE in a transaction (SQLite reloads the schema) reads on" {
+  run cache_sql "" "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', x'0102');
+SELECT hex(cache_read('t', 'a', 0, 2));
+BEGIN;
+CREATE VIRTUAL TABLE value USING cache;
+SELECT hex(cache_read('t', 'a', 1, 1));
+COMMIT;
+SELECT hits FROM cache_stats('t');"
+  assert_output "0102
+02
+2
+Runtime error near line 7: cache: a cache table cannot be named 'value': that is the name of a column"
+}
+
 # ---------------------------------------------------------------- expiry
 
 @test "expired entries are invisible to every read and reclaimed by writes and by purge" {
