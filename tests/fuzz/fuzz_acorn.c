@@ -29,8 +29,11 @@
 ** most FUZZ_MAX_ROWS rows are stepped per statement.  The 'q' operation
 ** gives the next statement a budget of a few callbacks, and 'o' makes one
 ** of its allocations fail (or all from one on), so interrupts and
-** out-of-memory errors land inside acorn's own work.  Then, with the clock
-** still stopped, no budget and no failing allocation:
+** out-of-memory errors land inside acorn's own work.  A statement that
+** fails must fail with an error acorn may give (fuzzEnd): not CORRUPT,
+** INTERNAL or MISUSE, not NOMEM unless 'o' made an allocation fail, never
+** with the message "not an error".  Then, with the clock still stopped, no
+** budget and no failing allocation:
 **   1. every held statement is finalized; the second connection ends its
 **      transaction and closes (writing its buffered uses);
 **   2. for every cache table (main, temp, attached), the integrity_check
