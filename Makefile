@@ -7,7 +7,7 @@ PREFIX    ?= /usr/local
 SQLITE3   ?= sqlite3
 
 CC        ?= cc
-CFLAGS    ?= -O2
+CFLAGS    ?= -O2 -DNDEBUG
 WARN      = -Wall -Wextra
 EXTRA_CFLAGS ?=
 LDFLAGS   ?=
@@ -20,39 +20,59 @@ LDLIBS    = -lpthread -lm
 # unload and a later load instead of starting again from zero.
 SO_LDFLAGS = -shared -Wl,-z,nodelete $(LDFLAGS)
 
-SRC       := $(wildcard ext/*.c)
+# ext/auto.c is the preload library dist/acorn-auto.so, not part of acorn.so.
+AUTO_SRC  := ext/auto.c
+SRC       := $(filter-out $(AUTO_SRC),$(wildcard ext/*.c))
 HDR       := $(wildcard ext/*.h)
 STATIC_OBJ:= $(patsubst ext/%.c,build/static/%.o,$(SRC))
 
-SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_FLAGS  = -O1 -g -UNDEBUG -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 
-.PHONY: all loadable static install uninstall clean deps deps-test deps-fuzz \
-        demo test test-long test-asan memcheck test-bindings bench fuzz \
-        fuzz-repro help
+.PHONY: all loadable auto static install uninstall clean deps deps-test deps-bench \
+        demo test test-long test-asan memcheck test-bindings test-cluster deps-cluster \
+        bench bench-record bench-cache-1m help dist dist-npm dist-python dist-deb test-dist deps-dist \
+        fuzz fuzz-repro deps-fuzz
 
 all: loadable
 loadable: dist/acorn.so
 
+# One line per target; tests/make.bats checks that every target is here.
 help:
-	@echo "make            build dist/acorn.so"
-	@echo "make demo       build and run sql/demo.sql in the sqlite3 shell"
-	@echo "make test       build (warnings are errors) and run every bats suite"
-	@echo "make test-long  the long runs (tests/long/*.bats)"
-	@echo "make test-asan  the suites with an ASan+UBSan build loaded"
-	@echo "make memcheck   the suites' SQL under valgrind"
-	@echo "make test-bindings  load from the CLI, Python, Node and Go"
-	@echo "make bench      run bench/*.sh"
-	@echo "make fuzz [FUZZ_SECONDS=60]   build tests/fuzz/fuzz_acorn.c (clang, libFuzzer,"
-	@echo "                ASan, UBSan) and fuzz acorn's SQL; a crash is saved as"
-	@echo "                build/fuzz/crash-<sha1> and fails the target"
-	@echo "make fuzz-repro FILE=build/fuzz/crash-...   run that input again, printing"
-	@echo "                every statement it runs and what each returned"
-	@echo "                (both take FUZZ_SQLITE=.../sqlite3.c: an instrumented SQLite)"
-	@echo "make static     dist/libacorn.a (-DSQLITE_CORE) and its link test"
-	@echo "make install PREFIX=/usr/local   install lib/acorn.so"
+	@echo "make                 build dist/acorn.so (also: make all, make loadable)"
+	@echo "make demo            build and run sql/demo.sql in the sqlite3 shell"
+	@echo "make test            build (warnings are errors) and run every tests/*.bats suite"
+	@echo "make test-long       the long runs (tests/long/*.bats)"
+	@echo "make test-asan       the suites with an ASan+UBSan build loaded"
+	@echo "make memcheck        the suites with sqlite3 and the C test programs under valgrind"
+	@echo "make test-bindings   load from the sqlite3 shell, Python, Node, Go and Tcl"
+	@echo "make static          dist/libacorn.a (-DSQLITE_CORE) and its link tests"
+	@echo "make auto            dist/acorn-auto.so: LD_PRELOAD it to add acorn to every connection"
+	@echo "make test-cluster    a 3-node dqlite cluster on 127.0.0.1 with acorn, and a failover (deps-cluster: go-dqlite)"
+	@echo "make bench           run bench/*.sh with progress into build/bench/ (BENCH='uuid insert' for some)"
+	@echo "make bench-record    run every benchmark and replace bench/results/ with that run"
+	@echo "make bench-cache-1m  the cache benchmark at 10^6 entries (minutes, ~3 GB in TMPDIR)"
+	@echo "make install         install lib/acorn.so, lib/acorn-auto.so and include/sqlite-acorn.h (PREFIX=/usr/local, DESTDIR)"
+	@echo "make uninstall       remove what make install installed"
+	@echo "make clean           remove dist/ and build/"
+	@echo "make deps            install the Debian packages to build (deps-test: to test, deps-bench: to benchmark)"
+	@echo "make dist            npm tarball, Python wheel and Debian package in dist/ (make dist-npm, dist-python, dist-deb: one)"
+	@echo "make test-dist       build them and install, load and remove each one (deps-dist: its Debian packages)"
+	@echo "make fuzz            libFuzzer with ASan+UBSan on tests/fuzz/fuzz_acorn.c for FUZZ_SECONDS (60); a crash is"
+	@echo "                     saved as build/fuzz/crash-<sha1> and fails it (deps-fuzz: clang; FUZZ_SQLITE=.../sqlite3.c:"
+	@echo "                     an instrumented SQLite amalgamation instead of the system library)"
+	@echo "make fuzz-repro      FILE=build/fuzz/crash-...: run that input again, printing every statement and its result"
+	@echo "make help            this list"
 
-dist/acorn.so: $(SRC) $(HDR) VERSION Makefile
+# dist/acorn.so is built again when the flags change: make test builds it
+# with assert() on (-UNDEBUG), make and make bench without.
+# build/cflags holds them; it is rewritten (here, as the Makefile is read)
+# only when they differ.
+BUILD_FLAGS = $(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS)
+$(shell mkdir -p build; echo '$(BUILD_FLAGS)' | cmp -s - build/cflags \
+        || echo '$(BUILD_FLAGS)' > build/cflags)
+
+dist/acorn.so: $(SRC) $(HDR) VERSION Makefile build/cflags
 	@mkdir -p dist
 	$(CC) $(ALL_CFLAGS) $(SO_LDFLAGS) -o $@ $(SRC) $(LDLIBS)
 
@@ -65,19 +85,38 @@ dist/libacorn.a: $(STATIC_OBJ)
 	rm -f $@
 	ar rcs $@ $(STATIC_OBJ)
 
-build/static_test: tests/c/static_test.c dist/libacorn.a
+build/static_test: tests/c/static_test.c ext/sqlite-acorn.h dist/libacorn.a
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -Iext -o $@ $< dist/libacorn.a -lsqlite3 $(LDLIBS)
+
+# The documented alternative to the preload library: sqlite3_auto_extension
+# with the static library.
+build/auto_static: tests/c/auto_static.c dist/libacorn.a
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< dist/libacorn.a -lsqlite3 $(LDLIBS)
 
-static: dist/libacorn.a build/static_test
+static: dist/libacorn.a build/static_test build/auto_static
 	./build/static_test
+	./build/auto_static
 
-install: dist/acorn.so
-	install -d $(DESTDIR)$(PREFIX)/lib
+# The preload library: a client of libsqlite3 that loads acorn.so from its
+# own directory at the first open (see ext/auto.c).
+auto: dist/acorn-auto.so dist/acorn.so
+
+dist/acorn-auto.so: $(AUTO_SRC) Makefile
+	@mkdir -p dist
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
+	  -shared $(LDFLAGS) -o $@ $(AUTO_SRC) -lsqlite3 -ldl -lpthread
+
+install: dist/acorn.so dist/acorn-auto.so
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 0755 dist/acorn.so $(DESTDIR)$(PREFIX)/lib/acorn.so
+	install -m 0755 dist/acorn-auto.so $(DESTDIR)$(PREFIX)/lib/acorn-auto.so
+	install -m 0644 ext/sqlite-acorn.h $(DESTDIR)$(PREFIX)/include/sqlite-acorn.h
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/acorn.so
+	rm -f $(DESTDIR)$(PREFIX)/lib/acorn.so $(DESTDIR)$(PREFIX)/lib/acorn-auto.so \
+	  $(DESTDIR)$(PREFIX)/include/sqlite-acorn.h
 
 clean:
 	rm -rf dist build
@@ -87,6 +126,8 @@ deps:
 	@tests/install-deps build
 deps-test:
 	@tests/install-deps test
+deps-bench:
+	@tests/install-deps bench
 deps-fuzz:
 	@tests/install-deps fuzz
 
@@ -103,38 +144,76 @@ build/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
 
-TEST_BINS = build/static_test build/uuid_proc build/uuid_clock
+# bench_insert's latency histogram: the test includes ext/bench_run.c itself.
+build/bench_hist: tests/c/bench_hist.c $(SRC) $(HDR)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< $(filter-out ext/bench_run.c,$(SRC)) -lsqlite3 $(LDLIBS)
+
+# A program that knows nothing of acorn, run with dist/acorn-auto.so
+# preloaded; -rdynamic exports its sqlite3_auto_extension, which counts calls.
+build/auto_test: tests/c/auto_test.c
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -rdynamic -o $@ $< -lsqlite3 -ldl $(LDLIBS)
+
+TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/auto_test \
+            build/auto_static build/bench_hist
 
 # `make test`: a warning-free build, then every suite.
 test: deps-test
-	$(MAKE) --no-print-directory -B dist/acorn.so $(TEST_BINS) EXTRA_CFLAGS=-Werror
+	$(MAKE) --no-print-directory -B dist/acorn.so dist/acorn-auto.so $(TEST_BINS) EXTRA_CFLAGS="-Werror -UNDEBUG"
 	$(MAKE) --no-print-directory static
 	tests/run-bats tests/*.bats
 
 # `make test-long`: the runs too long for `make test` (CI runs both).
 test-long: deps-test
-	$(MAKE) --no-print-directory dist/acorn.so $(TEST_BINS)
+	$(MAKE) --no-print-directory dist/acorn.so dist/acorn-auto.so $(TEST_BINS)
 	tests/run-bats tests/long/*.bats
 
 dist/asan/acorn.so: $(SRC) $(HDR) VERSION Makefile
 	@mkdir -p dist/asan
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(SO_LDFLAGS) -o $@ $(SRC) $(LDLIBS)
 
-test-asan: dist/asan/acorn.so $(TEST_BINS)
+# The preload library's suite loads the acorn.so next to it: here the
+# sanitized one, through a sanitized dist/asan/acorn-auto.so.
+dist/asan/acorn-auto.so: $(AUTO_SRC) Makefile
+	@mkdir -p dist/asan
+	$(CC) $(CFLAGS) $(WARN) $(SAN_FLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
+	  -shared $(LDFLAGS) -o $@ $(AUTO_SRC) -lsqlite3 -ldl -lpthread
+
+test-asan: dist/asan/acorn.so dist/asan/acorn-auto.so dist/acorn.so dist/acorn-auto.so $(TEST_BINS)
 	ACORN=$(CURDIR)/dist/asan/acorn ACORN_PRELOAD="$(ASAN_LIBS)" \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  tests/run-bats tests/*.bats
 
-memcheck: dist/acorn.so $(TEST_BINS)
+memcheck: dist/acorn.so dist/acorn-auto.so $(TEST_BINS)
 	ACORN_VALGRIND=1 ACORN_SCALE=20 tests/run-bats tests/*.bats
 
 test-bindings: dist/acorn.so
 	tests/bindings/run
 
-bench: dist/acorn.so
-	@for b in bench/*.sh; do echo "== $$b"; bash $$b || exit 1; done
+# `make test-cluster`: three dqlite-demo nodes (Debian's go-dqlite) on
+# 127.0.0.1 with acorn preloaded, the leader killed (tests/cluster/).
+deps-cluster:
+	@tests/install-deps cluster
+
+test-cluster: deps-cluster
+	$(MAKE) --no-print-directory dist/acorn.so dist/acorn-auto.so
+	tests/cluster/run
+
+# `make bench`: every bench/*.sh (or BENCH='uuid insert'), tools checked
+# first, progress shown, output in build/bench/ (untracked).  Only
+# `make bench-record` replaces bench/results/, all files from one run.
+bench: deps-bench
+	bench/run $(BENCH)
+
+bench-record: deps-bench
+	bench/run --record
+
+# The cache benchmark at 10^6 entries (minutes, ~3 GB in $$TMPDIR).
+bench-cache-1m: deps-bench
+	CACHE_SIZES=1000000 CACHE_DISKCACHE_KEYS=0 bash bench/cache.sh
 
 # bench_insert's yardstick: one run of the same workload in plain C
 # (bench/insert.sh builds and runs it).
@@ -147,6 +226,137 @@ build/cache_bench: bench/cache_bench.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
+# ---------------------------------------------------------------- packages
+# `make dist`: the one binary, built with Debian's hardening flags and
+# stripped, packaged three ways from the VERSION file and the templates in
+# ext/packages/:
+#   dist/sqlite-acorn-$(VERSION).tgz                npm (npm pack)
+#   dist/sqlite_acorn-$(VERSION)-py3-none-TAG.whl   Python (wheel pack);
+#        TAG is manylinux_2_N_x86_64 with 2.N the newest glibc symbol
+#        version the binary needs
+#   dist/acorn_$(VERSION)_amd64.deb                 Debian (dpkg-deb); it
+#        also holds the preload library, built and stripped the same way,
+#        and the public header
+# `make test-dist` builds them and tests each one installed (tests/dist/run).
+PKG        = build/pkg
+PKG_SO     = $(PKG)/acorn.so
+PKG_AUTO   = $(PKG)/acorn-auto.so
+PKG_CFLAGS = -O2 -fstack-protector-strong -fstack-clash-protection -fcf-protection \
+             -D_FORTIFY_SOURCE=2
+PKG_LDFLAGS= -Wl,-z,relro -Wl,-z,now
+PKG_STRIP  = strip --strip-unneeded --remove-section=.comment --remove-section=.note
+PKG_NODE_ARCH = linux-x64
+DEB_ARCH   = amd64
+DEB_LIBDIR = usr/lib/x86_64-linux-gnu
+DEB_PYTHON ?= /usr/bin/python3
+NPM       ?= npm
+# Every date inside the packages (file times, the changelog, acorn_debug()'s
+# date) is the commit's, so building one commit twice gives the same files.
+PKG_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),$(shell date +%s))
+PKG_DATE  := $(shell date -u -d @$(PKG_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+# $(call pkg_glibc,FILES): the newest GLIBC_x.y symbol version FILES need
+# (after they are built).
+pkg_glibc  = $$(objdump -T $(1) | sed -n 's/.*GLIBC_\([0-9][0-9.]*\).*/\1/p' | sort -uV | tail -n 1)
+
+$(PKG_SO): $(SRC) $(HDR) VERSION Makefile
+	@mkdir -p $(PKG)
+	$(CC) $(PKG_CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
+	  -DACORN_VERSION='"$(VERSION)"' -DACORN_COMMIT='"$(COMMIT)"' \
+	  -DACORN_BUILD_DATE='"$(PKG_DATE)"' -DACORN_CFLAGS='"$(PKG_CFLAGS) $(WARN) $(EXTRA_CFLAGS)"' \
+	  $(SO_LDFLAGS) $(PKG_LDFLAGS) -Wl,-soname,acorn.so -o $(PKG)/acorn.unstripped.so $(SRC) $(LDLIBS)
+	$(PKG_STRIP) -o $@ $(PKG)/acorn.unstripped.so
+
+# The preload library for the Debian package (ext/auto.c, as dist/acorn-auto.so).
+$(PKG_AUTO): $(AUTO_SRC) Makefile
+	@mkdir -p $(PKG)
+	$(CC) $(PKG_CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
+	  -shared $(LDFLAGS) $(PKG_LDFLAGS) -Wl,-soname,acorn-auto.so \
+	  -o $(PKG)/acorn-auto.unstripped.so $(AUTO_SRC) -lsqlite3 -ldl -lpthread
+	$(PKG_STRIP) -o $@ $(PKG)/acorn-auto.unstripped.so
+
+dist: dist-npm dist-python dist-deb
+
+dist-npm: $(PKG_SO)
+	rm -rf $(PKG)/npm dist/sqlite-acorn-*.tgz
+	@mkdir -p dist
+	mkdir -p $(PKG)/npm/lib/$(PKG_NODE_ARCH)
+	sed 's/@VERSION@/$(VERSION)/g' ext/packages/npm/package.json > $(PKG)/npm/package.json
+	sed 's/@VERSION@/$(VERSION)/g' ext/packages/npm/README.md > $(PKG)/npm/README.md
+	cp ext/packages/npm/index.js ext/packages/npm/index.d.ts $(PKG)/npm/
+	if [ -f LICENSE ]; then cp LICENSE $(PKG)/npm/LICENSE; fi
+	install -m 0755 $(PKG_SO) $(PKG)/npm/lib/$(PKG_NODE_ARCH)/acorn.so
+	touch -d @$(PKG_EPOCH) $$(find $(PKG)/npm)
+	cd $(PKG)/npm && $(NPM) pack --silent --pack-destination $(CURDIR)/dist >/dev/null
+	@ls -l dist/sqlite-acorn-$(VERSION).tgz
+
+dist-python: $(PKG_SO)
+	rm -rf $(PKG)/wheel dist/sqlite_acorn-*.whl
+	@mkdir -p dist
+	mkdir -p $(PKG)/wheel/sqlite_acorn $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info
+	sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/sqlite_acorn/__init__.py \
+	  > $(PKG)/wheel/sqlite_acorn/__init__.py
+	install -m 0755 $(PKG_SO) $(PKG)/wheel/sqlite_acorn/acorn.so
+	{ sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/METADATA; echo; \
+	  sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/README.md; } > $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/METADATA
+	sed "s/@PLATFORM@/manylinux_$$(echo $(call pkg_glibc,$(PKG_SO)) | tr . _)_x86_64/" \
+	  ext/packages/python/WHEEL > $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/WHEEL
+	if [ -f LICENSE ]; then cp LICENSE $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/LICENSE; fi
+	SOURCE_DATE_EPOCH=$(PKG_EPOCH) $(DEB_PYTHON) -m wheel pack --dest-dir dist $(PKG)/wheel >/dev/null
+	@ls -l dist/sqlite_acorn-$(VERSION)-*.whl
+
+# Debian: the extension and the preload library in the multiarch library
+# directory, where Debian's libsqlite3-mod-* packages put their extensions,
+# so that `.load acorn` and `load_extension('acorn')` find it by name and
+# acorn-auto.so finds acorn.so beside it; the public header in usr/include;
+# README.Debian says where each file is.  The changelog's first entry must
+# be VERSION's (its date is the commit's).  The copyright file takes its
+# license text from LICENSE when there is one.
+dist-deb: $(PKG_SO) $(PKG_AUTO)
+	rm -rf $(PKG)/deb dist/acorn_*_$(DEB_ARCH).deb
+	@mkdir -p dist
+	@top=$$(sed -n '1s/^acorn (\([^)]*\)).*/\1/p' ext/packages/debian/changelog); \
+	if [ "$$top" != "$(VERSION)" ]; then \
+	  echo "ext/packages/debian/changelog: the first entry is for '$$top', VERSION is $(VERSION): add an entry for $(VERSION)" >&2; \
+	  exit 1; \
+	fi
+	@set -e; r=$(PKG)/deb; doc=$$r/usr/share/doc/acorn; \
+	mkdir -p $$r/DEBIAN $$r/$(DEB_LIBDIR) $$r/usr/include $$doc; \
+	install -m 0644 $(PKG_SO) $$r/$(DEB_LIBDIR)/acorn.so; \
+	install -m 0644 $(PKG_AUTO) $$r/$(DEB_LIBDIR)/acorn-auto.so; \
+	install -m 0644 ext/sqlite-acorn.h $$r/usr/include/sqlite-acorn.h; \
+	sed 's|@LIBDIR@|/$(DEB_LIBDIR)|g' ext/packages/debian/README.Debian > $$doc/README.Debian; \
+	sed -e "s/@DATE@/$$(LC_ALL=C date -u -R -d @$(PKG_EPOCH))/" \
+	    ext/packages/debian/changelog | gzip -9n > $$doc/changelog.gz; \
+	year=$$(date -u -d @$(PKG_EPOCH) +%Y); \
+	if [ -f LICENSE ]; then \
+	  holder=$$(sed -n 's/^Copyright *\((c)\|(C)\|©\)\? *//p' LICENSE | head -n 1); \
+	  { sed -e "s/@COPYRIGHT@/$${holder:-$$year acorn developers}/" -e '/^License: Expat$$/q' \
+	      ext/packages/debian/copyright; \
+	    sed -e 's/[[:space:]]*$$//' -e 's/^$$/./' -e 's/^/ /' LICENSE; } > $$doc/copyright; \
+	else \
+	  sed "s/@COPYRIGHT@/$$year acorn developers/" ext/packages/debian/copyright > $$doc/copyright; \
+	fi; \
+	printf 'activate-noawait ldconfig\n' > $$r/DEBIAN/triggers; \
+	glibc=$(call pkg_glibc,$(PKG_SO) $(PKG_AUTO)); size=$$(du -k -s --apparent-size $$r/usr | cut -f1); \
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' -e 's|@LIBDIR@|/$(DEB_LIBDIR)|g' \
+	    -e "s/@GLIBC@/$$glibc/" -e "s/@SIZE@/$$size/" \
+	    ext/packages/debian/control > $$r/DEBIAN/control; \
+	(cd $$r && find usr -type f | LC_ALL=C sort | xargs md5sum) > $$r/DEBIAN/md5sums; \
+	find $$r -type d -exec chmod 0755 {} +; \
+	find $$r -type f -exec chmod 0644 {} +; \
+	touch -h -d @$(PKG_EPOCH) $$(find $$r); \
+	SOURCE_DATE_EPOCH=$(PKG_EPOCH) dpkg-deb --root-owner-group -Zxz --build $$r \
+	  dist/acorn_$(VERSION)_$(DEB_ARCH).deb >/dev/null
+	@ls -l dist/acorn_$(VERSION)_$(DEB_ARCH).deb
+
+test-dist: deps-dist
+	$(MAKE) --no-print-directory dist
+	tests/dist/run
+
+deps-dist:
+	@tests/install-deps dist
+
+# ---------------------------------------------------------------- fuzzing
 # `make fuzz`: libFuzzer on tests/fuzz/fuzz_acorn.c, built with clang from
 # acorn's sources (-DSQLITE_CORE, plus -DACORN_TESTING for the clock hook)
 # and linked against the system libsqlite3.  New inputs go to

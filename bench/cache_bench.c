@@ -1,37 +1,45 @@
 /*
-** cache_bench.c: the cache virtual table against a plain table, in one run.
+** cache_bench.c: the cache virtual table against plain tables, in one run.
 **
-**   build/cache_bench EXTENSION DIR [RUNS] [KEYS]
+**   build/cache_bench EXTENSION DIR KEYS [RUNS]
 **
-** Both sides: a file in DIR, journal_mode=WAL, synchronous=NORMAL, one
-** connection, statements prepared once (bind, step, reset).  The plain side
-** is kv(k TEXT PRIMARY KEY, v BLOB); the cache side is
-** CREATE VIRTUAL TABLE c USING cache (default options; CACHE_OPTS in the
-** environment adds some).  Everything runs RUNS times; the table shows the
-** median rates and the median of the per-run cache/plain ratios.
+** Three sides, each a file in DIR with journal_mode=WAL,
+** synchronous=NORMAL, one connection, statements prepared once (bind,
+** step, reset), 1 KiB values:
+**   plain  kv(k TEXT PRIMARY KEY, v BLOB), what a user writes by hand
+**   lru    CREATE VIRTUAL TABLE c USING cache(capacity=...)
+**   fifo   the same with policy=fifo
+** Every phase runs in 10 slices, the sides taking turns (the one that goes
+** first rotating), with the same keys on every side, so that background
+** writeback and noise fall on all alike; a side's rate is its operations
+** over the sum of its slices' time.  Phases:
 **
-** Both databases are open at once and every phase runs in 10 slices,
-** alternating plain and cache (the one that goes first alternating too),
-** with the same key sequence on both sides; a side's rate is its ops over
-** the sum of its slices' time.  This keeps background writeback of one
-** side's data from landing on the other's measurement.
+**   load        KEYS sets of new keys in transactions of 1000
+**               (plain: INSERT OR REPLACE; the caches' capacity is 4x the
+**               data, nothing is evicted)
+**   get         200000 random gets of stored keys, autocommit; the
+**               caches' times include writing their buffered
+**               recency (lru: a flush at each recency_buffer distinct keys,
+**               as in normal use, and a final 'flush'; fifo writes none)
+**   replace     KEYS/5 (at most 20000) autocommit sets of stored keys
+**   evict-auto  the caches' capacity is set to their bytes; then 20000
+**               autocommit sets of new keys, each evicting one entry.
+**               plain: the eviction a user writes by hand, in one
+**               transaction: INSERT OR REPLACE the new key, DELETE the
+**               row of the smallest rowid (the oldest set)
+**   evict-txn   100000 such sets in transactions of 1000
 **
-**   load         KEYS sets of 1 KiB values in transactions of 1000
-**                (plain INSERT OR REPLACE; cache capacity above the data)
-**   get          2*KEYS random gets of loaded keys, autocommit; the cache's
-**                time includes a final 'flush' of its buffered recency
-**   set-auto     KEYS/5 autocommit sets of random keys out of the KEYS (plain:
-**                INSERT OR REPLACE); the cache's capacity is now half the
-**                data, so a set either replaces a stored key or evicts
-**   set-txn1000  KEYS such sets in transactions of 1000
-**   1MiB write / read whole / read 16KiB pieces: 64 values of 1 MiB; the
-**                pieces are cache_read() on the cache side and
-**                sqlite3_blob_read() on the plain side
+** For each phase it prints the rates, the ratios lru/plain and fifo/plain
+** (the median of the per-run ratios), and the pages each operation dirties
+** on each side (sqlite3_db_status SQLITE_DBSTATUS_CACHE_WRITE: pages the
+** page cache wrote, divided by the operations); at the end, the size of
+** each database (file plus WAL).  RUNS (default 3) repeats everything.
 */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static const char *zExt;
@@ -64,35 +72,13 @@ static sqlite3_stmt *prep(sqlite3 *db, const char *zSql){
   return p;
 }
 
-static sqlite3 *open_db(const char *zName, int bCache, long long nCapacity){
-  char zPath[4096];
-  sqlite3 *db;
-  char *zErr = 0;
-  snprintf(zPath, sizeof(zPath), "%s/%s", zDir, zName);
-  remove(zPath);
-  {
-    char zAux[4200];
-    snprintf(zAux, sizeof(zAux), "%s-wal", zPath); remove(zAux);
-    snprintf(zAux, sizeof(zAux), "%s-shm", zPath); remove(zAux);
-  }
-  check(sqlite3_open(zPath, &db), db, "open");
-  exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-  if( bCache ){
-    char *zSql;
-    sqlite3_enable_load_extension(db, 1);
-    if( sqlite3_load_extension(db, zExt, 0, &zErr)!=SQLITE_OK ){
-      fprintf(stderr, "cache_bench: load %s: %s\n", zExt, zErr);
-      exit(1);
-    }
-    zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE c USING cache(capacity=%lld%s%s)",
-                           nCapacity, getenv("CACHE_OPTS") ? ", " : "",
-                           getenv("CACHE_OPTS") ? getenv("CACHE_OPTS") : "");
-    exec(db, zSql);
-    sqlite3_free(zSql);
-  }else{
-    exec(db, "CREATE TABLE kv(k TEXT PRIMARY KEY, v BLOB)");
-  }
-  return db;
+static long long int1(sqlite3 *db, const char *zSql){
+  sqlite3_stmt *p = prep(db, zSql);
+  long long v;
+  check(sqlite3_step(p), db, zSql);
+  v = sqlite3_column_int64(p, 0);
+  sqlite3_finalize(p);
+  return v;
 }
 
 static unsigned long long rnd(unsigned long long *pState){
@@ -101,74 +87,132 @@ static unsigned long long rnd(unsigned long long *pState){
   return *pState = x;
 }
 
-static void key(char *z, long long i){ snprintf(z, 32, "key%09lld", i); }
+static void key(char *z, long long i){ snprintf(z, 32, "key%010lld", i); }
 
-/* One side of the comparison: its connection, statements and key stream. */
+#define NSIDE 3
+static const char *const azSide[NSIDE] = { "plain", "lru", "fifo" };
+
+/* One side: its connection, statements and counters. */
 typedef struct side side;
 struct side {
+  int iSide;
   sqlite3 *db;
-  int bCache;
-  sqlite3_stmt *pSet, *pGet;
-  unsigned long long rng;
-  long long iNext;           /* next sequential key */
+  char zPath[4096];
+  sqlite3_stmt *pSet, *pGet, *pDel;
   double t;                  /* seconds spent in the current phase */
+  long long nPages;          /* pages written in the current phase */
 };
 
-static void side_open(side *p, int bCache, long long nCapacity){
+static void side_open(side *p, int iSide, long long nCapacity){
+  char *zErr = 0;
+  char zAux[4200];
   memset(p, 0, sizeof(*p));
-  p->bCache = bCache;
-  p->db = open_db(bCache ? "cache.db" : "plain.db", bCache, nCapacity);
-  p->pSet = prep(p->db, bCache
-      ? "INSERT INTO c(key, value) VALUES(?1, ?2)"
-      : "INSERT OR REPLACE INTO kv(k, v) VALUES(?1, ?2)");
-  p->pGet = prep(p->db, bCache ? "SELECT value FROM c WHERE key=?1"
-                               : "SELECT v FROM kv WHERE k=?1");
+  p->iSide = iSide;
+  snprintf(p->zPath, sizeof(p->zPath), "%s/%s.db", zDir, azSide[iSide]);
+  remove(p->zPath);
+  snprintf(zAux, sizeof(zAux), "%s-wal", p->zPath); remove(zAux);
+  snprintf(zAux, sizeof(zAux), "%s-shm", p->zPath); remove(zAux);
+  check(sqlite3_open(p->zPath, &p->db), p->db, "open");
+  exec(p->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+  if( iSide==0 ){
+    exec(p->db, "CREATE TABLE kv(k TEXT PRIMARY KEY, v BLOB)");
+    p->pSet = prep(p->db, "INSERT OR REPLACE INTO kv(k, v) VALUES(?1, ?2)");
+    p->pGet = prep(p->db, "SELECT v FROM kv WHERE k=?1");
+    p->pDel = prep(p->db, "DELETE FROM kv WHERE rowid=(SELECT min(rowid) FROM kv)");
+  }else{
+    char *zSql;
+    sqlite3_enable_load_extension(p->db, 1);
+    if( sqlite3_load_extension(p->db, zExt, 0, &zErr)!=SQLITE_OK ){
+      fprintf(stderr, "cache_bench: load %s: %s\n", zExt, zErr);
+      exit(1);
+    }
+    zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE c USING cache(capacity=%lld,"
+                           " policy=%s)", nCapacity, azSide[iSide]);
+    exec(p->db, zSql);
+    sqlite3_free(zSql);
+    p->pSet = prep(p->db, "INSERT INTO c(key, value) VALUES(?1, ?2)");
+    p->pGet = prep(p->db, "SELECT value FROM c WHERE key=?1");
+  }
 }
 
 static void side_close(side *p){
   sqlite3_finalize(p->pSet);
   sqlite3_finalize(p->pGet);
+  sqlite3_finalize(p->pDel);
   sqlite3_close(p->db);
 }
 
-/* n sets in transactions of nTxn (0: autocommit): sequential keys if
-** nSpace is 0, else random keys out of [0, nSpace).  Adds to p->t. */
-static void do_sets(side *p, long long n, int nTxn, const unsigned char *aVal,
-                    int nVal, long long nSpace){
+static long long file_bytes(const char *zPath){
+  char zWal[4200];
+  struct stat st;
+  long long n = 0;
+  if( stat(zPath, &st)==0 ) n += st.st_size;
+  snprintf(zWal, sizeof(zWal), "%s-wal", zPath);
+  if( stat(zWal, &st)==0 ) n += st.st_size;
+  return n;
+}
+
+/* Pages the page cache of p wrote since the last call. */
+static long long pages_written(side *p){
+  int cur = 0, hi = 0;
+  sqlite3_db_status(p->db, SQLITE_DBSTATUS_CACHE_WRITE, &cur, &hi, 1);
+  return cur;
+}
+
+static unsigned char aVal[1024];
+
+/* n sets in transactions of nTxn (0: autocommit) of the keys iFirst,
+** iFirst+1, ... (bSeq) or random keys out of [0, nSpace); with bEvict the
+** plain side deletes its oldest row in each set's transaction. */
+static void do_sets(side *p, long long n, int nTxn, long long iFirst,
+                    long long nSpace, unsigned long long *pRng, int bEvict){
   char z[32];
   long long i;
   double t0 = now_s();
+  pages_written(p);
   for(i=0; i<n; i++){
+    int bOwnTxn = nTxn==0 && bEvict && p->iSide==0;
     if( nTxn && i%nTxn==0 ) exec(p->db, "BEGIN");
-    key(z, nSpace ? (long long)(rnd(&p->rng)%(unsigned long long)nSpace)
-                  : p->iNext++);
+    if( bOwnTxn ) exec(p->db, "BEGIN");
+    key(z, nSpace ? (long long)(rnd(pRng)%(unsigned long long)nSpace)
+                  : iFirst + i);
     sqlite3_bind_text(p->pSet, 1, z, -1, SQLITE_STATIC);
-    sqlite3_bind_blob(p->pSet, 2, aVal, nVal, SQLITE_STATIC);
+    sqlite3_bind_blob(p->pSet, 2, aVal, sizeof(aVal), SQLITE_STATIC);
     check(sqlite3_step(p->pSet), p->db, "set");
     sqlite3_reset(p->pSet);
+    if( bEvict && p->iSide==0 ){
+      check(sqlite3_step(p->pDel), p->db, "delete oldest");
+      sqlite3_reset(p->pDel);
+    }
+    if( bOwnTxn ) exec(p->db, "COMMIT");
     if( nTxn && (i%nTxn==nTxn-1 || i==n-1) ) exec(p->db, "COMMIT");
   }
   p->t += now_s()-t0;
+  p->nPages += pages_written(p);
 }
 
-/* n random gets of keys out of [0, nKeys); every one must be found. */
-static void do_gets(side *p, long long nKeys, long long n){
+/* n random gets of keys out of [0, nKeys); every one must be found.  With
+** bFlush the lru side writes its buffered recency at the end. */
+static void do_gets(side *p, long long nKeys, long long n,
+                    unsigned long long *pRng, int bFlush){
   char z[32];
-  long long i, nFound = 0, nBytes = 0;
+  long long i, nFound = 0;
   double t0 = now_s();
+  pages_written(p);
   for(i=0; i<n; i++){
-    key(z, (long long)(rnd(&p->rng)%(unsigned long long)nKeys));
+    key(z, (long long)(rnd(pRng)%(unsigned long long)nKeys));
     sqlite3_bind_text(p->pGet, 1, z, -1, SQLITE_STATIC);
     if( sqlite3_step(p->pGet)==SQLITE_ROW ){
-      const void *v = sqlite3_column_blob(p->pGet, 0);
-      nBytes += sqlite3_column_bytes(p->pGet, 0) + (v!=0);
-      nFound++;
+      if( sqlite3_column_bytes(p->pGet, 0)==(int)sizeof(aVal) ) nFound++;
     }
     sqlite3_reset(p->pGet);
   }
+  if( bFlush && p->iSide==1 ) exec(p->db, "INSERT INTO c(c) VALUES('flush')");
   p->t += now_s()-t0;
+  p->nPages += pages_written(p);
   if( nFound!=n ){
-    fprintf(stderr, "cache_bench: %lld of %lld gets found\n", nFound, n);
+    fprintf(stderr, "cache_bench: %s: %lld of %lld gets found\n",
+            azSide[p->iSide], nFound, n);
     exit(1);
   }
 }
@@ -182,233 +226,138 @@ static double median(double *a, int n){
   return n%2 ? a[n/2] : (a[n/2-1]+a[n/2])/2;
 }
 
-#define MAXRUN 15
+#define MAXRUN 9
 #define NSLICE 10
-enum { P_LOAD, P_GET, P_SETAUTO, P_SETTXN, P_BIGW, P_BIGR, P_BIGP, NPHASE };
-static double aRate[NPHASE][2][MAXRUN];
-static char zStats[300];
+enum { P_LOAD, P_GET, P_REPLACE, P_EVAUTO, P_EVTXN, NPHASE };
+static const char *const azPhase[NPHASE] = {
+  "load (sets, txn of 1000)", "random gets, incl. recency",
+  "replacing sets, autocommit", "evicting sets, autocommit",
+  "evicting sets, txn of 1000",
+};
+static double aRate[NPHASE][NSIDE][MAXRUN];
+static double aPages[NPHASE][NSIDE];
+static long long aBytes[NSIDE];
+static long long aOps[NPHASE];
 
-/* Run a phase on both sides in NSLICE interleaved slices, the side that
-** goes first alternating, so that background I/O and noise fall on both
-** alike.  X is the statement doing one slice on side S. */
+/* Run X (a phase's work for side S) on every side in NSLICE slices, the
+** sides taking turns, the first rotating. */
 #define INTERLEAVE(A, X) do{ \
-    int iSl_; side *S; \
-    (A)[0].t = (A)[1].t = 0; \
+    int iSl_, k_; side *S; \
+    for(k_=0; k_<NSIDE; k_++){ (A)[k_].t = 0; (A)[k_].nPages = 0; } \
     for(iSl_=0; iSl_<NSLICE; iSl_++){ \
-      S = &(A)[iSl_%2]; X; \
-      S = &(A)[1-iSl_%2]; X; \
+      for(k_=0; k_<NSIDE; k_++){ S = &(A)[(iSl_+k_)%NSIDE]; X; } \
     } \
   }while(0)
 
-static void run_small(int iRun, long long nKeys){
-  static unsigned char aVal[1024];
-  long long nData = nKeys*(1024+12);
-  side a[2];
-  int i;
-  for(i=0; i<1024; i++) aVal[i] = (unsigned char)(i*7+iRun);
-  side_open(&a[0], 0, 0);
-  side_open(&a[1], 1, nData*2);
-
-  INTERLEAVE(a, do_sets(S, nKeys/NSLICE, 1000, aVal, 1024, 0));
-  for(i=0; i<2; i++) aRate[P_LOAD][i][iRun] = nKeys/a[i].t;
-
-  a[0].rng = a[1].rng = 88172645463325252ULL + (unsigned)iRun;
-  INTERLEAVE(a, do_gets(S, nKeys, 2*nKeys/NSLICE));
-  {
-    /* The gets are charged with writing their recency: the cache's buffer
-    ** is flushed inside the timed part. */
-    double t0 = now_s();
-    exec(a[1].db, "INSERT INTO c(c) VALUES('flush')");
-    if( getenv("CACHE_BENCH_VERBOSE") ){
-      fprintf(stderr, "gets: plain %.2f s, cache %.2f s + final flush %.2f s\n",
-              a[0].t, a[1].t, now_s()-t0);
-    }
-    a[1].t += now_s()-t0;
+static void record(side *a, int iPhase, int iRun, long long nOps){
+  int k;
+  aOps[iPhase] = nOps;
+  for(k=0; k<NSIDE; k++){
+    aRate[iPhase][k][iRun] = nOps/a[k].t;
+    aPages[iPhase][k] += (double)a[k].nPages/nOps;
   }
-  for(i=0; i<2; i++) aRate[P_GET][i][iRun] = 2*nKeys/a[i].t;
+}
 
-  {
+static void run(int iRun, long long nKeys){
+  long long nData = nKeys*(sizeof(aVal)+13);
+  long long nGet = 200000;
+  long long nRepl = nKeys/5<20000 ? nKeys/5 : 20000;
+  long long nEvAuto = 20000, nEvTxn = 100000;
+  long long iNext = nKeys;      /* the next new key */
+  unsigned long long aRng[NSIDE];
+  side a[NSIDE];
+  int k;
+  for(k=0; k<(int)sizeof(aVal); k++) aVal[k] = (unsigned char)(k*7+iRun);
+  for(k=0; k<NSIDE; k++) side_open(&a[k], k, nData*4);
+
+  INTERLEAVE(a, do_sets(S, nKeys/NSLICE, 1000, iSl_*(nKeys/NSLICE), 0, 0, 0));
+  record(a, P_LOAD, iRun, nKeys/NSLICE*NSLICE);
+
+  for(k=0; k<NSIDE; k++) aRng[k] = 88172645463325252ULL + (unsigned)iRun;
+  INTERLEAVE(a, do_gets(S, nKeys/NSLICE*NSLICE, nGet/NSLICE,
+                        &aRng[S->iSide], iSl_==NSLICE-1));
+  record(a, P_GET, iRun, nGet/NSLICE*NSLICE);
+
+  for(k=0; k<NSIDE; k++) aRng[k] = 1181783497276652981ULL + (unsigned)iRun;
+  INTERLEAVE(a, do_sets(S, nRepl/NSLICE, 0, 0, nKeys/NSLICE*NSLICE,
+                        &aRng[S->iSide], 0));
+  record(a, P_REPLACE, iRun, nRepl/NSLICE*NSLICE);
+
+  for(k=1; k<NSIDE; k++){
+    /* full: from now on every set of a new key evicts one entry */
+    long long nBytes = int1(a[k].db, "SELECT bytes FROM cache_stats('c')");
     char *zSql = sqlite3_mprintf(
-        "INSERT INTO c(c, value) VALUES('capacity', %lld)", nData/2);
-    exec(a[1].db, zSql);
+        "INSERT INTO c(c, value) VALUES('capacity', %lld)", nBytes);
+    exec(a[k].db, zSql);
     sqlite3_free(zSql);
   }
-  a[0].rng = a[1].rng = 1181783497276652981ULL + (unsigned)iRun;
-  INTERLEAVE(a, do_sets(S, nKeys/5/NSLICE, 0, aVal, 1024, nKeys));
-  for(i=0; i<2; i++) aRate[P_SETAUTO][i][iRun] = nKeys/5/a[i].t;
-  INTERLEAVE(a, do_sets(S, nKeys/NSLICE, 1000, aVal, 1024, nKeys));
-  for(i=0; i<2; i++) aRate[P_SETTXN][i][iRun] = nKeys/a[i].t;
+  INTERLEAVE(a, do_sets(S, nEvAuto/NSLICE, 0, iNext + iSl_*(nEvAuto/NSLICE),
+                        0, 0, 1));
+  iNext += nEvAuto;
+  record(a, P_EVAUTO, iRun, nEvAuto/NSLICE*NSLICE);
+  INTERLEAVE(a, do_sets(S, nEvTxn/NSLICE, 1000, iNext + iSl_*(nEvTxn/NSLICE),
+                        0, 0, 1));
+  record(a, P_EVTXN, iRun, nEvTxn/NSLICE*NSLICE);
 
-  if( iRun==0 ){
-    /* Show that the cache did the work: evictions, capacity held. */
-    sqlite3_stmt *p = prep(a[1].db, "SELECT capacity, entries, bytes, hits,"
-                                    " misses, evictions FROM cache_stats('c')");
-    check(sqlite3_step(p), a[1].db, "cache_stats");
-    snprintf(zStats, sizeof(zStats), "cache_stats after run 1: capacity %lld,"
-             " entries %lld, bytes %lld, hits %lld, misses %lld, evictions %lld",
-             sqlite3_column_int64(p, 0), sqlite3_column_int64(p, 1),
-             sqlite3_column_int64(p, 2), sqlite3_column_int64(p, 3),
-             sqlite3_column_int64(p, 4), sqlite3_column_int64(p, 5));
-    sqlite3_finalize(p);
-  }
-  side_close(&a[0]);
-  side_close(&a[1]);
-}
-
-#define BIG (1<<20)
-#define NBIG 64
-#define PIECE 16384
-
-/* 1 MiB values: NBIG/NSLICE-ish values per slice, both sides interleaved. */
-static void big_write(side *p, int i0, int n, const unsigned char *aVal){
-  p->iNext = i0;
-  do_sets(p, n, 0, aVal, BIG, 0);
-}
-
-static void big_read(side *p, int i0, int n, long long *pBytes){
-  char z[32];
-  int i;
-  double t0 = now_s();
-  for(i=i0; i<i0+n; i++){
-    key(z, i);
-    sqlite3_bind_text(p->pGet, 1, z, -1, SQLITE_STATIC);
-    check(sqlite3_step(p->pGet), p->db, "read whole");
-    if( sqlite3_column_blob(p->pGet, 0) ) *pBytes += sqlite3_column_bytes(p->pGet, 0);
-    sqlite3_reset(p->pGet);
-  }
-  p->t += now_s()-t0;
-}
-
-static void big_pieces(side *p, int i0, int n, unsigned char *aBuf,
-                       long long *pBytes){
-  char z[32];
-  int i, off;
-  double t0 = now_s();
-  if( p->bCache ){
-    sqlite3_stmt *q = prep(p->db, "SELECT cache_read('c', ?1, ?2, 16384)");
-    for(i=i0; i<i0+n; i++){
-      key(z, i);
-      sqlite3_bind_text(q, 1, z, -1, SQLITE_STATIC);
-      for(off=0; off<BIG; off+=PIECE){
-        sqlite3_bind_int(q, 2, off);
-        check(sqlite3_step(q), p->db, "cache_read");
-        if( sqlite3_column_blob(q, 0) ) *pBytes += sqlite3_column_bytes(q, 0);
-        sqlite3_reset(q);
-      }
+  for(k=0; k<NSIDE; k++){
+    long long n = int1(a[k].db, k ? "SELECT count(*) FROM c"
+                                  : "SELECT count(*) FROM kv");
+    if( n!=nKeys/NSLICE*NSLICE ){
+      fprintf(stderr, "cache_bench: %s holds %lld entries, not %lld\n",
+              azSide[k], n, nKeys/NSLICE*NSLICE);
+      exit(1);
     }
-    sqlite3_finalize(q);
-  }else{
-    sqlite3_stmt *q = prep(p->db, "SELECT rowid FROM kv WHERE k=?1");
-    for(i=i0; i<i0+n; i++){
-      sqlite3_int64 id;
-      key(z, i);
-      sqlite3_bind_text(q, 1, z, -1, SQLITE_STATIC);
-      check(sqlite3_step(q), p->db, "rowid");
-      id = sqlite3_column_int64(q, 0);
-      sqlite3_reset(q);
-      for(off=0; off<BIG; off+=PIECE){
-        sqlite3_blob *pBlob = 0;
-        check(sqlite3_blob_open(p->db, "main", "kv", "v", id, 0, &pBlob),
-              p->db, "blob_open");
-        check(sqlite3_blob_read(pBlob, aBuf, PIECE, off), p->db, "blob_read");
-        sqlite3_blob_close(pBlob);
-        *pBytes += PIECE;
-      }
-    }
-    sqlite3_finalize(q);
+    if( k ) exec(a[k].db, "INSERT INTO c(c) VALUES('integrity_check')");
+    side_close(&a[k]);
+    aBytes[k] = file_bytes(a[k].zPath);
   }
-  p->t += now_s()-t0;
-}
-
-static void run_big(int iRun){
-  unsigned char *aVal = malloc(BIG), *aBuf = malloc(PIECE);
-  unsigned long long r = 42 + (unsigned)iRun;
-  long long aBytes[2] = {0, 0};
-  side a[2];
-  int i, n = NBIG/8;
-  for(i=0; i<BIG; i++) aVal[i] = (unsigned char)(rnd(&r)>>24);
-  side_open(&a[0], 0, 0);
-  side_open(&a[1], 1, 256LL<<20);
-  a[0].t = a[1].t = 0;
-  for(i=0; i<8; i++){
-    big_write(&a[i%2], i*n, n, aVal);
-    big_write(&a[1-i%2], i*n, n, aVal);
-  }
-  for(i=0; i<2; i++) aRate[P_BIGW][i][iRun] = NBIG*(double)BIG/1e6/a[i].t;
-  a[0].t = a[1].t = 0;
-  for(i=0; i<8; i++){
-    big_read(&a[i%2], i*n, n, &aBytes[i%2]);
-    big_read(&a[1-i%2], i*n, n, &aBytes[1-i%2]);
-  }
-  for(i=0; i<2; i++) aRate[P_BIGR][i][iRun] = aBytes[i]/1e6/a[i].t;
-  a[0].t = a[1].t = 0;
-  aBytes[0] = aBytes[1] = 0;
-  for(i=0; i<8; i++){
-    big_pieces(&a[i%2], i*n, n, aBuf, &aBytes[i%2]);
-    big_pieces(&a[1-i%2], i*n, n, aBuf, &aBytes[1-i%2]);
-  }
-  for(i=0; i<2; i++) aRate[P_BIGP][i][iRun] = aBytes[i]/1e6/a[i].t;
-  side_close(&a[0]);
-  side_close(&a[1]);
-  free(aVal);
-  free(aBuf);
 }
 
 int main(int argc, char **argv){
-  static const struct { const char *zName, *zUnit; double target; } aPhase[] = {
-    { "sets, transactions of 1000 (load)", "ops/s", 0.6 },
-    { "random gets",                       "ops/s", 0.8 },
-    { "autocommit sets, evicting",         "ops/s", 0.6 },
-    { "sets, transactions of 1000, evicting", "ops/s", 0.6 },
-    { "1 MiB values: write whole",         "MB/s",  0 },
-    { "1 MiB values: read whole",          "MB/s",  0 },
-    { "1 MiB values: read 16 KiB pieces",  "MB/s",  0 },
-  };
-  int nRun, i, r;
+  int nRun, i, k, r;
   long long nKeys;
-  if( argc<3 ){
-    fprintf(stderr, "usage: %s EXTENSION DIR [RUNS] [KEYS]\n", argv[0]);
+  if( argc<4 ){
+    fprintf(stderr, "usage: %s EXTENSION DIR KEYS [RUNS]\n", argv[0]);
     return 2;
   }
   zExt = argv[1];
   zDir = argv[2];
-  nRun = argc>3 ? atoi(argv[3]) : 5;
-  nKeys = argc>4 ? atoll(argv[4]) : 100000;
+  nKeys = atoll(argv[3]);
+  nRun = argc>4 ? atoi(argv[4]) : 3;
   if( nRun<1 || nRun>MAXRUN || nKeys<1000 ){
-    fprintf(stderr, "cache_bench: RUNS must be 1..%d, KEYS at least 1000\n", MAXRUN);
+    fprintf(stderr, "cache_bench: RUNS must be 1..%d, KEYS at least 1000\n",
+            MAXRUN);
     return 2;
   }
   for(r=0; r<nRun; r++){
-    run_small(r, nKeys);
-    run_big(r);
-    fprintf(stderr, "run %d of %d, plain/cache:", r+1, nRun);
+    run(r, nKeys);
+    fprintf(stderr, "  %lld keys, run %d of %d (ops/s plain/lru/fifo):",
+            nKeys, r+1, nRun);
     for(i=0; i<NPHASE; i++){
-      fprintf(stderr, " %.0f/%.0f", aRate[i][0][r], aRate[i][1][r]);
+      fprintf(stderr, " %.0f/%.0f/%.0f", aRate[i][0][r], aRate[i][1][r],
+              aRate[i][2][r]);
     }
     fprintf(stderr, "\n");
   }
-  printf("SQLite %s, %lld keys, 1 KiB values, WAL, synchronous=NORMAL,"
-         " median of %d runs; ratio = median of the per-run cache/plain"
-         " ratios\n\n", sqlite3_libversion(), nKeys, nRun);
-  printf("| %-38s | %12s | %12s | %5s | %6s |\n", "phase", "plain", "cache",
-         "ratio", "target");
-  printf("|%s|%s|%s|%s|%s|\n", "----------------------------------------",
-         "-------------:", "-------------:", "------:", "-------:");
+  printf("%lld keys, 1 KiB values, SQLite %s, WAL, synchronous=NORMAL,"
+         " median of %d runs\n", nKeys, sqlite3_libversion(), nRun);
+  printf("| %-28s | %9s | %9s | %9s | %8s | %8s | %s |\n", "phase", "plain/s",
+         "lru/s", "fifo/s", "lru", "fifo", "pages/op plain lru fifo");
+  printf("|------------------------------|----------:|----------:|----------:"
+         "|---------:|---------:|-------------------------|\n");
   for(i=0; i<NPHASE; i++){
-    double aRatio[MAXRUN];
-    double a, b;
-    for(r=0; r<nRun; r++) aRatio[r] = aRate[i][1][r]/aRate[i][0][r];
-    a = median(aRate[i][0], nRun);
-    b = median(aRate[i][1], nRun);
-    char zTarget[16];
-    if( aPhase[i].target>0 ){
-      snprintf(zTarget, sizeof(zTarget), ">= %.1f", aPhase[i].target);
-    }else{
-      snprintf(zTarget, sizeof(zTarget), "-");
+    double aR[NSIDE][MAXRUN], aM[NSIDE];
+    for(k=0; k<NSIDE; k++){
+      for(r=0; r<nRun; r++) aR[k][r] = aRate[i][k][r]/aRate[i][0][r];
+      aM[k] = median(aRate[i][k], nRun);
     }
-    printf("| %-38s | %7.0f %-4s | %7.0f %-4s | %5.2f | %6s |\n", aPhase[i].zName,
-           a, aPhase[i].zUnit, b, aPhase[i].zUnit, median(aRatio, nRun), zTarget);
+    printf("| %-28s | %9.0f | %9.0f | %9.0f | %8.2f | %8.2f | %7.2f %6.2f %6.2f |\n",
+           azPhase[i], aM[0], aM[1], aM[2], median(aR[1], nRun),
+           median(aR[2], nRun), aPages[i][0]/nRun, aPages[i][1]/nRun,
+           aPages[i][2]/nRun);
   }
-  printf("\n%s\n", zStats);
+  printf("database bytes (file + WAL) after the run: plain %lld, lru %lld"
+         " (%.2fx), fifo %lld (%.2fx)\n", aBytes[0], aBytes[1],
+         (double)aBytes[1]/aBytes[0], aBytes[2], (double)aBytes[2]/aBytes[0]);
   return 0;
 }

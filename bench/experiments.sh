@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
 # bench/experiments.sh: run the five experiments in sql/ (writers, ids,
 # journals, batching, readers) with their SQL unchanged except the output
-# mode, save CSV to bench/results/, and draw each as a PNG with gnuplot.
+# mode, save each as CSV, and draw each as a PNG with gnuplot.
 #
 #   bash bench/experiments.sh          (from anywhere; `make bench` runs it)
 #   ONLY="writers ids" bash bench/experiments.sh   (a subset)
-#   PLOT_ONLY=1 bash bench/experiments.sh          (redraw the saved CSV)
+#   PLOT_ONLY=1 bash bench/experiments.sh          (redraw from the CSV)
+#   PLOT_ONLY=1 BENCH_OUT=bench/results bash bench/experiments.sh
 #
-# The scratch databases go to $TMPDIR (else /tmp), as bench_insert's `dir`
-# defaults.  bench/results/machine.txt records where the numbers come from.
+# Files go to $BENCH_OUT (default build/bench; `make bench-record` copies a
+# complete run to bench/results/).  The scratch databases go to $TMPDIR (else
+# /tmp), as bench_insert's `dir` defaults.  machine.txt records where the
+# numbers come from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=bench/results
+out=${BENCH_OUT:-build/bench}
 mkdir -p "$out"
+GNUPLOT=${GNUPLOT:-gnuplot}
+command -v "$GNUPLOT" >/dev/null || {
+  echo "experiments: $GNUPLOT not found (tests/install-deps bench installs gnuplot-nox)" >&2
+  exit 1
+}
 ALL="writers ids journals batching readers"
 ONLY=${ONLY:-$ALL}
 
@@ -27,9 +35,12 @@ if [ -z "${PLOT_ONLY:-}" ]; then
     echo "dir: $d on $(df -T "$d" | awk 'NR==2{print $2}')"
     echo "sqlite: $(sqlite3 --version | cut -d' ' -f1)"
     echo "acorn: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   } > "$out/machine.txt"
+  n=$(echo $ONLY | wc -w); i=0
   for e in $ONLY; do
-    echo "== $e"
+    i=$((i + 1))
+    echo "step $i/$n: $e (sql/$e.sql; $(sed -n 's/.*(from the project root; \(.*\)).*/\1/p' "sql/$e.sql"))"
     sync; sleep 2   # let writeback from earlier work settle first
     start=$(date +%s)
     sed -e 's/^\.mode box$/.mode csv\n.headers on/' "sql/$e.sql" \
@@ -41,7 +52,7 @@ if [ -z "${PLOT_ONLY:-}" ]; then
   [ -n "$fsync" ] && echo "fsync_us: $fsync" >> "$out/machine.txt"
 fi
 
-command -v gnuplot >/dev/null || { echo "gnuplot not found: CSV only"; exit 0; }
+echo "step: drawing the pictures with $GNUPLOT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 machine=$(awk -F': ' '/^cpu|^dir|^sqlite|^fsync_us/{printf "%s%s: %s", s, $1, $2; s="; "}' "$out/machine.txt")
@@ -80,7 +91,7 @@ set bmargin 5"
 if [ -s "$out/writers.csv" ]; then
   pivot "$out/writers.csv" threads mutex writes_per_sec > "$tmp/writers.dat"
   pivot "$out/writers.csv" threads mutex p99_us > "$tmp/writers99.dat"
-  gnuplot <<GP
+  "$GNUPLOT" <<GP
 $common
 set terminal pngcairo size 900,800 font 'DejaVu Sans,10'
 set termoption noenhanced
@@ -106,7 +117,7 @@ fi
 
 if [ -s "$out/ids.csv" ]; then
   pivot "$out/ids.csv" id content writes_per_sec > "$tmp/ids.dat"
-  gnuplot <<GP
+  "$GNUPLOT" <<GP
 $common
 set output '$out/ids.png'
 set title 'Primary key type: writes/s (1 writer, WAL, synchronous=normal; ids made before timing)'
@@ -124,7 +135,7 @@ fi
 if [ -s "$out/journals.csv" ]; then
   pivot "$out/journals.csv" journal synchronous writes_per_sec locking normal > "$tmp/jn.dat"
   pivot "$out/journals.csv" journal synchronous writes_per_sec locking exclusive > "$tmp/jx.dat"
-  gnuplot <<GP
+  "$GNUPLOT" <<GP
 $common
 set terminal pngcairo size 1000,800 font 'DejaVu Sans,10'
 set termoption noenhanced
@@ -147,7 +158,7 @@ fi
 
 if [ -s "$out/batching.csv" ]; then
   pivot "$out/batching.csv" batch prepare writes_per_sec > "$tmp/batch.dat"
-  gnuplot <<GP
+  "$GNUPLOT" <<GP
 $common
 set output '$out/batching.png'
 set title 'Rows per transaction and statement preparation: rows/s (1 writer, WAL, synchronous=normal)'
@@ -163,7 +174,7 @@ if [ -s "$out/readers.csv" ]; then
   r=$(col "$out/readers.csv" readers); w=$(col "$out/readers.csv" writes_per_sec)
   rr=$(col "$out/readers.csv" reads_per_sec)
   awk -F, -v a="$r" -v b="$w" -v c="$rr" '{print $a, $b, $c}' "$out/readers.csv" > "$tmp/readers.dat"
-  gnuplot <<GP
+  "$GNUPLOT" <<GP
 $common
 set output '$out/readers.png'
 set title 'One writer with 0-4 reader threads doing point SELECTs by id (WAL, synchronous=normal)'

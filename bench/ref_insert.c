@@ -11,7 +11,7 @@
 ** It does what bench_insert does for id=integer, prepare=once,
 ** begin=deferred, locking=normal, storage=file, readers=0, and nothing
 ** more: the same scratch file creation (O_EXCL in DIR), the same setup
-** connection (journal_mode, the seed's posts table), one connection per
+** connection (journal_mode, the posts table), one connection per
 ** writer opened with the same flags, the same pragmas and busy handler
 ** (SQLite's busy_timeout delays), the same prepared INSERT and BEGIN/COMMIT,
 ** rows claimed `batch` at a time from one atomic counter, the clock from

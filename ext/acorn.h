@@ -1,7 +1,8 @@
 /*
 ** acorn.h: what the parts of acorn share.
 **
-** Every C file in ext/ includes this header first.  It pulls in the SQLite
+** Every C file of acorn.so in ext/ includes this header first (ext/auto.c
+** is the separate preload library, a plain client of libsqlite3).  It pulls in the SQLite
 ** extension API the right way for both builds:
 **
 **   loadable  (dist/acorn.so)    sqlite3ext.h; the API table pointer is
@@ -31,7 +32,7 @@ int acorn_uuid_register(sqlite3 *db);
 int acorn_bench_insert_register(sqlite3 *db);
 int acorn_cache_register(sqlite3 *db);
 
-/* The one error helper.  Sets a printf-style message on a function call,
+/* The one error function.  Sets a printf-style message on a function call,
 ** prefixed with nothing: callers write "uuid7: ..." themselves so that the
 ** message names the function or parameter as the user wrote it. */
 void acorn_result_error(sqlite3_context *ctx, const char *zFmt, ...);

@@ -1,5 +1,6 @@
 /*
-** cache.c: a capacity-bounded LRU blob store inside the database.
+** cache.c: a capacity-bounded blob store inside the database, evicting the
+** least recently used entry (or the oldest set, with policy = fifo).
 **
 ** THE TABLE
 **
@@ -7,18 +8,22 @@
 **
 **   Columns (the hidden last one is named after the table, as in FTS5):
 **     key        TEXT, BLOB or INTEGER; not NULL; unique; compared as SQLite
-**                compares values (1 and '1' are different keys)
+**                compares values (1 and '1' are different keys); a REAL
+**                with no fractional part is stored as the INTEGER
 **     value      BLOB or TEXT, stored as given; not NULL
 **     size       INTEGER  bytes of key plus value as stored (an INTEGER key
 **                         counts 8; TEXT in the database encoding)
 **     created    INTEGER  unix ms of the set
-**     last_used  INTEGER  unix ms of the latest use
-**     hits       INTEGER  reads of value since the set
+**     last_used  INTEGER  unix ms of the latest use (fifo: of the set)
+**     hits       INTEGER  reads of value since the set (fifo: NULL)
 **     expires    INTEGER  unix ms, or NULL for never; settable
 **     <table>    HIDDEN   the command column
-**   size, created, last_used and hits are read-only.
+**   size, created, last_used and hits are read-only.  Tables cannot be
+**   named after a column, nor rowid, oid or _rowid_ (that would hide the
+**   rowid alias).
 **
-**   Options (CREATE VIRTUAL TABLE ... USING cache(name = value, ...)):
+**   Options (CREATE VIRTUAL TABLE ... USING cache(name = value, ...)), each
+**   at most once:
 **     capacity        bytes, an integer or a number with a unit B, kB, MB,
 **                     GB (powers of 1000), KiB, MiB, GiB (powers of 1024);
 **                     default 1GiB.  Kept in the table; later changes by the
@@ -26,13 +31,27 @@
 **     recency_buffer  how many distinct keys' recency a connection holds in
 **                     memory before it writes them (1..1000000, default
 **                     100000; about 56 bytes per key)
+**     policy          lru (default): evict the least recently used entry;
+**                     fifo: evict the entry set longest ago.  A get under
+**                     fifo writes nothing, ever, and hits are not counted.
+**                     Set at CREATE only.
+**     autoflush       on (default) | off: off, a connection writes its
+**                     buffered recency only inside its own writes to the
+**                     table and by the 'flush' command, never on its own
+**                     (buffer full, close): for replicated SQLite that
+**                     takes only what a client writes (dqlite); uses left
+**                     at close are dropped (recency only).
+**   An integer option may be written as a whole number with a fraction of
+**   zeros ('1000.0'), as an INTEGER argument may be a whole REAL.
 **
 **   Statements:
 **     INSERT INTO t(key, value [, expires]) VALUES(...)  set; replaces a key
+**     INSERT OR IGNORE INTO t(key, value) ...   set only if no live entry
+**                                               has the key (add)
 **     SELECT value FROM t WHERE key = ?                  get; a use
 **     SELECT value FROM t WHERE key IN (...)             gets; uses
-**     UPDATE t SET value = ?, expires = ? WHERE key = ?  a set (keeps
-**                                                        created and hits)
+**     UPDATE t SET value = ?, expires = ? WHERE key = ?  a set that keeps
+**                                                        created and hits
 **     DELETE FROM t WHERE key = ?
 **     SELECT key, size, created, last_used, hits, expires FROM t
 **                                                        listing; not a use
@@ -40,11 +59,17 @@
 **     INSERT INTO t(t) VALUES('purge')    drop expired entries now
 **     INSERT INTO t(t) VALUES('flush')    write this connection's buffered
 **                                         recency now
+**     INSERT INTO t(t) VALUES('integrity_check')  check every invariant of
+**                                         the stored table; an error names
+**                                         the first one broken
 **   Any row whose value column is read counts as a use: its recency moves
 **   to the front, its hits and the table's hits go up by one.  A point
 **   lookup (key = ? or key IN) in a statement that reads value (an UPDATE's
-**   does) and finds nothing live is a miss.  Every INSERT replaces a stored
-**   key (there is no conflict handling to choose).
+**   does) and finds nothing live is a miss.  INSERT and INSERT OR REPLACE,
+**   OR ABORT, OR FAIL, OR ROLLBACK all replace a stored key (a cache's set);
+**   OR IGNORE keeps a live stored entry untouched (an expired one is
+**   replaced).  UPDATE OR IGNORE skips a row whose new key is live in
+**   another entry.
 **
 ** FUNCTIONS
 **
@@ -53,73 +78,126 @@
 **     I/O (only the pages needed); shorter at the end of the value, x'' past
 **     it; NULL for a missing or expired key (a miss).  A use, like a get.
 **   SELECT * FROM cache_stats('thumbs')
-**     One row: capacity, entries, bytes, hits, misses, evictions, expired.
+**     One row: capacity, entries, bytes, hits, misses, evictions, expired
+**     (hits and misses NULL under fifo).
 **   table is the cache table's name, optionally 'schema.name'.
 **
-** CAPACITY AND LRU
+** CAPACITY AND EVICTION
 **
 **   The sum of size over stored entries (expired ones included until they
 **   are reclaimed) is counted exactly in the config row.  Every write to the
 **   table (set, update, delete, command) first reclaims expired entries and
-**   then evicts least recently used entries until the new entry fits, in the
-**   same transaction, so after every statement the sum is at most the
-**   capacity.  An entry larger than the capacity is refused with
-**   "cache: entry of N bytes exceeds capacity of M bytes" before anything
-**   changes.  Recency is a sequence number (seq in the config row): every set
-**   and every flushed use takes the next one, so ties never happen and the
-**   order of eviction is exactly the order of last use (sets count as uses).
+**   then evicts until the new entry fits, in the same transaction, so after
+**   every statement the sum is at most the capacity.  An entry larger than
+**   the capacity is refused with "cache: entry of N bytes exceeds capacity
+**   of M bytes" before anything changes.
+**
+**   Recency is a sequence number (seq in the config row).  Every set takes
+**   the next one as the entry's id (a set of a stored key makes a new entry,
+**   so ids are never reused and id order is set order); every written use
+**   takes the next one as the entry's `used`.  An entry's recency is its
+**   latest such number: no ties, and under lru the order of eviction is
+**   exactly the order of last use (sets count as uses); under fifo it is
+**   the order of ids.
 **
 ** HOW IT WORKS
 **
 **   Shadow tables (xShadowName knows the suffixes; DEFENSIVE makes them
 **   read-only to ordinary SQL):
 **     <t>_config(id=1, capacity, bytes, entries, seq, hits, misses,
-**                evictions, expired, uid)                  one row; uid is
-**                                      random at CREATE: the table's identity
-**                                      (tables made before it have no uid)
+**                evictions, expired, uid, policy, head, low, dead)
+**                                      one row; uid is random at CREATE:
+**                                      the table's identity; head, low,
+**                                      dead: see eviction below
 **     <t>_data(id INTEGER PRIMARY KEY, key UNIQUE, created, expires, value)
-**                                      value last: reading expires must not
-**                                      walk a large value's overflow pages
-**     <t>_lru(id INTEGER PRIMARY KEY, used UNIQUE, last_used, hits, size)
-**                                      narrow: what a use rewrites
+**                                      one row per entry; value last, so
+**                                      reading expires never walks a large
+**                                      value's overflow pages.  size is
+**                                      computed from the row (length() of a
+**                                      BLOB reads only the record header)
 **     <t>_expiry(expires, id) WITHOUT ROWID       entries that can expire
+**     <t>_rec(lo INTEGER PRIMARY KEY, minused, recs)  + index on minused
+**                                      recency records, packed: row lo
+**                                      holds, in the blob recs, one record
+**                                      {id, used, last_used, hits} for each
+**                                      entry with id in [lo, next lo) that
+**                                      was used since its set, sorted by
+**                                      id; minused is the least used in it
+**                                      above low (NULL if none); the index
+**                                      is named after the uid, as an index
+**                                      cannot be renamed with its table
 **   Every write is done by statements on these tables inside the user's
 **   transaction, so ROLLBACK and ROLLBACK TO undo sets, deletes, evictions,
-**   capacity changes and flushed recency alike.  A set of a stored key
-**   rewrites its rows in place (same id, the key index untouched); a new key
-**   takes the next seq as its id (ids are never reused).
+**   capacity changes and written recency alike.
 **
+**   Records.  A record is 28 bytes, little-endian: id (8), used (8),
+**   last_used (6), hits (6): fixed width, so a chunk is read and written
+**   with no parsing.  The chunk row with lo = 0 always exists, so every id
+**   falls in a chunk.  A chunk whose blob grows past the page size less a
+**   margin is split into rows of about half that; a chunk left empty is
+**   deleted (but row 0).  Writing K buffered uses rewrites each chunk they
+**   fall in once: at 10^6 entries and K = 10^5 that is a few thousand rows,
+**   where one row per use would be 10^5 random b-tree updates with their
+**   index entries.
+**
+**   Eviction under lru looks at two candidates and takes the one with the
+**   lower recency: the oldest entry never used since its set (the first id
+**   >= head with no record; head moves past entries found to have one, as
+**   every entry below head has a record while it lives), and the entry of
+**   the least used record above low (through the index on minused).
+**   Evicting that entry does not rewrite its chunk: low moves up to its
+**   used, and the chunk's minused to its next record (records at or below
+**   low are dropped whenever their chunk is written).  Deletes, expiries
+**   and sets of stored keys leave the old entry's record too, and count in
+**   dead; eviction passes over such a record when it meets it (its entry
+**   is gone), and once dead passes entries + 1024 a write sweeps all chunks
+**   for records of entries gone (amortised: one lookup an entry gone).
+**   Under fifo the candidate is the first id.  A set that evicts an entry
+**   never used dirties the pages a hand-written eviction does (the new row,
+**   the evicted row, their key index entries) plus the config row.
+**
+**   What a connection holds.  Inside a transaction the config row is read
+**   once and written at xSync (each savepoint keeps a copy for ROLLBACK TO);
+**   decoded chunks (CACHE_NCHUNK) are kept.  Both stay good from one
+**   transaction to the next while the file's data version is the one noted
+**   at the last commit (another connection's commit changes it), and go at
+**   a rollback.
+
 **   Reads never write.  A use is recorded in a per-connection buffer (one
-**   per table; it moves with the table from vtab instance to vtab
-**   instance, see "Schema resets" below): an array with one slot per id
-**   {ms, hits, use counter}, found through an open hash of indexes, so a
-**   get costs one probe and no allocation.  The buffer is written to
-**   <t>_lru: its slots are numbered in use-counter order (each taking the
-**   next seq as `used`) and written in id order, so the narrow table is
-**   walked front to back:
+**   per table, struct cache_buffer; it moves with the table from vtab
+**   instance to vtab instance, see "Schema resets" below): an array with
+**   one slot per id {ms, hits, use counter}, found through an open hash of
+**   indexes, so a get costs one probe and no allocation.  The buffer is
+**   written: its uses numbered in use-counter order (each taking the next
+**   seq as `used`), then merged into the chunks in id order:
 **     - at the start of every write to the table by this connection, inside
 **       its transaction (so eviction sees it);
 **     - when it holds recency_buffer keys, if the connection is in
 **       autocommit mode and no writing statement is running (its own short
-**       transaction; on failure it stays buffered);
+**       transaction; on failure it stays buffered), unless autoflush=off;
 **     - at disconnect, under the same conditions (DEFENSIVE is lifted
 **       around this flush: there is no statement running to allow it),
-**       and only if the schema in memory is current (cacheSchemaCurrent);
+**       unless autoflush=off;
 **     - by the 'flush' command.
-**   Slots written inside a transaction are copied to a second array,
-**   tagged with the savepoint level; xRollback / xRollbackTo put them back
-**   in the buffer with their old counters (older than any use since), and
-**   the miss counts with them; xCommit drops them.  So the in-memory state
-**   always matches what the database kept.  The listing
-**   overlays buffered hits and last_used, cache_stats adds buffered hits and
-**   misses, so one connection always sees its own uses.
+**   Uses written inside a transaction are copied to a second array, tagged
+**   with the savepoint level; xRollback / xRollbackTo put them back in the
+**   buffer with their old counters (older than any use since), and the
+**   miss counts with them; xCommit drops them.  So the in-memory state
+**   always matches what the database kept.  The listing overlays buffered
+**   hits and last_used, cache_stats adds buffered hits and misses, so one
+**   connection always sees its own uses.  Under fifo nothing is buffered.
 **
 **   xBestIndex: idxNum bits
 **     1  CACHE_IDX_EQ     key = ?       argv[0] the key
 **     2  CACHE_IDX_IN     key IN (...)  argv[0] the list (sqlite3_vtab_in)
 **     4  CACHE_IDX_VALUE  value is read (a use; misses counted)
-**     8  CACHE_IDX_LRU    size, last_used or hits is read (join <t>_lru)
-**   With neither 1 nor 2 it is a scan of <t>_data in id (creation) order.
+**     8  CACHE_IDX_LRU    last_used or hits is read (records looked up)
+**    32  CACHE_IDX_SIZE   size is read
+**    64  CACHE_IDX_MORE   created or expires is read
+**   The read statement on <t>_data fetches only the columns asked for (a
+**   get of value does not compute a size or read created).  key is always
+**   read: a lookup names it, so colUsed always has it.
+**   With neither 1 nor 2 it is a scan of <t>_data in id (set) order.
 **   idxStr names the plan, e.g. "key=? value", "key IN (...)", "scan lru".
 **   Only BINARY comparisons on key are used for lookups.
 **
@@ -141,15 +219,24 @@
 **   table back), keeping only the uses not written yet.
 **   A buffer whose uid is not the uid of the table now under that name
 **   (dropped and created again elsewhere) is dropped, never written.
+**
+**   Tables made by acorn 0.1 (format 1) kept recency in <t>_lru(id, used
+**   UNIQUE, last_used, hits, size).  They are read as they are; the first
+**   write (or a flush with no statement running) converts them: the config
+**   row gains policy and head, <t>_rec is made from the rows of <t>_lru
+**   used since their set, and <t>_lru is emptied (it cannot be dropped
+**   while the writing statement runs; DROP TABLE of the cache drops it).
 */
 #include "acorn.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef sqlite3_int64 i64;
+typedef sqlite3_uint64 u64;
 
 #define CACHE_COLUMN_KEY        0
 #define CACHE_COLUMN_VALUE      1
@@ -167,6 +254,11 @@ typedef sqlite3_int64 i64;
 #define CACHE_IDX_IN     2
 #define CACHE_IDX_VALUE  4
 #define CACHE_IDX_LRU    8
+#define CACHE_IDX_SIZE   32
+#define CACHE_IDX_MORE   64
+
+#define CACHE_POLICY_LRU   0
+#define CACHE_POLICY_FIFO  1
 
 #define CACHE_DEFAULT_CAPACITY  ((i64)1<<30)
 #define CACHE_MAX_CAPACITY      ((i64)1<<62)
@@ -177,68 +269,232 @@ typedef sqlite3_int64 i64;
   "expected a positive number of bytes, optionally with a unit B, kB, MB," \
   " GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')"
 
-/* Statements on the shadow tables.  %s is the quoted schema and table name
-** without the closing quote: "main"."thumbs */
+/* The bytes an entry counts for, computed from its stored row: an INTEGER
+** key 8, TEXT and BLOB their length in the database encoding.  length() of
+** a BLOB column reads only the record header, not overflow pages. */
+#define CACHE_SIZE_SQL \
+  "(CASE typeof(key) WHEN 'integer' THEN 8 ELSE length(CAST(key AS BLOB)) END" \
+  " + CASE typeof(value) WHEN 'blob' THEN length(value)" \
+  " ELSE length(CAST(value AS BLOB)) END)"
+
+/* ---------------------------------------------------------- statements */
+/*
+** Statements on the shadow tables, prepared on first use and kept on the
+** vtab.  Each text is complete: it is formatted with the schema and table
+** name, as (zDb, zName) given three times over, and names its tables as
+** "schema"."table_suffix".
+*/
 enum {
-  CACHE_STMT_CFG_READ, CACHE_STMT_CFG_WRITE, CACHE_STMT_FIND,
-  CACHE_STMT_FIND_LIVE, CACHE_STMT_DEL_DATA, CACHE_STMT_DEL_LRU,
-  CACHE_STMT_DEL_EXPIRY, CACHE_STMT_INS_DATA, CACHE_STMT_INS_LRU,
-  CACHE_STMT_INS_EXPIRY, CACHE_STMT_TOUCH, CACHE_STMT_OLDEST,
-  CACHE_STMT_EXPIRED, CACHE_STMT_ROW, CACHE_STMT_FIND_OLD,
-  CACHE_STMT_UPD_DATA, CACHE_STMT_UPD_LRU,
+  CACHE_STMT_CONFIG_READ,
+  CACHE_STMT_CONFIG_READ1,
+  CACHE_STMT_CONFIG_WRITE,
+  CACHE_STMT_FIND,
+  CACHE_STMT_FIND_LIVE,
+  CACHE_STMT_INSERT,
+  CACHE_STMT_DELETE,
+  CACHE_STMT_ROW,
+  CACHE_STMT_HEAD,
+  CACHE_STMT_ENTRY,
+  CACHE_STMT_EXPIRY_ADD,
+  CACHE_STMT_EXPIRY_DEL,
+  CACHE_STMT_EXPIRED,
+  CACHE_STMT_CHUNK_FIND,
+  CACHE_STMT_CHUNK_NEXT,
+  CACHE_STMT_CHUNK_OLDEST,
+  CACHE_STMT_CHUNK_WRITE,
+  CACHE_STMT_CHUNK_DELETE,
+  CACHE_STMT_CHUNK_SETMIN,
+  CACHE_STMT_EXISTS,
+  CACHE_STMT_LRU1_READ,
   CACHE_NSTMT
 };
-static const char *const azCacheSql[CACHE_NSTMT] = {
-  "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired, %s"
-  " FROM %s_config\" WHERE id=1",
-  "UPDATE %s_config\" SET capacity=?1, bytes=?2, entries=?3, seq=?4,"
-  " hits=?5, misses=?6, evictions=?7, expired=?8 WHERE id=1",
-  "SELECT id FROM %s_data\" WHERE key=?1",
-  "SELECT (SELECT %s FROM %s_config\" WHERE id=1), (SELECT id FROM %s_data\""
-  " WHERE key=?1 AND (expires IS NULL OR expires>?2))",
-  "DELETE FROM %s_data\" WHERE id=?1 RETURNING expires",
-  "DELETE FROM %s_lru\" WHERE id=?1 RETURNING size",
-  "DELETE FROM %s_expiry\" WHERE expires=?1 AND id=?2",
-  "INSERT INTO %s_data\"(id, key, value, created, expires)"
-  " VALUES(?1, ?2, ?3, ?4, ?5)",
-  "INSERT INTO %s_lru\"(id, used, last_used, hits, size)"
-  " VALUES(?1, ?2, ?3, ?4, ?5)",
-  "INSERT INTO %s_expiry\"(expires, id) VALUES(?1, ?2)",
-  "UPDATE %s_lru\" SET used=?2, last_used=?3, hits=hits+?4 WHERE id=?1",
-  "SELECT id FROM %s_lru\" ORDER BY used LIMIT 1",
-  "SELECT id FROM %s_expiry\" WHERE expires<=?1 LIMIT 1",
-  "SELECT d.key, d.value, d.created, d.expires, l.hits"
-  " FROM %s_data\" d JOIN %s_lru\" l ON l.id=d.id WHERE d.id=?1",
-  "SELECT d.id, d.expires, l.size FROM %s_data\" d JOIN %s_lru\" l"
-  " ON l.id=d.id WHERE d.key=?1",
-  "UPDATE %s_data\" SET created=?2, expires=?3, value=?4 WHERE id=?1",
-  "UPDATE %s_lru\" SET used=?2, last_used=?3, hits=?4, size=?5 WHERE id=?1",
+
+static const struct {
+  int eStmt;                 /* its index, checked by assert() */
+  const char *zSql;
+} aCacheStmt[CACHE_NSTMT] = {
+  { CACHE_STMT_CONFIG_READ,
+    "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
+    " uid, policy, head, low, dead FROM \"%w\".\"%w_config\" WHERE id=1" },
+  { CACHE_STMT_CONFIG_READ1,     /* format 1, before its conversion */
+    "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
+    " uid, 0, 0, 0, 0 FROM \"%w\".\"%w_config\" WHERE id=1" },
+  { CACHE_STMT_CONFIG_WRITE,
+    "UPDATE \"%w\".\"%w_config\" SET capacity=?1, bytes=?2, entries=?3,"
+    " seq=?4, hits=?5, misses=?6, evictions=?7, expired=?8, head=?9,"
+    " low=?10, dead=?11 WHERE id=1" },
+  { CACHE_STMT_FIND,
+    "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
+    " WHERE key=?1" },
+  { CACHE_STMT_FIND_LIVE,
+    "SELECT (SELECT uid FROM \"%w\".\"%w_config\" WHERE id=1),"
+    " (SELECT id FROM \"%w\".\"%w_data\" WHERE key=?1"
+    " AND (expires IS NULL OR expires>?2))" },
+  { CACHE_STMT_INSERT,
+    "INSERT INTO \"%w\".\"%w_data\"(id, key, created, expires, value)"
+    " VALUES(?1, ?2, ?3, ?4, ?5)" },
+  { CACHE_STMT_DELETE,
+    "DELETE FROM \"%w\".\"%w_data\" WHERE id=?1" },
+  { CACHE_STMT_ROW,
+    "SELECT key, value, created, expires FROM \"%w\".\"%w_data\""
+    " WHERE id=?1" },
+  { CACHE_STMT_HEAD,
+    "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
+    " WHERE id>=?1 ORDER BY id LIMIT 1" },
+  { CACHE_STMT_ENTRY,
+    "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
+    " WHERE id=?1" },
+  { CACHE_STMT_EXPIRY_ADD,
+    "INSERT INTO \"%w\".\"%w_expiry\"(expires, id) VALUES(?1, ?2)" },
+  { CACHE_STMT_EXPIRY_DEL,
+    "DELETE FROM \"%w\".\"%w_expiry\" WHERE expires=?1 AND id=?2" },
+  { CACHE_STMT_EXPIRED,
+    "SELECT id FROM \"%w\".\"%w_expiry\" WHERE expires<=?1 LIMIT 1" },
+  { CACHE_STMT_CHUNK_FIND,
+    "SELECT lo, recs FROM \"%w\".\"%w_rec\" WHERE lo<=?1"
+    " ORDER BY lo DESC LIMIT 1" },
+  { CACHE_STMT_CHUNK_NEXT,
+    "SELECT lo FROM \"%w\".\"%w_rec\" WHERE lo>?1 ORDER BY lo LIMIT 1" },
+  { CACHE_STMT_CHUNK_OLDEST,
+    "SELECT lo, recs FROM \"%w\".\"%w_rec\" WHERE minused IS NOT NULL"
+    " ORDER BY minused LIMIT 1" },
+  { CACHE_STMT_CHUNK_WRITE,
+    "INSERT OR REPLACE INTO \"%w\".\"%w_rec\"(lo, minused, recs)"
+    " VALUES(?1, ?2, ?3)" },
+  { CACHE_STMT_CHUNK_DELETE,
+    "DELETE FROM \"%w\".\"%w_rec\" WHERE lo=?1" },
+  { CACHE_STMT_CHUNK_SETMIN,
+    "UPDATE \"%w\".\"%w_rec\" SET minused=?2 WHERE lo=?1" },
+  { CACHE_STMT_EXISTS,
+    "SELECT 1 FROM \"%w\".\"%w_data\" WHERE id=?1" },
+  { CACHE_STMT_LRU1_READ,        /* format 1, before its conversion */
+    "SELECT last_used, hits FROM \"%w\".\"%w_lru\" WHERE id=?1" },
 };
 
-/* Read statements, one slot per (point, value, lru) combination. */
-#define CACHE_NREAD 8
+/* Read statements, one slot per (point, columns read) combination. */
+#define CACHE_NREAD 16
+
+/* ---------------------------------------------------------- types */
 
 typedef struct cache_config cache_config;
 struct cache_config {
   i64 capacity, bytes, entries, seq, hits, misses, evictions, expired;
   i64 uid;              /* the table's identity, 0 in tables without one */
+  i64 iHead;            /* every live entry with id < iHead has a record */
+  i64 iLow;             /* records with used <= iLow are dead (evicted) */
+  i64 nDead;            /* entries gone since the last sweep, records
+                        ** perhaps left (an upper bound) */
+  int ePolicy;          /* CACHE_POLICY_LRU or CACHE_POLICY_FIFO */
 };
 
-/* One buffered use: an entry's recency not yet in <t>_lru. */
-typedef struct cache_touch cache_touch;
-struct cache_touch {
+/* One buffered use: an entry's recency not yet written. */
+typedef struct cache_use cache_use;
+struct cache_use {
   i64 id;               /* <t>_data.id */
   i64 ms;               /* unix ms of the latest use */
-  i64 nHit;             /* uses since the last flush */
-  i64 iSeq;             /* the connection's use counter at the latest use */
-  i64 iUsed;            /* <t>_lru.used given by the flush */
-  int iLevel;           /* savepoint level it was flushed at (aFlushed) */
+  i64 nHit;             /* uses since the last flush, >= 1 */
+  i64 iSeq;             /* the buffer's use counter at the latest use */
+  i64 iUsed;            /* the recency given by the flush that wrote it */
+  int iLevel;           /* savepoint level it was written at (aFlushed) */
   int iNext;            /* hash chain: index+1 in aPending, 0 ends */
 };
 
-/* Misses written by one flush inside a transaction. */
-typedef struct cache_miss cache_miss;
-struct cache_miss { int iLevel; i64 nMiss; };
+/* Counts written by one flush inside a transaction: misses, and hits of
+** uses whose entry a rollback took away (counted, not recorded). */
+typedef struct cache_count cache_count;
+struct cache_count { int iLevel; i64 nMiss; i64 nHit; };
+
+/* What a transaction holds of the config row (cache_buffer.eCfg).  Inside
+** a transaction the row is read once and written at xSync: a write to the
+** table reads and writes cfg instead (one b-tree update a transaction, not
+** two a statement).  A savepoint keeps a copy (cache_snap) that ROLLBACK TO
+** puts back. */
+#define CACHE_CFG_NONE   0      /* not held: read the row */
+#define CACHE_CFG_CLEAN  1      /* held, equal to the row */
+#define CACHE_CFG_DIRTY  2      /* held, newer than the row */
+
+typedef struct cache_snap cache_snap;
+struct cache_snap { int iLevel; int eCfg; cache_config cfg; };
+
+/*
+** The recency buffer of one table on one connection, with the transaction
+** state that goes with it.  It is owned by one vtab instance at a time (a
+** pointer handed over when SQLite connects the table again).
+**
+** Invariants (cacheBufferCheck):
+**   - aPending[0..nPending) hold distinct ids, each with nHit >= 1, and
+**     each is found from aHash: aHash[h] is index+1 of the first use whose
+**     id hashes to h, chained by iNext; nHash is 0 or a power of two at
+**     least twice nPending;
+**   - nHitPending is the sum of nHit over aPending;
+**   - iSeq of every pending use is at most iUseSeq;
+**   - outside a transaction (bInTxn 0) aFlushed, aCount and aSnap are
+**     empty, iLevel is -1, eCfg is not CACHE_CFG_DIRTY and no aLevelSeq is
+**     set;
+**     inside, no aFlushed, aCount or aSnap level is above iLevel, aSnap is
+**     in ascending level order, and no aLevelSeq is set above iLevel.
+** Rollbacks.  The seq of a table goes back with a rollback, so the ids of
+** entries made in the part rolled back will be given again.  Their uses
+** (buffered, or written there and put back) must not land on those new
+** entries: the part rolled back began at seq aLevelSeq (the least set at
+** its level or deeper), and every use of an id above it is dropped.
+*/
+typedef struct cache_buffer cache_buffer;
+struct cache_buffer {
+  cache_use *aPending;  /* buffered uses, one per id, in no order */
+  int nPending, nPendingAlloc;
+  int *aHash;           /* id -> index+1 in aPending, chained by iNext */
+  int nHash;            /* slots in aHash, a power of two, or 0 */
+  i64 iUseSeq;          /* use counter: orders the buffered uses */
+  i64 nHitPending;      /* sum of nHit over aPending */
+  i64 nMissPending;     /* misses not yet written */
+  i64 nHitLoose;        /* hits not yet written of uses whose entry a
+                        ** rollback took away */
+  cache_use *aFlushed;  /* written in the open transaction */
+  int nFlushed, nFlushedAlloc;
+  cache_count *aCount;  /* counts written in the open transaction */
+  int nCount, nCountAlloc;
+  int bInTxn;           /* between xBegin and xCommit/xRollback */
+  int iLevel;           /* innermost open savepoint seen, -1 for none */
+  i64 *aLevelSeq;       /* [iLevel+1]: seq at the first write at that level
+                        ** of the open transaction, or -1 */
+  int nLevelSeq;        /* slots in aLevelSeq */
+  int bLevelLost;       /* a level could not be noted (out of memory): a
+                        ** rollback drops every use it would put back */
+  int eCfg;             /* CACHE_CFG_*: is cfg the config row of the open
+                        ** transaction? */
+  cache_config cfg;     /* the config row as the transaction has it */
+  cache_snap *aSnap;    /* eCfg and cfg as each open savepoint began */
+  int nSnap, nSnapAlloc;
+  unsigned iGen;        /* bumped when what the connection holds of the
+                        ** table may be out of date: a rollback, another
+                        ** connection's commit (cache_chunk keeps it) */
+  unsigned iVersion;    /* the file's data version when what is held was
+                        ** last known good, between transactions */
+};
+
+/* One recency record: an entry used since its set. */
+typedef struct cache_rec cache_rec;
+struct cache_rec {
+  i64 id;               /* <t>_data.id */
+  i64 used;             /* its recency: the seq of its latest written use */
+  i64 ms;               /* last_used, unix ms */
+  i64 hits;             /* reads since the set */
+};
+
+/* A chunk of records as decoded: the row of <t>_rec with key lo, covering
+** ids in [lo, hi).  aRec is sorted by id.  A vtab keeps the last
+** CACHE_NCHUNK read or written (eviction looks at two at a time, in
+** chunks all over the table). */
+#define CACHE_NCHUNK 32
+typedef struct cache_chunk cache_chunk;
+struct cache_chunk {
+  i64 lo, hi;
+  int bValid;           /* holds the chunk as stored now */
+  unsigned iGen;        /* cache_buffer.iGen when it was read */
+  cache_rec *aRec;
+  int nRec, nAlloc;
+};
 
 typedef struct cache_vtab cache_vtab;
 struct cache_vtab {
@@ -246,33 +502,23 @@ struct cache_vtab {
   sqlite3 *db;
   char *zDb;            /* schema name: "main", "temp", ... */
   char *zName;          /* table name */
-  char *zQual;          /* "zDb"."zName  (no closing quote) */
   sqlite3_stmt *aStmt[CACHE_NSTMT];
   sqlite3_stmt *aRead[CACHE_NREAD];
   unsigned char aReadBusy[CACHE_NREAD];
+  cache_buffer *pBuf;   /* this table's buffer, 0 once stale */
   int nBufferMax;       /* recency_buffer option */
   int nNextFlush;       /* try a flush when nPending reaches this */
-  i64 iTouchSeq;        /* use counter: orders the buffered uses */
-  cache_touch *aPending;/* buffered uses, one per id, in no order */
-  int nPending, nPendingAlloc;
-  int *aHash;           /* id -> index+1 in aPending, chained by iNext */
-  int nHash;            /* slots in aHash, a power of two, or 0 */
-  cache_touch *aFlushed;/* written in the open transaction */
-  int nFlushed, nFlushedAlloc;
-  i64 nHitPending;      /* sum of nHit over pending nodes */
-  i64 nMissPending;     /* misses not yet written */
-  cache_miss *aMiss;    /* misses flushed in the open transaction */
-  int nMiss, nMissAlloc;
-  int bInTxn;           /* between xBegin and xCommit/xRollback */
-  int iLevel;           /* innermost open savepoint seen, -1 for none */
-  i64 uid;              /* <t>_config.uid: >0; 0 for a table made before
-                        ** uids; -1 not known yet */
-  int bUid;             /* <t>_config has the uid column */
+  int bAutoflush;       /* autoflush option: may write recency on its own */
+  int iFormat;          /* 2, or 1 for a table made by acorn 0.1 */
+  int ePolicy;          /* from the config row */
+  int nChunkMax;        /* split a chunk's blob above this many bytes */
+  cache_chunk aChunk[CACHE_NCHUNK];  /* chunks last read or written */
+  int iChunkNext;       /* the slot the next chunk read goes to */
+  u64 *aEnc;            /* scratch for encoding a chunk */
+  i64 uid;              /* <t>_config.uid: >0; -1 not known yet */
   int bStale;           /* a newer instance has the table (and the buffer),
                         ** or the table under this name is another one */
   int bParked;          /* disconnected, kept only for its buffer */
-  int bInUse;           /* cache_read is using it: 1; and SQLite has
-                        ** disconnected it meanwhile: 2 (cacheUseEnd) */
   int bUtf16;           /* the database's text encoding is UTF-16 */
   cache_vtab *pRegNext; /* registry list */
 };
@@ -282,12 +528,27 @@ struct cache_cursor {
   sqlite3_vtab_cursor base;
   sqlite3_stmt *pStmt;  /* the read statement, from a slot or private */
   int iSlot;            /* slot of pStmt in aRead[], -1 if private */
+  int bStepped;         /* pStmt was stepped since its last reset */
   int idxNum;
   int bEof;
   int bTouched;         /* this row's use is recorded */
   i64 now;              /* unix ms at xFilter: expiry cut-off */
   sqlite3_value **apIn; /* IN values */
   int nIn, iIn;
+};
+
+/*
+** One write to the stored table: the config row as read at its start and
+** written at its end, the time, and the first error, which the caller
+** hands on (to the vtab's zErrMsg, or a function's result).
+*/
+typedef struct cache_op cache_op;
+struct cache_op {
+  cache_vtab *p;
+  cache_config cfg;
+  i64 now;              /* unix ms */
+  const char *zWho;     /* prefix of messages: "cache" unless set */
+  char *zErr;           /* first error message, or 0 */
 };
 
 /* ---------------------------------------------------------------- registry */
@@ -304,12 +565,10 @@ static void cacheUnregister(cache_vtab *p){
   pthread_mutex_unlock(&gCacheMutex);
 }
 
-/* Do a and b stand for the same table of the same connection?  By uid; a
-** table made before uids by schema and name. */
+/* Do a and b stand for the same table of the same connection? */
 static int cacheSameTable(const cache_vtab *a, const cache_vtab *b){
-  if( a->db!=b->db || a->uid<0 || a->uid!=b->uid ) return 0;
-  if( sqlite3_stricmp(a->zDb, b->zDb)!=0 ) return 0;
-  return a->uid>0 || sqlite3_stricmp(a->zName, b->zName)==0;
+  return a->db==b->db && a->uid>=0 && a->uid==b->uid
+      && sqlite3_stricmp(a->zDb, b->zDb)==0;
 }
 
 /* The instance that holds stale p's buffer now (live or parked), or 0. */
@@ -321,6 +580,18 @@ static cache_vtab *cacheSuccessor(cache_vtab *p){
   }
   pthread_mutex_unlock(&gCacheMutex);
   return q;
+}
+
+/* Mark p stale: it stands for no table now.  Its buffer goes. */
+static void cacheBufferFree(cache_buffer *b);
+static void cacheSetStale(cache_vtab *p){
+  cache_buffer *b;
+  pthread_mutex_lock(&gCacheMutex);
+  p->bStale = 1;
+  b = p->pBuf;
+  p->pBuf = 0;
+  pthread_mutex_unlock(&gCacheMutex);
+  cacheBufferFree(b);
 }
 
 /* The live instance of db's cache table zDb.zName, or 0. */
@@ -344,13 +615,12 @@ static cache_vtab *cacheLookup(sqlite3 *db, const char *zDb, int nDb,
 ** *pbExists is set if there is a table of that name. */
 static cache_vtab *cacheFindIn(sqlite3 *db, const char *zDb, int nDb,
                                const char *zName, int *pbExists){
-  cache_vtab *p;
+  cache_vtab *p = 0;
   char *zSchema = sqlite3_mprintf("%.*s", nDb, zDb);
-  int rc;
   *pbExists = 0;
   if( zSchema==0 ) return 0;
-  rc = sqlite3_table_column_metadata(db, zSchema, zName, 0, 0, 0, 0, 0, 0);
-  if( rc==SQLITE_OK ){
+  if( sqlite3_table_column_metadata(db, zSchema, zName, 0, 0, 0, 0, 0, 0)
+      ==SQLITE_OK ){
     *pbExists = 1;
     p = cacheLookup(db, zDb, nDb, zName);
     if( p==0 ){
@@ -362,8 +632,6 @@ static cache_vtab *cacheFindIn(sqlite3 *db, const char *zDb, int nDb,
       sqlite3_free(zSql);
       p = cacheLookup(db, zDb, nDb, zName);
     }
-  }else{
-    p = 0;
   }
   sqlite3_free(zSchema);
   return p;
@@ -380,8 +648,9 @@ static cache_vtab *cacheFind(sqlite3 *db, const char *zName){
   cache_vtab *p = 0;
   if( SQLITE_VERSION_NUMBER<3039000 || sqlite3_libversion_number()<3039000 ){
     /* sqlite3_db_name() is 3.39: its slot in an older library's API table
-    ** is NULL (calling it would jump to address 0).  The pragma lists the same schemas: main, temp (once it
-    ** exists), then attached ones, in the order of their index. */
+    ** is NULL (calling it would jump to address 0).  The pragma lists the
+    ** same schemas: main, temp (once it exists), then attached ones, in
+    ** the order of their index. */
     if( sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
                            " ORDER BY seq=1 DESC, seq", -1, &pList, 0) ){
       sqlite3_finalize(pList);
@@ -412,46 +681,66 @@ static cache_vtab *cacheFind(sqlite3 *db, const char *zName){
   return 0;
 }
 
-/* ---------------------------------------------------------------- helpers */
+/* -------------------------------------------------------------- utilities */
 
 static i64 cacheNowMs(void){
   return acorn_now_ns()/1000000;
 }
 
-/* Set the vtab's error from the connection's latest error. */
-static int cacheDbError(cache_vtab *p, int rc){
-  if( rc!=SQLITE_OK && rc!=SQLITE_ROW && rc!=SQLITE_DONE ){
-    acorn_vtab_error(&p->base, "cache: %s", sqlite3_errmsg(p->db));
+/* Record the connection's latest error as the operation's first error. */
+static int cacheOpError(cache_op *op, int rc){
+  if( rc!=SQLITE_OK && rc!=SQLITE_ROW && rc!=SQLITE_DONE && op->zErr==0 ){
+    op->zErr = sqlite3_mprintf("%s: %s", op->zWho ? op->zWho : "cache",
+                   rc==SQLITE_NOMEM ? sqlite3_errstr(rc)
+                                    : sqlite3_errmsg(op->p->db));
+  }
+  return rc==SQLITE_ROW || rc==SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* The same with a message of our own. */
+static int cacheOpFail(cache_op *op, int rc, const char *zFmt, ...){
+  if( op->zErr==0 ){
+    va_list ap;
+    va_start(ap, zFmt);
+    op->zErr = sqlite3_vmprintf(zFmt, ap);
+    va_end(ap);
   }
   return rc;
 }
 
-static int cacheStmt(cache_vtab *p, int i, sqlite3_stmt **ppStmt){
+/* End of an operation run for a vtab method: its error goes to zErrMsg. */
+static int cacheOpFinish(cache_op *op, int rc){
+  if( op->zErr ){
+    sqlite3_free(op->p->base.zErrMsg);
+    op->p->base.zErrMsg = op->zErr;
+    op->zErr = 0;
+  }
+  return rc;
+}
+
+static int cacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt){
+  cache_vtab *p = op->p;
+  assert( i>=0 && i<CACHE_NSTMT && aCacheStmt[i].eStmt==i );
   if( p->aStmt[i]==0 ){
     int rc;
-    char *zSql;
-    if( i==CACHE_STMT_CFG_READ || i==CACHE_STMT_FIND_LIVE ){
-      zSql = sqlite3_mprintf(azCacheSql[i], p->bUid ? "uid" : "0",
-                             p->zQual, p->zQual);
-    }else{
-      zSql = sqlite3_mprintf(azCacheSql[i], p->zQual, p->zQual);
-    }
-    if( zSql==0 ) return SQLITE_NOMEM;
+    char *zSql = sqlite3_mprintf(aCacheStmt[i].zSql, p->zDb, p->zName,
+                                 p->zDb, p->zName, p->zDb, p->zName);
+    if( zSql==0 ) return cacheOpError(op, SQLITE_NOMEM);
     rc = sqlite3_prepare_v3(p->db, zSql, -1,
              SQLITE_PREPARE_PERSISTENT|SQLITE_PREPARE_NO_VTAB, &p->aStmt[i], 0);
     sqlite3_free(zSql);
-    if( rc!=SQLITE_OK ) return cacheDbError(p, rc);
+    if( rc!=SQLITE_OK ) return cacheOpError(op, rc);
   }
   *ppStmt = p->aStmt[i];
   return SQLITE_OK;
 }
 
 /* Step a statement that returns no row we need, then reset it. */
-static int cacheRun(cache_vtab *p, sqlite3_stmt *pStmt){
+static int cacheRun(cache_op *op, sqlite3_stmt *pStmt){
   int rc = sqlite3_step(pStmt);
   int rc2 = sqlite3_reset(pStmt);
   if( rc==SQLITE_ROW || rc==SQLITE_DONE ) rc = rc2;
-  return cacheDbError(p, rc);
+  return cacheOpError(op, rc);
 }
 
 static void cacheFinalizeAll(cache_vtab *p){
@@ -468,57 +757,46 @@ static void cacheFinalizeAll(cache_vtab *p){
   }
 }
 
-static void cacheBufferDrop(cache_vtab *p);
-
-static int cacheConfigLoad(cache_vtab *p, cache_config *pCfg){
-  sqlite3_stmt *pStmt;
-  int rc = cacheStmt(p, CACHE_STMT_CFG_READ, &pStmt);
-  if( rc ) return rc;
-  rc = sqlite3_step(pStmt);
-  if( rc==SQLITE_ROW ){
-    pCfg->capacity = sqlite3_column_int64(pStmt, 0);
-    pCfg->bytes = sqlite3_column_int64(pStmt, 1);
-    pCfg->entries = sqlite3_column_int64(pStmt, 2);
-    pCfg->seq = sqlite3_column_int64(pStmt, 3);
-    pCfg->hits = sqlite3_column_int64(pStmt, 4);
-    pCfg->misses = sqlite3_column_int64(pStmt, 5);
-    pCfg->evictions = sqlite3_column_int64(pStmt, 6);
-    pCfg->expired = sqlite3_column_int64(pStmt, 7);
-    pCfg->uid = sqlite3_column_int64(pStmt, 8);
-    if( p->uid<0 ){
-      p->uid = pCfg->uid;
-    }else if( p->uid!=pCfg->uid ){
-      /* The table under this name is not the one the buffer was made
-      ** for (dropped and created again by another connection): its ids
-      ** mean nothing here. */
-      cacheBufferDrop(p);
-      p->uid = pCfg->uid;
-      p->bStale = 1;
+/* Is v an integer: an INTEGER, or a REAL with no fractional part that an
+** i64 holds (JavaScript numbers bind as REAL)?  Its value in *pOut. */
+static int cacheWholeNumber(sqlite3_value *v, i64 *pOut){
+  int e = sqlite3_value_type(v);
+  if( e==SQLITE_INTEGER ){
+    *pOut = sqlite3_value_int64(v);
+    return 1;
+  }
+  if( e==SQLITE_FLOAT ){
+    double r = sqlite3_value_double(v);
+    if( r>=-9223372036854775808.0 && r<9223372036854775808.0
+     && r==(double)(i64)r ){
+      *pOut = (i64)r;
+      return 1;
     }
-    return cacheDbError(p, sqlite3_reset(pStmt));
   }
-  sqlite3_reset(pStmt);
-  if( rc==SQLITE_DONE ){
-    acorn_vtab_error(&p->base, "cache: the row of %s_config\" is missing",
-                     p->zQual);
-    return SQLITE_CORRUPT_VTAB;
-  }
-  return cacheDbError(p, rc);
+  return 0;
 }
 
-static int cacheConfigSave(cache_vtab *p, const cache_config *pCfg){
-  sqlite3_stmt *pStmt;
-  int rc = cacheStmt(p, CACHE_STMT_CFG_WRITE, &pStmt);
-  if( rc ) return rc;
-  sqlite3_bind_int64(pStmt, 1, pCfg->capacity);
-  sqlite3_bind_int64(pStmt, 2, pCfg->bytes);
-  sqlite3_bind_int64(pStmt, 3, pCfg->entries);
-  sqlite3_bind_int64(pStmt, 4, pCfg->seq);
-  sqlite3_bind_int64(pStmt, 5, pCfg->hits);
-  sqlite3_bind_int64(pStmt, 6, pCfg->misses);
-  sqlite3_bind_int64(pStmt, 7, pCfg->evictions);
-  sqlite3_bind_int64(pStmt, 8, pCfg->expired);
-  return cacheRun(p, pStmt);
+/* Parse digits with an optional fraction of zeros ("1000", "1000.00"):
+** the value in *pOut (at most iMax), the text after it in *pzEnd.  0 on
+** success. */
+static int cacheParseWhole(const char *z, i64 iMax, i64 *pOut,
+                           const char **pzEnd){
+  i64 v = 0;
+  int nDigit = 0;
+  while( *z>='0' && *z<='9' ){
+    if( v > (iMax - (*z - '0'))/10 ) return 1;
+    v = v*10 + (*z - '0');
+    z++;
+    nDigit++;
+  }
+  if( nDigit==0 ) return 1;
+  if( *z=='.' ){
+    z++;
+    while( *z=='0' ) z++;
+  }
+  *pOut = v;
+  *pzEnd = z;
+  return 0;
 }
 
 /* Parse a size: digits, optional spaces, optional unit.  0 on success. */
@@ -530,16 +808,9 @@ static int cacheParseSize(const char *z, i64 *pOut){
   };
   i64 v = 0;
   size_t i;
-  int nDigit = 0;
   if( z==0 ) return 1;
   while( *z==' ' ) z++;
-  while( *z>='0' && *z<='9' ){
-    if( v > (CACHE_MAX_CAPACITY - (*z - '0'))/10 ) return 1;
-    v = v*10 + (*z - '0');
-    z++;
-    nDigit++;
-  }
-  if( nDigit==0 ) return 1;
+  if( cacheParseWhole(z, CACHE_MAX_CAPACITY, &v, &z) ) return 1;
   while( *z==' ' ) z++;
   for(i=0; i<sizeof(aUnit)/sizeof(aUnit[0]); i++){
     size_t n = strlen(aUnit[i].zUnit);
@@ -559,10 +830,10 @@ static int cacheParseSize(const char *z, i64 *pOut){
 
 /* Bytes a key or value counts for: BLOB its length, TEXT its length in
 ** the database's encoding (as stored, and as cache_read's offsets count),
-** INTEGER 8. */
+** INTEGER (or a whole REAL key, stored as INTEGER) 8. */
 static i64 cacheBytes(int bUtf16, sqlite3_value *pVal){
   int e = sqlite3_value_type(pVal);
-  if( e==SQLITE_INTEGER ) return 8;
+  if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ) return 8;
   if( e==SQLITE_TEXT && bUtf16 ) return sqlite3_value_bytes16(pVal);
   return sqlite3_value_bytes(pVal);
 }
@@ -580,274 +851,932 @@ static const char *cacheTypeName(int eType){
 /* Check a key as the user gave it; zWho prefixes the message. */
 static char *cacheCheckKey(const char *zWho, sqlite3_value *pKey){
   int e = sqlite3_value_type(pKey);
+  i64 iKey;
   if( e==SQLITE_NULL ){
     return sqlite3_mprintf("%s: key must not be NULL;"
                            " expected TEXT, BLOB or INTEGER", zWho);
   }
-  if( e==SQLITE_FLOAT ){
+  if( e==SQLITE_FLOAT && !cacheWholeNumber(pKey, &iKey) ){
     return sqlite3_mprintf("%s: key must be TEXT, BLOB or INTEGER, got REAL",
                            zWho);
   }
   return 0;
 }
 
-/* ------------------------------------------------------- recency buffer */
-
-static unsigned cacheHashSlot(const cache_vtab *p, i64 id){
-  uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ULL;
-  return (unsigned)(h>>32) & (unsigned)(p->nHash-1);
+/* Bind a checked key: a whole REAL as the INTEGER it is. */
+static void cacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey){
+  i64 iKey;
+  if( sqlite3_value_type(pKey)==SQLITE_FLOAT && cacheWholeNumber(pKey, &iKey) ){
+    sqlite3_bind_int64(pStmt, i, iKey);
+  }else{
+    sqlite3_bind_value(pStmt, i, pKey);
+  }
 }
 
-static cache_touch *cacheHashFind(const cache_vtab *p, i64 id){
+/* ------------------------------------------------------- recency buffer */
+
+static unsigned cacheHashSlot(const cache_buffer *b, i64 id){
+  u64 h = (u64)id * 0x9E3779B97F4A7C15ULL;
+  return (unsigned)(h>>32) & (unsigned)(b->nHash-1);
+}
+
+#ifndef NDEBUG
+/* Assert the invariants written beside struct cache_buffer.  O(n): called
+** where the buffer changes wholesale, not on every use. */
+static void cacheBufferCheck(const cache_buffer *b){
+  int i, n;
+  i64 nHit = 0;
+  if( b==0 ) return;
+  assert( b->nPending>=0 && b->nPending<=b->nPendingAlloc );
+  assert( b->nHash==0 || ((b->nHash & (b->nHash-1))==0
+                          && b->nHash>=2*b->nPending) );
+  assert( b->nHash>0 || b->nPending==0 );
+  for(i=0; i<b->nPending; i++){
+    const cache_use *u = &b->aPending[i];
+    int j;
+    assert( u->nHit>=1 );
+    assert( u->iSeq<=b->iUseSeq );
+    nHit += u->nHit;
+    for(j=b->aHash[cacheHashSlot(b, u->id)]; j && j!=i+1;
+        j=b->aPending[j-1].iNext){
+      assert( b->aPending[j-1].id!=u->id );
+    }
+    assert( j==i+1 );
+  }
+  for(i=n=0; b->nPending>0 && i<b->nHash; i++){
+    int j;
+    for(j=b->aHash[i]; j; j=b->aPending[j-1].iNext){
+      assert( j>=1 && j<=b->nPending );
+      n++;
+    }
+  }
+  assert( n==b->nPending );
+  assert( nHit==b->nHitPending );
+  assert( b->nMissPending>=0 && b->nHitLoose>=0 );
+  if( !b->bInTxn ){
+    assert( b->nFlushed==0 && b->nCount==0 && b->iLevel==-1 );
+    assert( b->nSnap==0 && b->eCfg!=CACHE_CFG_DIRTY );
+  }
+  for(i=0; i<b->nSnap; i++){
+    assert( b->aSnap[i].iLevel<=b->iLevel );
+    assert( i==0 || b->aSnap[i-1].iLevel<b->aSnap[i].iLevel );
+  }
+  for(i=b->iLevel+2; i<b->nLevelSeq; i++) assert( b->aLevelSeq[i]<0 );
+  for(i=0; i<b->nFlushed; i++) assert( b->aFlushed[i].iLevel<=b->iLevel );
+  for(i=0; i<b->nCount; i++) assert( b->aCount[i].iLevel<=b->iLevel );
+}
+#else
+# define cacheBufferCheck(b)
+#endif
+
+static cache_buffer *cacheBufferNew(void){
+  cache_buffer *b = sqlite3_malloc64(sizeof(*b));
+  if( b ){
+    memset(b, 0, sizeof(*b));
+    b->iLevel = -1;
+  }
+  return b;
+}
+
+static void cacheBufferFree(cache_buffer *b){
+  if( b ){
+    sqlite3_free(b->aPending);
+    sqlite3_free(b->aHash);
+    sqlite3_free(b->aFlushed);
+    sqlite3_free(b->aCount);
+    sqlite3_free(b->aLevelSeq);
+    sqlite3_free(b->aSnap);
+    sqlite3_free(b);
+  }
+}
+
+static int cacheBufferEmpty(const cache_buffer *b){
+  return b==0 || (b->nPending==0 && b->nMissPending==0 && b->nHitLoose==0
+                  && b->nFlushed==0
+                  && b->nCount==0);
+}
+
+/* Must b outlive its vtab instance (parked, for the next instance of the
+** table to adopt)?  Yes while it holds anything, or the state of an open
+** transaction: its savepoint copies, and a config row not yet written. */
+static int cacheBufferKeep(const cache_buffer *b){
+  return !cacheBufferEmpty(b) || (b && (b->bInTxn || b->eCfg==CACHE_CFG_DIRTY));
+}
+
+/* Does b hold anything not written yet? */
+static int cacheBufferUnwritten(const cache_buffer *b){
+  return b && (b->nPending || b->nMissPending || b->nHitLoose);
+}
+
+static cache_use *cacheBufferFind(const cache_buffer *b, i64 id){
   int i;
-  if( p->nHash==0 ) return 0;
-  for(i=p->aHash[cacheHashSlot(p, id)]; i; i=p->aPending[i-1].iNext){
-    if( p->aPending[i-1].id==id ) return &p->aPending[i-1];
+  if( b==0 || b->nHash==0 ) return 0;
+  for(i=b->aHash[cacheHashSlot(b, id)]; i; i=b->aPending[i-1].iNext){
+    if( b->aPending[i-1].id==id ) return &b->aPending[i-1];
   }
   return 0;
 }
 
-/* Rebuild the hash over aPending, with at least two slots per entry. */
-static int cacheHashRebuild(cache_vtab *p, int nWant){
+/* Rebuild the hash over aPending, with at least nWant slots. */
+static int cacheHashRebuild(cache_buffer *b, int nWant){
   int i;
-  if( nWant>p->nHash ){
-    int nNew = p->nHash ? p->nHash : 64;
+  if( nWant>b->nHash ){
+    int nNew = b->nHash ? b->nHash : 64;
     int *aNew;
     while( nNew<nWant ) nNew *= 2;
     aNew = sqlite3_malloc64(sizeof(int)*(size_t)nNew);
     if( aNew==0 ) return SQLITE_NOMEM;
-    sqlite3_free(p->aHash);
-    p->aHash = aNew;
-    p->nHash = nNew;
+    sqlite3_free(b->aHash);
+    b->aHash = aNew;
+    b->nHash = nNew;
   }
-  if( p->nHash ) memset(p->aHash, 0, sizeof(int)*(size_t)p->nHash);
-  for(i=0; i<p->nPending; i++){
-    unsigned h = cacheHashSlot(p, p->aPending[i].id);
-    p->aPending[i].iNext = p->aHash[h];
-    p->aHash[h] = i+1;
+  if( b->nHash ) memset(b->aHash, 0, sizeof(int)*(size_t)b->nHash);
+  for(i=0; i<b->nPending; i++){
+    unsigned h = cacheHashSlot(b, b->aPending[i].id);
+    b->aPending[i].iNext = b->aHash[h];
+    b->aHash[h] = i+1;
   }
   return SQLITE_OK;
 }
 
-/* A new pending entry for id (not in the buffer yet), or 0 if out of
-** memory. */
-static cache_touch *cacheTouchNew(cache_vtab *p, i64 id){
-  cache_touch *pNew;
+/* A new pending use for id (not in the buffer yet), zeroed but for id, or
+** 0 if out of memory. */
+static cache_use *cacheBufferAdd(cache_buffer *b, i64 id){
+  cache_use *pNew;
   unsigned h;
-  if( p->nPending>=p->nPendingAlloc ){
-    int nNew = p->nPendingAlloc ? p->nPendingAlloc*2 : 64;
-    cache_touch *aNew = sqlite3_realloc64(p->aPending,
-                                          sizeof(cache_touch)*(size_t)nNew);
+  if( b->nPending>=b->nPendingAlloc ){
+    int nNew = b->nPendingAlloc ? b->nPendingAlloc*2 : 64;
+    cache_use *aNew = sqlite3_realloc64(b->aPending,
+                                        sizeof(cache_use)*(size_t)nNew);
     if( aNew==0 ) return 0;
-    p->aPending = aNew;
-    p->nPendingAlloc = nNew;
+    b->aPending = aNew;
+    b->nPendingAlloc = nNew;
   }
-  if( (p->nPending+1)*2 > p->nHash
-   && cacheHashRebuild(p, (p->nPending+1)*2) ){
+  if( (b->nPending+1)*2 > b->nHash
+   && cacheHashRebuild(b, (b->nPending+1)*2) ){
     return 0;
   }
-  pNew = &p->aPending[p->nPending++];
+  pNew = &b->aPending[b->nPending++];
   memset(pNew, 0, sizeof(*pNew));
   pNew->id = id;
-  h = cacheHashSlot(p, id);
-  pNew->iNext = p->aHash[h];
-  p->aHash[h] = p->nPending;
+  h = cacheHashSlot(b, id);
+  pNew->iNext = b->aHash[h];
+  b->aHash[h] = b->nPending;
   return pNew;
 }
 
-/* Forget the buffered uses and misses: they belong to no table now. */
-static void cacheBufferDrop(cache_vtab *p){
-  p->nPending = 0;
-  if( p->nHash ) memset(p->aHash, 0, sizeof(int)*(size_t)p->nHash);
-  p->nFlushed = 0;
-  p->nMiss = 0;
-  p->nHitPending = 0;
-  p->nMissPending = 0;
-  p->nNextFlush = p->nBufferMax;
+/* Record in b a use of entry id at time ms.  0 if out of memory (the use
+** is lost, nothing else). */
+static int cacheBufferUse(cache_buffer *b, i64 id, i64 ms){
+  cache_use *u = cacheBufferFind(b, id);
+  if( u==0 ){
+    u = cacheBufferAdd(b, id);
+    if( u==0 ) return 0;
+  }
+  u->ms = ms;
+  u->nHit++;
+  u->iSeq = ++b->iUseSeq;
+  b->nHitPending++;
+  return 1;
 }
 
-/* Give the buffer of pFrom (same table, older instance) to pTo, whose
-** buffer is empty, with the transaction state that goes with it. */
-static void cacheBufferMove(cache_vtab *pTo, cache_vtab *pFrom){
-#define CACHE_SWAP(T, f) { T t_ = pTo->f; pTo->f = pFrom->f; pFrom->f = t_; }
-  CACHE_SWAP(cache_touch*, aPending);
-  CACHE_SWAP(int, nPending);
-  CACHE_SWAP(int, nPendingAlloc);
-  CACHE_SWAP(int*, aHash);
-  CACHE_SWAP(int, nHash);
-  CACHE_SWAP(cache_touch*, aFlushed);
-  CACHE_SWAP(int, nFlushed);
-  CACHE_SWAP(int, nFlushedAlloc);
-  CACHE_SWAP(cache_miss*, aMiss);
-  CACHE_SWAP(int, nMiss);
-  CACHE_SWAP(int, nMissAlloc);
-  CACHE_SWAP(i64, nHitPending);
-  CACHE_SWAP(i64, nMissPending);
-#undef CACHE_SWAP
-  pTo->iTouchSeq = pFrom->iTouchSeq;
-  if( pFrom->bInTxn ){
-    pTo->bInTxn = 1;
-    pTo->iLevel = pFrom->iLevel;
-  }
-  pTo->nNextFlush = pTo->nPending + pTo->nBufferMax;
-  cacheBufferDrop(pFrom);
-}
-
-static int cacheFlushStandalone(cache_vtab *p, int bSchemaCheck);
-
-/* Record a use of entry id at time ms. */
-static void cacheTouch(cache_vtab *p, i64 id, i64 ms){
-  cache_touch *pNode;
-  if( p->bStale ){
-    /* an instance that SQLite has replaced: its successor records it */
-    p = cacheSuccessor(p);
-    if( p==0 ) return;
-  }
-  pNode = cacheHashFind(p, id);
-  if( pNode==0 ){
-    pNode = cacheTouchNew(p, id);
-    if( pNode==0 ) return;               /* out of memory: the use is lost */
-  }
-  pNode->ms = ms;
-  pNode->nHit++;
-  pNode->iSeq = ++p->iTouchSeq;
-  p->nHitPending++;
-  if( p->nPending>=p->nNextFlush ){
-    if( cacheFlushStandalone(p, 0)!=SQLITE_OK ){
-      p->nNextFlush = p->nPending + p->nBufferMax;
-    }
-  }
-}
-
-static int cacheTouchCmp(const void *a, const void *b){
-  i64 x = ((const cache_touch*)a)->iSeq, y = ((const cache_touch*)b)->iSeq;
-  return x<y ? -1 : x>y;
-}
-static int cacheTouchCmpId(const void *a, const void *b){
-  i64 x = ((const cache_touch*)a)->id, y = ((const cache_touch*)b)->id;
-  return x<y ? -1 : x>y;
-}
-
-/* Write the buffered uses to <t>_lru, oldest first, and the counters to
-** *pCfg, inside the caller's transaction.  The buffer itself is kept (only
-** sorted): cacheFlushDone() retires it once the caller's write succeeded. */
-static int cacheFlushWrite(cache_vtab *p, cache_config *pCfg){
-  cache_touch *pNode;
-  sqlite3_stmt *pStmt;
-  int rc, i;
-  if( p->nPending==0 ){
-    pCfg->misses += p->nMissPending;
-    return SQLITE_OK;
-  }
-  /* Number the uses in the order they were made, then write them in id
-  ** order: <t>_lru is walked front to back instead of at random. */
-  qsort(p->aPending, (size_t)p->nPending, sizeof(cache_touch), cacheTouchCmp);
-  for(i=0; i<p->nPending; i++) p->aPending[i].iUsed = pCfg->seq + 1 + i;
-  pCfg->seq += p->nPending;
-  qsort(p->aPending, (size_t)p->nPending, sizeof(cache_touch), cacheTouchCmpId);
-  rc = cacheHashRebuild(p, 0);
-  if( rc ) return rc;
-  rc = cacheStmt(p, CACHE_STMT_TOUCH, &pStmt);
-  for(i=0; rc==SQLITE_OK && i<p->nPending; i++){
-    pNode = &p->aPending[i];
-    sqlite3_bind_int64(pStmt, 1, pNode->id);
-    sqlite3_bind_int64(pStmt, 2, pNode->iUsed);
-    sqlite3_bind_int64(pStmt, 3, pNode->ms);
-    sqlite3_bind_int64(pStmt, 4, pNode->nHit);
-    rc = cacheRun(p, pStmt);
-  }
-  pCfg->hits += p->nHitPending;
-  pCfg->misses += p->nMissPending;
-  return rc;
-}
-
-/* The flush written by cacheFlushWrite() is part of the database now. */
-static void cacheFlushDone(cache_vtab *p){
-  if( p->bInTxn && p->nPending ){
-    /* Keep what was written until the transaction ends: a rollback puts
-    ** it back.  If that cannot be kept (out of memory), a rollback loses
-    ** these uses, nothing else. */
-    if( p->nFlushed+p->nPending > p->nFlushedAlloc ){
-      int nNew = p->nFlushedAlloc ? p->nFlushedAlloc : 64;
-      cache_touch *aNew;
-      while( nNew<p->nFlushed+p->nPending ) nNew *= 2;
-      aNew = sqlite3_realloc64(p->aFlushed, sizeof(cache_touch)*(size_t)nNew);
+/* The uses written by a flush are part of the database now: keep them,
+** inside a transaction, until it ends (a rollback puts them back; if that
+** cannot be kept, out of memory, a rollback loses these uses, nothing
+** else), and empty the buffer. */
+static void cacheBufferWritten(cache_buffer *b){
+  if( b->bInTxn && b->nPending ){
+    if( b->nFlushed+b->nPending > b->nFlushedAlloc ){
+      int nNew = b->nFlushedAlloc ? b->nFlushedAlloc : 64;
+      cache_use *aNew;
+      while( nNew<b->nFlushed+b->nPending ) nNew *= 2;
+      aNew = sqlite3_realloc64(b->aFlushed, sizeof(cache_use)*(size_t)nNew);
       if( aNew ){
-        p->aFlushed = aNew;
-        p->nFlushedAlloc = nNew;
+        b->aFlushed = aNew;
+        b->nFlushedAlloc = nNew;
       }
     }
-    if( p->nFlushed+p->nPending <= p->nFlushedAlloc ){
+    if( b->nFlushed+b->nPending <= b->nFlushedAlloc ){
       int i;
-      for(i=0; i<p->nPending; i++){
-        p->aFlushed[p->nFlushed] = p->aPending[i];
-        p->aFlushed[p->nFlushed].iLevel = p->iLevel;
-        p->nFlushed++;
+      for(i=0; i<b->nPending; i++){
+        b->aFlushed[b->nFlushed] = b->aPending[i];
+        b->aFlushed[b->nFlushed].iLevel = b->iLevel;
+        b->nFlushed++;
       }
     }
   }
-  if( p->bInTxn ){
-    if( p->nMissPending ){
-      if( p->nMiss==p->nMissAlloc ){
-        int nNew = p->nMissAlloc ? p->nMissAlloc*2 : 8;
-        cache_miss *aNew = sqlite3_realloc64(p->aMiss, sizeof(cache_miss)*(size_t)nNew);
-        if( aNew ){
-          p->aMiss = aNew;
-          p->nMissAlloc = nNew;
-        }
-      }
-      if( p->nMiss<p->nMissAlloc ){
-        p->aMiss[p->nMiss].iLevel = p->iLevel;
-        p->aMiss[p->nMiss].nMiss = p->nMissPending;
-        p->nMiss++;
+  if( b->bInTxn && (b->nMissPending || b->nHitLoose) ){
+    if( b->nCount==b->nCountAlloc ){
+      int nNew = b->nCountAlloc ? b->nCountAlloc*2 : 8;
+      cache_count *aNew = sqlite3_realloc64(b->aCount,
+                                            sizeof(cache_count)*(size_t)nNew);
+      if( aNew ){
+        b->aCount = aNew;
+        b->nCountAlloc = nNew;
       }
     }
+    if( b->nCount<b->nCountAlloc ){
+      b->aCount[b->nCount].iLevel = b->iLevel;
+      b->aCount[b->nCount].nMiss = b->nMissPending;
+      b->aCount[b->nCount].nHit = b->nHitLoose;
+      b->nCount++;
+    }
   }
-  p->nPending = 0;
-  if( p->nHash ) memset(p->aHash, 0, sizeof(int)*(size_t)p->nHash);
-  p->nHitPending = 0;
-  p->nMissPending = 0;
-  p->nNextFlush = p->nBufferMax;
+  if( b->nPending ){
+    b->nPending = 0;
+    memset(b->aHash, 0, sizeof(int)*(size_t)b->nHash);
+  }
+  b->nHitPending = 0;
+  b->nMissPending = 0;
+  b->nHitLoose = 0;
+  cacheBufferCheck(b);
 }
 
-/* Put uses flushed at savepoint level iLevel or deeper back in the
-** buffer.  They keep their use counter values, all lower than those of the
-** uses buffered since, so the next flush writes them first. */
-static void cacheRestore(cache_vtab *p, int iLevel){
+/* A write is starting at seq: the first at its savepoint level notes it
+** (the start of what a rollback to that level undoes). */
+static void cacheBufferNoteWrite(cache_buffer *b, i64 seq){
+  int k;
+  if( b==0 || !b->bInTxn ) return;
+  k = b->iLevel + 1;
+  if( k>=b->nLevelSeq ){
+    int nNew = k + 8, i;
+    i64 *aNew = sqlite3_realloc64(b->aLevelSeq, sizeof(i64)*(size_t)nNew);
+    if( aNew==0 ){
+      b->bLevelLost = 1;
+      return;
+    }
+    for(i=b->nLevelSeq; i<nNew; i++) aNew[i] = -1;
+    b->aLevelSeq = aNew;
+    b->nLevelSeq = nNew;
+  }
+  if( b->aLevelSeq[k]<0 ) b->aLevelSeq[k] = seq;
+}
+
+/* Forget what savepoint levels iLevel and deeper noted; the least of it. */
+static i64 cacheBufferLevelSeq(cache_buffer *b, int iLevel){
+  i64 s = -1;
+  int k;
+  for(k=iLevel+1; k<b->nLevelSeq; k++){
+    if( k>=0 && b->aLevelSeq[k]>=0 ){
+      if( s<0 || b->aLevelSeq[k]<s ) s = b->aLevelSeq[k];
+      b->aLevelSeq[k] = -1;
+    }
+  }
+  return s;
+}
+
+/* A rollback to savepoint level iLevel (-1: of the transaction): put uses
+** written at that level or deeper back in the buffer, where they keep
+** their use counter values, all lower than those of the uses buffered
+** since, so the next flush writes them first; and drop every use of an
+** entry made in the part rolled back (id above the seq it began at). */
+static void cacheBufferRollback(cache_buffer *b, int iLevel){
+  i64 iMaxId = cacheBufferLevelSeq(b, iLevel);
   int i, j;
-  for(i=j=0; i<p->nFlushed; i++){
-    cache_touch *pF = &p->aFlushed[i];
-    if( pF->iLevel>=iLevel ){
-      cache_touch *pSame = cacheHashFind(p, pF->id);
+  if( iMaxId<0 ) iMaxId = LLONG_MAX;   /* nothing was written there */
+  if( b->bLevelLost ) iMaxId = -1;     /* not known: keep none */
+  for(i=j=0; i<b->nFlushed; i++){
+    cache_use *pF = &b->aFlushed[i];
+    if( pF->iLevel<iLevel ){
+      b->aFlushed[j++] = *pF;
+    }else if( pF->id>iMaxId ){
+      b->nHitLoose += pF->nHit;        /* its entry is gone; reads stay */
+    }else{
+      cache_use *pSame = cacheBufferFind(b, pF->id);
       if( pSame==0 ){
-        pSame = cacheTouchNew(p, pF->id);
+        pSame = cacheBufferAdd(b, pF->id);
         if( pSame ){
           pSame->ms = pF->ms;
           pSame->iSeq = pF->iSeq;
         }
       }
       if( pSame ){
-        /* the same id may have been flushed more than once: latest wins */
+        /* the same id may have been written more than once: latest wins */
         if( pF->iSeq>pSame->iSeq ){
           pSame->iSeq = pF->iSeq;
           pSame->ms = pF->ms;
         }
         pSame->nHit += pF->nHit;
-        p->nHitPending += pF->nHit;
+        b->nHitPending += pF->nHit;
       }
-    }else{
-      p->aFlushed[j++] = *pF;
     }
   }
-  p->nFlushed = j;
-  for(i=j=0; i<p->nMiss; i++){
-    if( p->aMiss[i].iLevel>=iLevel ){
-      p->nMissPending += p->aMiss[i].nMiss;
+  b->nFlushed = j;
+  for(i=j=0; i<b->nPending; i++){
+    if( b->aPending[i].id<=iMaxId ){
+      b->aPending[j++] = b->aPending[i];
     }else{
-      p->aMiss[j++] = p->aMiss[i];
+      b->nHitPending -= b->aPending[i].nHit;
+      b->nHitLoose += b->aPending[i].nHit;
     }
   }
-  p->nMiss = j;
+  if( j<b->nPending ){
+    b->nPending = j;
+    cacheHashRebuild(b, 0);     /* no allocation: cannot fail */
+  }
+  for(i=j=0; i<b->nCount; i++){
+    if( b->aCount[i].iLevel>=iLevel ){
+      b->nMissPending += b->aCount[i].nMiss;
+      b->nHitLoose += b->aCount[i].nHit;
+    }else{
+      b->aCount[j++] = b->aCount[i];
+    }
+  }
+  b->nCount = j;
+}
+
+static int cacheUseCmpSeq(const void *a, const void *b){
+  i64 x = ((const cache_use*)a)->iSeq, y = ((const cache_use*)b)->iSeq;
+  return x<y ? -1 : x>y;
+}
+static int cacheUseCmpId(const void *a, const void *b){
+  i64 x = ((const cache_use*)a)->id, y = ((const cache_use*)b)->id;
+  return x<y ? -1 : x>y;
+}
+
+/* ------------------------------------------------------- recency records */
+
+/* A record is stored as 28 bytes, little-endian: id (8), used (8), ms
+** (6, unsigned: a clock before 1970 counts as 0) and hits (6, at most
+** 2^48-1).  Fixed width: a chunk is read and written with no parsing. */
+#define CACHE_REC_BYTES 28
+#define CACHE_MAX48     (((i64)1<<48)-1)
+
+static void cachePut(unsigned char *a, u64 v, int n){
+  int i;
+  for(i=0; i<n; i++){ a[i] = (unsigned char)v; v >>= 8; }
+}
+static u64 cacheGet(const unsigned char *a, int n){
+  u64 v = 0;
+  int i;
+  if( n==8 ){
+    for(i=0; i<8; i++) v |= (u64)a[i] << (8*i);
+    return v;
+  }
+  for(i=n-1; i>=0; i--) v = (v<<8) | a[i];
+  return v;
+}
+
+/* Room for n records in the chunk. */
+static int cacheChunkReserve(cache_chunk *c, int n){
+  if( n>c->nAlloc ){
+    int nNew = c->nAlloc ? c->nAlloc : 64;
+    cache_rec *aNew;
+    while( nNew<n ) nNew *= 2;
+    aNew = sqlite3_realloc64(c->aRec, sizeof(cache_rec)*(size_t)nNew);
+    if( aNew==0 ) return SQLITE_NOMEM;
+    c->aRec = aNew;
+    c->nAlloc = nNew;
+  }
+  return SQLITE_OK;
+}
+
+/* Decode the blob of chunk lo into c.  SQLITE_CORRUPT_VTAB if it is not
+** whole records with ascending ids, all at or after lo. */
+static int cacheChunkDecode(cache_chunk *c, i64 lo, const unsigned char *a,
+                            int n){
+  int i, nRec = n/CACHE_REC_BYTES;
+  c->lo = lo;
+  c->nRec = 0;
+  if( n%CACHE_REC_BYTES ) return SQLITE_CORRUPT_VTAB;
+  if( cacheChunkReserve(c, nRec) ) return SQLITE_NOMEM;
+  for(i=0; i<nRec; i++, a+=CACHE_REC_BYTES){
+    cache_rec *r = &c->aRec[i];
+    r->id = (i64)cacheGet(a, 8);
+    r->used = (i64)cacheGet(a+8, 8);
+    r->ms = (i64)cacheGet(a+16, 6);
+    r->hits = (i64)cacheGet(a+22, 6);
+    if( r->id<lo || (i>0 && r->id<=r[-1].id) || r->used<0 ){
+      return SQLITE_CORRUPT_VTAB;
+    }
+  }
+  c->nRec = nRec;
+  return SQLITE_OK;
+}
+
+/* Encode records aRec[0..n) into a (room for CACHE_REC_BYTES each); the
+** bytes written. */
+static int cacheChunkEncode(const cache_rec *aRec, int n, unsigned char *a){
+  int i;
+  for(i=0; i<n; i++, a+=CACHE_REC_BYTES){
+    i64 ms = aRec[i].ms<0 ? 0 : aRec[i].ms>CACHE_MAX48 ? CACHE_MAX48 : aRec[i].ms;
+    i64 hits = aRec[i].hits>CACHE_MAX48 ? CACHE_MAX48 : aRec[i].hits;
+    cachePut(a, (u64)aRec[i].id, 8);
+    cachePut(a+8, (u64)aRec[i].used, 8);
+    cachePut(a+16, (u64)ms, 6);
+    cachePut(a+22, (u64)hits, 6);
+  }
+  return n*CACHE_REC_BYTES;
+}
+
+static void cacheChunkDropAll(cache_vtab *p){
+  int i;
+  for(i=0; i<CACHE_NCHUNK; i++) p->aChunk[i].bValid = 0;
+}
+
+/* What a connection holds of a table (decoded chunks in p->aChunk, the
+** config row in the buffer) stays good while nothing else changes it:
+** inside a transaction (its snapshot) until a rollback, and from one
+** transaction to the next while the file's data version is the one seen
+** at the end of the last (SQLITE_FCNTL_DATA_VERSION changes when another
+** connection commits; this connection's own commits are noted at
+** xCommit).  Called at the start of every read and write. */
+static void cacheHeldValidate(cache_vtab *p, cache_buffer *b){
+  unsigned v = 0;
+  /* the version is current only once a read transaction has begun */
+  if( sqlite3_txn_state(p->db, p->zDb)==SQLITE_TXN_NONE
+   || sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v)
+   || v!=b->iVersion ){
+    b->iGen++;
+    b->eCfg = CACHE_CFG_NONE;
+    b->iVersion = v;
+  }
+}
+static void cacheHeldCheck(cache_vtab *p){
+  cache_buffer *b = p->pBuf;
+  int i;
+  if( b && !b->bInTxn ) cacheHeldValidate(p, b);
+  for(i=0; i<CACHE_NCHUNK; i++){
+    if( b==0 || p->aChunk[i].iGen!=b->iGen ) p->aChunk[i].bValid = 0;
+  }
+}
+
+/* Load the chunk that holds id (ids >= 1) into one of p->aChunk: *ppC.
+** The lo = 0 chunk always exists once the table is format 2. */
+static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
+  cache_vtab *p = op->p;
+  cache_chunk *c;
+  sqlite3_stmt *pStmt;
+  int rc, i;
+  for(i=0; i<CACHE_NCHUNK; i++){
+    c = &p->aChunk[i];
+    if( c->bValid && c->lo<=id && id<c->hi ){
+      *ppC = c;
+      return SQLITE_OK;
+    }
+  }
+  c = &p->aChunk[p->iChunkNext];
+  p->iChunkNext = (p->iChunkNext+1) % CACHE_NCHUNK;
+  c->bValid = 0;
+  rc = cacheStmt(op, CACHE_STMT_CHUNK_FIND, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, id);
+  rc = sqlite3_step(pStmt);
+  if( rc==SQLITE_ROW ){
+    rc = cacheChunkDecode(c, sqlite3_column_int64(pStmt, 0),
+                          sqlite3_column_blob(pStmt, 1),
+                          sqlite3_column_bytes(pStmt, 1));
+    if( rc==SQLITE_CORRUPT_VTAB ){
+      cacheOpFail(op, rc, "cache: the recency records of \"%w\" at %lld"
+                  " are corrupt", p->zName, c->lo);
+    }
+    sqlite3_reset(pStmt);
+    if( rc ) return cacheOpError(op, rc);
+  }else{
+    rc = sqlite3_reset(pStmt);
+    if( rc ) return cacheOpError(op, rc);
+    c->lo = 0;          /* no chunk yet: row 0 is made at the first write */
+    c->nRec = 0;
+  }
+  rc = cacheStmt(op, CACHE_STMT_CHUNK_NEXT, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, c->lo);
+  c->hi = sqlite3_step(pStmt)==SQLITE_ROW ? sqlite3_column_int64(pStmt, 0)
+                                          : LLONG_MAX;
+  rc = sqlite3_reset(pStmt);
+  if( rc ) return cacheOpError(op, rc);
+  c->bValid = 1;
+  c->iGen = p->pBuf ? p->pBuf->iGen : 0;
+  *ppC = c;
+  return SQLITE_OK;
+}
+
+/* Write row lo of <t>_rec from aRec[0..n). */
+static int cacheChunkWriteRow(cache_op *op, i64 lo, const cache_rec *aRec,
+                              int n, unsigned char *aBuf){
+  sqlite3_stmt *pStmt;
+  int rc, i, nByte;
+  i64 minUsed = LLONG_MAX;
+  if( n==0 && lo!=0 ){
+    rc = cacheStmt(op, CACHE_STMT_CHUNK_DELETE, &pStmt);
+    if( rc ) return rc;
+    sqlite3_bind_int64(pStmt, 1, lo);
+    return cacheRun(op, pStmt);
+  }
+  rc = cacheStmt(op, CACHE_STMT_CHUNK_WRITE, &pStmt);
+  if( rc ) return rc;
+  for(i=0; i<n; i++){
+    if( aRec[i].used<minUsed ) minUsed = aRec[i].used;
+  }
+  nByte = cacheChunkEncode(aRec, n, aBuf);
+  sqlite3_bind_int64(pStmt, 1, lo);
+  if( n ) sqlite3_bind_int64(pStmt, 2, minUsed);
+  else sqlite3_bind_null(pStmt, 2);
+  sqlite3_bind_blob(pStmt, 3, aBuf, nByte, SQLITE_STATIC);
+  rc = cacheRun(op, pStmt);
+  sqlite3_clear_bindings(pStmt);
+  return rc;
+}
+
+/* Write chunk c back.  A chunk whose blob would pass nChunkMax bytes is
+** split into rows of about half that; c then holds the first. */
+static int cacheChunkSave(cache_op *op, cache_chunk *c){
+  cache_vtab *p = op->p;
+  unsigned char *aBuf;
+  int rc = SQLITE_OK, i, j, nByte, nPiece, iRec;
+  assert( c->bValid );
+  /* records of entries evicted in order (used <= iLow) go now */
+  for(i=j=0; i<c->nRec; i++){
+    if( c->aRec[i].used>op->cfg.iLow ) c->aRec[j++] = c->aRec[i];
+  }
+  c->nRec = j;
+  aBuf = sqlite3_malloc64((size_t)c->nRec*CACHE_REC_BYTES + 1);
+  if( aBuf==0 ) return cacheOpError(op, SQLITE_NOMEM);
+  nByte = c->nRec*CACHE_REC_BYTES;
+  nPiece = nByte<=p->nChunkMax ? 1 : 1 + 2*nByte/p->nChunkMax;
+  for(i=0, iRec=0; rc==SQLITE_OK && i<nPiece; i++){
+    int iEnd = (int)((i64)c->nRec*(i+1)/nPiece);
+    i64 lo = i==0 ? c->lo : c->aRec[iRec].id;
+    rc = cacheChunkWriteRow(op, lo, c->aRec+iRec, iEnd-iRec, aBuf);
+    iRec = iEnd;
+  }
+  sqlite3_free(aBuf);
+  if( rc ){
+    cacheChunkDropAll(p);
+  }else if( nPiece>1 ){
+    int nFirst = (int)((i64)c->nRec/nPiece);
+    c->hi = c->aRec[nFirst].id;
+    c->nRec = nFirst;
+  }else if( c->nRec==0 && c->lo!=0 ){
+    cacheChunkDropAll(p);  /* deleted: its ids go to the chunk before */
+  }
+  return rc;
+}
+
+/* The record of entry id in *pRec, if it has one (*pbFound). */
+static int cacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound){
+  cache_chunk *c = 0;
+  int lo = 0, hi, rc = cacheChunkLoad(op, id, &c);
+  *pbFound = 0;
+  if( rc ) return rc;
+  hi = c->nRec;
+  while( lo<hi ){
+    int mid = (lo+hi)/2;
+    if( c->aRec[mid].id<id ) lo = mid+1; else hi = mid;
+  }
+  if( lo<c->nRec && c->aRec[lo].id==id ){
+    *pRec = c->aRec[lo];
+    *pbFound = 1;
+  }
+  return SQLITE_OK;
+}
+
+/* Merge records aNew[0..n) (sorted by id, distinct) into the chunks:
+** a record for an id that has one replaces used and ms and adds hits. */
+static int cacheRecMerge(cache_op *op, const cache_rec *aNew, int n){
+  cache_chunk *c = 0;
+  cache_rec *aOut = 0;
+  int nOutAlloc = 0, i = 0, rc = SQLITE_OK;
+  while( rc==SQLITE_OK && i<n ){
+    int j, iOld = 0, nOut = 0;
+    rc = cacheChunkLoad(op, aNew[i].id, &c);
+    if( rc ) break;
+    for(j=i; j<n && aNew[j].id<c->hi; j++){}
+    if( c->nRec + (j-i) > nOutAlloc ){
+      cache_rec *aNext;
+      nOutAlloc = c->nRec + (j-i) + 64;
+      aNext = sqlite3_realloc64(aOut, sizeof(cache_rec)*(size_t)nOutAlloc);
+      if( aNext==0 ){ rc = cacheOpError(op, SQLITE_NOMEM); break; }
+      aOut = aNext;
+    }
+    while( iOld<c->nRec || i<j ){
+      if( i>=j || (iOld<c->nRec && c->aRec[iOld].id<aNew[i].id) ){
+        aOut[nOut++] = c->aRec[iOld++];
+      }else if( iOld<c->nRec && c->aRec[iOld].id==aNew[i].id ){
+        aOut[nOut] = c->aRec[iOld++];
+        aOut[nOut].used = aNew[i].used;
+        aOut[nOut].ms = aNew[i].ms;
+        aOut[nOut].hits += aNew[i].hits;
+        nOut++;
+        i++;
+      }else{
+        aOut[nOut++] = aNew[i++];
+      }
+    }
+    rc = cacheChunkReserve(c, nOut);
+    if( rc ){ cacheOpError(op, rc); break; }
+    memcpy(c->aRec, aOut, sizeof(cache_rec)*(size_t)nOut);
+    c->nRec = nOut;
+    rc = cacheChunkSave(op, c);
+  }
+  sqlite3_free(aOut);
+  return rc;
+}
+
+/* Drop the records of entries that are gone, from every chunk: deletes and
+** sets of stored keys leave their entries' records behind (eviction meets
+** them in time, but a table that never fills would keep them), so a write
+** sweeps once op->cfg.nDead passes the entries (amortised: one existence
+** check per entry gone). */
+static int cacheSweep(cache_op *op){
+  sqlite3_stmt *pNext, *pExists;
+  i64 lo = -1;
+  int rc = SQLITE_OK;
+  while( rc==SQLITE_OK ){
+    cache_chunk *c = 0;
+    int i, j, bNext = 0;
+    rc = cacheStmt(op, CACHE_STMT_CHUNK_NEXT, &pNext);
+    if( rc ) break;
+    sqlite3_bind_int64(pNext, 1, lo);
+    if( sqlite3_step(pNext)==SQLITE_ROW ){
+      lo = sqlite3_column_int64(pNext, 0);
+      bNext = 1;
+    }
+    rc = cacheOpError(op, sqlite3_reset(pNext));
+    if( rc || !bNext ) break;
+    rc = cacheChunkLoad(op, lo, &c);
+    if( rc==SQLITE_OK ) rc = cacheStmt(op, CACHE_STMT_EXISTS, &pExists);
+    for(i=j=0; rc==SQLITE_OK && i<c->nRec; i++){
+      int bLive = 0;
+      if( c->aRec[i].used>op->cfg.iLow ){
+        sqlite3_bind_int64(pExists, 1, c->aRec[i].id);
+        bLive = sqlite3_step(pExists)==SQLITE_ROW;
+        rc = cacheOpError(op, sqlite3_reset(pExists));
+      }
+      if( bLive ) c->aRec[j++] = c->aRec[i];
+    }
+    if( rc==SQLITE_OK && j<c->nRec ){
+      c->nRec = j;
+      rc = cacheChunkSave(op, c);
+    }
+  }
+  if( rc==SQLITE_OK ) op->cfg.nDead = 0;
+  return rc;
+}
+
+/* ------------------------------------------------------- config, format */
+
+/* The buffer that holds op's transaction state: p's, or its successor's
+** if p is stale. */
+static cache_buffer *cacheOpBuffer(cache_op *op){
+  cache_vtab *p = op->p;
+  if( p->bStale ) p = cacheSuccessor(p);
+  return p ? p->pBuf : 0;
+}
+
+/* Read the config row into op->cfg: the transaction's copy if it holds
+** one.  A uid that is not the one p was made for means the table under
+** this name is another one (dropped and created again by another
+** connection): p goes stale and its buffer with it. */
+static int cacheConfigLoad(cache_op *op){
+  cache_vtab *p = op->p;
+  cache_config *pCfg = &op->cfg;
+  cache_buffer *b = cacheOpBuffer(op);
+  sqlite3_stmt *pStmt;
+  int rc;
+  if( b && b->eCfg!=CACHE_CFG_NONE ){
+    *pCfg = b->cfg;
+    return SQLITE_OK;
+  }
+  rc = cacheStmt(op, p->iFormat==1 ? CACHE_STMT_CONFIG_READ1
+                                   : CACHE_STMT_CONFIG_READ, &pStmt);
+  if( rc ) return rc;
+  rc = sqlite3_step(pStmt);
+  if( rc==SQLITE_ROW ){
+    pCfg->capacity = sqlite3_column_int64(pStmt, 0);
+    pCfg->bytes = sqlite3_column_int64(pStmt, 1);
+    pCfg->entries = sqlite3_column_int64(pStmt, 2);
+    pCfg->seq = sqlite3_column_int64(pStmt, 3);
+    pCfg->hits = sqlite3_column_int64(pStmt, 4);
+    pCfg->misses = sqlite3_column_int64(pStmt, 5);
+    pCfg->evictions = sqlite3_column_int64(pStmt, 6);
+    pCfg->expired = sqlite3_column_int64(pStmt, 7);
+    pCfg->uid = sqlite3_column_int64(pStmt, 8);
+    pCfg->ePolicy = sqlite3_column_int(pStmt, 9)==CACHE_POLICY_FIFO
+                  ? CACHE_POLICY_FIFO : CACHE_POLICY_LRU;
+    pCfg->iHead = sqlite3_column_int64(pStmt, 10);
+    pCfg->iLow = sqlite3_column_int64(pStmt, 11);
+    pCfg->nDead = sqlite3_column_int64(pStmt, 12);
+    rc = cacheOpError(op, sqlite3_reset(pStmt));
+    if( rc==SQLITE_OK ){
+      if( p->uid<0 ){
+        p->uid = pCfg->uid;
+      }else if( p->uid!=pCfg->uid ){
+        cacheSetStale(p);
+        p->uid = pCfg->uid;
+        b = 0;
+      }
+      p->ePolicy = pCfg->ePolicy;
+      if( b && p->iFormat==2 ){
+        b->cfg = *pCfg;
+        b->eCfg = CACHE_CFG_CLEAN;
+      }
+    }
+    return rc;
+  }
+  sqlite3_reset(pStmt);
+  if( rc==SQLITE_DONE ){
+    return cacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: the row of"
+                       " \"%w\".\"%w_config\" is missing", p->zDb, p->zName);
+  }
+  return cacheOpError(op, rc);
+}
+
+/* Write cfg to the config row. */
+static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
+  sqlite3_stmt *pStmt;
+  int rc = cacheStmt(op, CACHE_STMT_CONFIG_WRITE, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, pCfg->capacity);
+  sqlite3_bind_int64(pStmt, 2, pCfg->bytes);
+  sqlite3_bind_int64(pStmt, 3, pCfg->entries);
+  sqlite3_bind_int64(pStmt, 4, pCfg->seq);
+  sqlite3_bind_int64(pStmt, 5, pCfg->hits);
+  sqlite3_bind_int64(pStmt, 6, pCfg->misses);
+  sqlite3_bind_int64(pStmt, 7, pCfg->evictions);
+  sqlite3_bind_int64(pStmt, 8, pCfg->expired);
+  sqlite3_bind_int64(pStmt, 9, pCfg->iHead);
+  sqlite3_bind_int64(pStmt, 10, pCfg->iLow);
+  sqlite3_bind_int64(pStmt, 11, pCfg->nDead);
+  return cacheRun(op, pStmt);
+}
+
+/* The end of a write: op->cfg is the config row now; inside a transaction
+** it is written at xSync (cacheConfigSync). */
+static int cacheConfigSave(cache_op *op){
+  cache_buffer *b = cacheOpBuffer(op);
+  int rc;
+  if( b && b->bInTxn ){
+    b->cfg = op->cfg;
+    b->eCfg = CACHE_CFG_DIRTY;
+    return SQLITE_OK;
+  }
+  rc = cacheConfigWrite(op, &op->cfg);
+  if( b ){
+    b->cfg = op->cfg;
+    b->eCfg = rc ? CACHE_CFG_NONE : CACHE_CFG_CLEAN;
+  }
+  return rc;
+}
+
+/* Write the transaction's copy of the config row, if it is newer. */
+static int cacheConfigSync(cache_op *op){
+  cache_buffer *b = cacheOpBuffer(op);
+  int rc = SQLITE_OK;
+  if( b && b->eCfg==CACHE_CFG_DIRTY ){
+    rc = cacheConfigWrite(op, &b->cfg);
+    if( rc==SQLITE_OK ) b->eCfg = CACHE_CFG_CLEAN;
+  }
+  return rc;
+}
+
+/* Which format is the stored table: 2, or 1 (made by acorn 0.1, recency
+** in <t>_lru)?  Format 2 has the head column in its config row. */
+static int cacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName){
+  char *zSql = sqlite3_mprintf("SELECT head FROM \"%w\".\"%w_config\"",
+                               zDb, zName);
+  sqlite3_stmt *pStmt = 0;
+  int rc;
+  if( zSql==0 ) return 2;
+  rc = sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  return rc==SQLITE_OK ? 2 : 1;
+}
+
+/* SQL that makes <t>_rec and its index on minused.  The index is named
+** after the table's uid, not its name: ALTER TABLE RENAME cannot rename an
+** index, nor drop one while the ALTER runs.  Arguments: schema, name,
+** schema, uid, name, schema, name. */
+#define CACHE_REC_DDL \
+  "CREATE TABLE \"%w\".\"%w_rec\"(lo INTEGER PRIMARY KEY, minused INTEGER," \
+  " recs BLOB NOT NULL);" \
+  "CREATE INDEX \"%w\".\"acorn_cache_%016llx_minused\"" \
+  " ON \"%w_rec\"(minused);" \
+  "INSERT INTO \"%w\".\"%w_rec\" VALUES(0, NULL, x'');"
+
+/* Convert a format 1 table to format 2, inside the caller's write.  The
+** statements of the old format are finalized (the schema changes). */
+static int cacheUpgrade(cache_op *op){
+  cache_vtab *p = op->p;
+  sqlite3_stmt *pStmt = 0;
+  cache_rec *aRec = 0;
+  int nRec = 0, nAlloc = 0, rc;
+  char *zSql;
+  if( p->iFormat!=1 ) return SQLITE_OK;
+  if( cacheFormatProbe(p->db, p->zDb, p->zName)==2 ){
+    p->iFormat = 2;          /* converted by another connection */
+  }else{
+    const char *d = p->zDb, *n = p->zName;
+    zSql = sqlite3_mprintf(
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN policy INTEGER NOT NULL"
+        " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN head INTEGER NOT NULL"
+        " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN low INTEGER NOT NULL"
+        " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN dead INTEGER NOT NULL"
+        " DEFAULT 0;"
+        CACHE_REC_DDL,
+        d, n, d, n, d, n, d, n, d, n, d, p->uid, n, d, n);
+    if( zSql==0 ) return cacheOpError(op, SQLITE_NOMEM);
+    rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
+    sqlite3_free(zSql);
+    if( rc ) return cacheOpError(op, rc);
+    /* Entries used since their set have used != id in format 1. */
+    zSql = sqlite3_mprintf("SELECT id, used, last_used, hits FROM"
+                           " \"%w\".\"%w_lru\" WHERE used<>id ORDER BY id", d, n);
+    if( zSql==0 ) return cacheOpError(op, SQLITE_NOMEM);
+    rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+    sqlite3_free(zSql);
+    while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+      if( nRec==nAlloc ){
+        cache_rec *aNew;
+        nAlloc = nAlloc ? nAlloc*2 : 256;
+        aNew = sqlite3_realloc64(aRec, sizeof(cache_rec)*(size_t)nAlloc);
+        if( aNew==0 ){ rc = SQLITE_NOMEM; break; }
+        aRec = aNew;
+      }
+      aRec[nRec].id = sqlite3_column_int64(pStmt, 0);
+      aRec[nRec].used = sqlite3_column_int64(pStmt, 1);
+      aRec[nRec].ms = sqlite3_column_int64(pStmt, 2);
+      aRec[nRec].hits = sqlite3_column_int64(pStmt, 3);
+      nRec++;
+    }
+    if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+    else sqlite3_finalize(pStmt);
+    if( rc ){
+      sqlite3_free(aRec);
+      return cacheOpError(op, rc);
+    }
+    cacheFinalizeAll(p);
+    p->iFormat = 2;
+    cacheChunkDropAll(p);
+    rc = cacheRecMerge(op, aRec, nRec);
+    sqlite3_free(aRec);
+    if( rc==SQLITE_OK ){
+      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_lru\"", d, n);
+      rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+      sqlite3_free(zSql);
+      if( rc ) return cacheOpError(op, rc);
+    }
+    if( rc ) return rc;
+  }
+  cacheFinalizeAll(p);
+  return cacheConfigLoad(op);
+}
+
+/* The start of every write: the config row, and a format 1 table made
+** format 2. */
+static int cacheOpBegin(cache_op *op, cache_vtab *p){
+  int rc;
+  memset(op, 0, sizeof(*op));
+  op->p = p;
+  op->now = cacheNowMs();
+  cacheHeldCheck(p);
+  rc = cacheConfigLoad(op);
+  if( rc==SQLITE_OK && p->iFormat==1 ) rc = cacheUpgrade(op);
+  if( rc==SQLITE_OK ){
+    cache_vtab *q = p->bStale ? cacheSuccessor(p) : p;
+    if( q ) cacheBufferNoteWrite(q->pBuf, op->cfg.seq);
+  }
+  return rc;
+}
+
+/* ------------------------------------------------------- writing recency */
+
+/* Write the buffered uses to the records, oldest first, and the counters
+** to op->cfg, inside the caller's transaction.  The buffer itself is kept:
+** cacheBufferWritten() retires it once the caller's write succeeded. */
+static int cacheFlushWrite(cache_op *op){
+  cache_buffer *b = op->p->pBuf;
+  cache_rec *aRec;
+  int rc, i;
+  if( b==0 ) return SQLITE_OK;
+  op->cfg.misses += b->nMissPending;
+  op->cfg.hits += b->nHitLoose;
+  if( b->nPending==0 ) return SQLITE_OK;
+  cacheBufferCheck(b);
+  /* Number the uses in the order they were made, then write them in id
+  ** order: each chunk is read and written once. */
+  qsort(b->aPending, (size_t)b->nPending, sizeof(cache_use), cacheUseCmpSeq);
+  for(i=0; i<b->nPending; i++) b->aPending[i].iUsed = op->cfg.seq + 1 + i;
+  op->cfg.seq += b->nPending;
+  qsort(b->aPending, (size_t)b->nPending, sizeof(cache_use), cacheUseCmpId);
+  rc = cacheHashRebuild(b, 0);
+  if( rc ) return cacheOpError(op, rc);
+  aRec = sqlite3_malloc64(sizeof(cache_rec)*(size_t)b->nPending);
+  if( aRec==0 ) return cacheOpError(op, SQLITE_NOMEM);
+  for(i=0; i<b->nPending; i++){
+    aRec[i].id = b->aPending[i].id;
+    aRec[i].used = b->aPending[i].iUsed;
+    aRec[i].ms = b->aPending[i].ms;
+    aRec[i].hits = b->aPending[i].nHit;
+  }
+  rc = cacheRecMerge(op, aRec, b->nPending);
+  sqlite3_free(aRec);
+  op->cfg.hits += b->nHitPending;
+  return rc;
 }
 
 /* Is a statement that writes running on db? */
@@ -859,13 +1788,16 @@ static int cacheWriterBusy(sqlite3 *db){
   return 0;
 }
 
+/* Flush in a short transaction of its own, only when that cannot join or
+** disturb the user's: autocommit mode, no writing statement running.  A
+** format 1 table is converted only if no statement at all is running. */
 /* Is the schema of p->zDb that p->db holds the one in the file?  If not,
-** the next statement on it makes SQLite drop and reload that schema, which
-** xDisconnect must not cause: sqlite3_close() disconnects virtual tables
-** while it walks the schema's tables.  The cookie of the schema in memory
-** is p3 of the Transaction opcode of a statement prepared on it (EXPLAIN
-** lists it and runs nothing); PRAGMA schema_version reads the file's and
-** compares nothing.  Called inside a transaction, so the answer holds. */
+** the next statement on it makes SQLite drop and load that schema again,
+** which a flush at xDisconnect must not cause: sqlite3_close() disconnects
+** virtual tables while it walks the schema's tables.  The cookie of the
+** schema in memory is p3 of the Transaction opcode of a statement prepared
+** on it (EXPLAIN lists it and runs nothing); PRAGMA schema_version reads the
+** file's.  Called inside a transaction, so the answer holds. */
 static int cacheSchemaCurrent(cache_vtab *p){
   sqlite3_stmt *pStmt = 0;
   i64 iMem = -1, iFile = -2;
@@ -894,209 +1826,587 @@ static int cacheSchemaCurrent(cache_vtab *p){
 }
 
 /* Flush in a short transaction of its own, only when that cannot join or
-** disturb the user's: autocommit mode, no writing statement running; with
-** bSchemaCheck (xDisconnect) only if the schema in memory is current. */
-static int cacheFlushStandalone(cache_vtab *p, int bSchemaCheck){
-  cache_config cfg;
+** disturb the user's: autocommit mode, no writing statement running.  With
+** bIdle (xDisconnect: no statement at all is running) a format 1 table may
+** be converted, and nothing is written unless the schema in memory is
+** current.  The transaction is ours, so a failure ends it with a whole
+** ROLLBACK, prepared before anything is written: a RELEASE can fail (busy,
+** with a reader on a rollback journal; out of memory) and would leave the
+** transaction open, with the connection's next statements inside it. */
+static int cacheFlushStandalone(cache_vtab *p, int bIdle){
+  sqlite3_stmt *pRollback = 0;
+  cache_op op;
   int rc;
-  if( p->nPending==0 && p->nMissPending==0 ) return SQLITE_OK;
+  if( !cacheBufferUnwritten(p->pBuf) || p->bStale ) return SQLITE_OK;
   if( !sqlite3_get_autocommit(p->db) || cacheWriterBusy(p->db) ){
     return SQLITE_BUSY;
   }
-  rc = sqlite3_exec(p->db, "SAVEPOINT acorn_cache_flush", 0, 0, 0);
-  if( rc!=SQLITE_OK ) return rc;
-  if( bSchemaCheck && !cacheSchemaCurrent(p) ) rc = SQLITE_SCHEMA;
-  if( rc==SQLITE_OK ) rc = cacheConfigLoad(p, &cfg);
+  if( p->iFormat==1 && !bIdle ) return SQLITE_BUSY;
+  memset(&op, 0, sizeof(op));
+  rc = sqlite3_prepare_v2(p->db, "ROLLBACK", -1, &pRollback, 0);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_exec(p->db, "SAVEPOINT acorn_cache_flush", 0, 0, 0);
+  }
+  if( rc==SQLITE_OK && bIdle && !cacheSchemaCurrent(p) ) rc = SQLITE_SCHEMA;
+  if( rc==SQLITE_OK ) rc = cacheOpBegin(&op, p);
   if( rc==SQLITE_OK && p->bStale ) rc = SQLITE_ABORT;  /* nothing of ours */
-  if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
-  if( rc==SQLITE_OK ) rc = cacheConfigSave(p, &cfg);
+  if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
+  if( rc==SQLITE_OK ) rc = cacheConfigSave(&op);
   if( rc==SQLITE_OK ) rc = sqlite3_exec(p->db, "RELEASE acorn_cache_flush", 0, 0, 0);
   if( rc==SQLITE_OK ){
-    cacheFlushDone(p);
+    cacheBufferWritten(p->pBuf);
   }else{
-    sqlite3_exec(p->db, "ROLLBACK TO acorn_cache_flush;"
-                        " RELEASE acorn_cache_flush", 0, 0, 0);
+    if( pRollback && !sqlite3_get_autocommit(p->db) ) sqlite3_step(pRollback);
+    cacheChunkDropAll(p);
+    if( p->pBuf ){
+      p->pBuf->eCfg = CACHE_CFG_NONE;
+      p->pBuf->iGen++;
+    }
   }
+  sqlite3_finalize(pRollback);
   /* Nobody reads this message: the caller carries on. */
-  sqlite3_free(p->base.zErrMsg);
-  p->base.zErrMsg = 0;
+  sqlite3_free(op.zErr);
   return rc;
+}
+
+/* Record a use of entry id at time ms (lru only). */
+static void cacheTouch(cache_vtab *p, i64 id, i64 ms){
+  if( p->ePolicy==CACHE_POLICY_FIFO ) return;
+  if( p->bStale ){
+    /* an instance that SQLite has replaced: its successor records it */
+    p = cacheSuccessor(p);
+    if( p==0 ) return;
+  }
+  if( p->pBuf==0 || !cacheBufferUse(p->pBuf, id, ms) ) return;
+  if( p->pBuf->nPending>=p->nNextFlush && p->bAutoflush ){
+    if( cacheFlushStandalone(p, 0)==SQLITE_OK ){
+      p->nNextFlush = p->nBufferMax;
+    }else{
+      p->nNextFlush = p->pBuf->nPending + p->nBufferMax;
+    }
+  }
 }
 
 /* ------------------------------------------------------- entry writes */
 
-/* Delete entry id if it exists; adjust *pCfg. */
-static int cacheDeleteEntry(cache_vtab *p, cache_config *pCfg, i64 id){
+/* What a write needs of a stored entry to delete it.  FIND, HEAD and ENTRY
+** all return these columns. */
+typedef struct cache_entry cache_entry;
+struct cache_entry {
+  i64 id;
+  int bExpires;         /* expires is not NULL */
+  i64 iExpires;
+  i64 nSize;            /* bytes of key and value */
+};
+
+/* Step pStmt (FIND, HEAD or ENTRY, bound), read its row into *pE if there
+** is one (*pbFound), and reset it. */
+static int cacheEntryStep(cache_op *op, sqlite3_stmt *pStmt, cache_entry *pE,
+                          int *pbFound){
+  *pbFound = sqlite3_step(pStmt)==SQLITE_ROW;
+  if( *pbFound ){
+    pE->id = sqlite3_column_int64(pStmt, 0);
+    pE->bExpires = sqlite3_column_type(pStmt, 1)!=SQLITE_NULL;
+    pE->iExpires = sqlite3_column_int64(pStmt, 1);
+    pE->nSize = sqlite3_column_int64(pStmt, 2);
+  }
+  return cacheOpError(op, sqlite3_reset(pStmt));
+}
+
+/* Delete entry *pE.  Its record, if it has one, stays until eviction meets
+** it or a sweep finds it dead (bNoRec: it has none; no sweep needs to
+** look). */
+static int cacheDeleteKnown(cache_op *op, const cache_entry *pE, int bNoRec){
   sqlite3_stmt *pStmt;
-  int rc, bExpires = 0, bFound = 0;
-  i64 iExpires = 0, nSize = 0;
-  rc = cacheStmt(p, CACHE_STMT_DEL_DATA, &pStmt);
+  int rc = cacheStmt(op, CACHE_STMT_DELETE, &pStmt);
   if( rc ) return rc;
-  sqlite3_bind_int64(pStmt, 1, id);
-  rc = sqlite3_step(pStmt);
-  if( rc==SQLITE_ROW ){
-    bFound = 1;
-    if( sqlite3_column_type(pStmt, 0)!=SQLITE_NULL ){
-      bExpires = 1;
-      iExpires = sqlite3_column_int64(pStmt, 0);
+  sqlite3_bind_int64(pStmt, 1, pE->id);
+  rc = cacheRun(op, pStmt);
+  if( rc==SQLITE_OK && pE->bExpires ){
+    rc = cacheStmt(op, CACHE_STMT_EXPIRY_DEL, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pStmt, 1, pE->iExpires);
+      sqlite3_bind_int64(pStmt, 2, pE->id);
+      rc = cacheRun(op, pStmt);
     }
   }
-  rc = cacheDbError(p, sqlite3_reset(pStmt));
-  if( rc || !bFound ) return rc;
-  rc = cacheStmt(p, CACHE_STMT_DEL_LRU, &pStmt);
+  if( !bNoRec && op->cfg.ePolicy==CACHE_POLICY_LRU ) op->cfg.nDead++;
+  op->cfg.bytes -= pE->nSize;
+  op->cfg.entries--;
+  return rc;
+}
+
+/* Read entry id into *pE if it exists (*pbFound). */
+static int cacheEntryRead(cache_op *op, i64 id, cache_entry *pE, int *pbFound){
+  sqlite3_stmt *pStmt;
+  int rc = cacheStmt(op, CACHE_STMT_ENTRY, &pStmt);
+  *pbFound = 0;
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
-  if( sqlite3_step(pStmt)==SQLITE_ROW ) nSize = sqlite3_column_int64(pStmt, 0);
-  rc = cacheDbError(p, sqlite3_reset(pStmt));
+  return cacheEntryStep(op, pStmt, pE, pbFound);
+}
+
+/* Delete entry id if it exists (*pbFound). */
+static int cacheDeleteEntry(cache_op *op, i64 id, int *pbFound){
+  cache_entry e;
+  int rc = cacheEntryRead(op, id, &e, pbFound);
+  if( rc || !*pbFound ) return rc;
+  return cacheDeleteKnown(op, &e, 0);
+}
+
+/* Reclaim every entry that expired at or before op->now. */
+static int cacheReclaimExpired(cache_op *op){
+  sqlite3_stmt *pStmt;
+  int rc;
+  for(;;){
+    i64 id;
+    int bFound = 0;
+    rc = cacheStmt(op, CACHE_STMT_EXPIRED, &pStmt);
+    if( rc ) break;
+    sqlite3_bind_int64(pStmt, 1, op->now);
+    if( sqlite3_step(pStmt)!=SQLITE_ROW ){
+      rc = cacheOpError(op, sqlite3_reset(pStmt));
+      break;
+    }
+    id = sqlite3_column_int64(pStmt, 0);
+    rc = cacheOpError(op, sqlite3_reset(pStmt));
+    if( rc==SQLITE_OK ) rc = cacheDeleteEntry(op, id, &bFound);
+    if( rc ) break;
+    if( !bFound ){
+      return cacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_expiry\""
+                         " names entry %lld, which does not exist",
+                         op->p->zDb, op->p->zName, id);
+    }
+    op->cfg.expired++;
+  }
+  return rc;
+}
+
+/* The chunk of <t>_rec with the least live recency (used > iLow), and that
+** record: *ppC 0 if no chunk has one. */
+static int cacheOldestRecord(cache_op *op, cache_chunk **ppC, cache_rec *pRec){
+  sqlite3_stmt *pStmt;
+  i64 lo = -1;
+  int rc = cacheStmt(op, CACHE_STMT_CHUNK_OLDEST, &pStmt);
+  *ppC = 0;
+  if( rc ) return rc;
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) lo = sqlite3_column_int64(pStmt, 0);
+  rc = cacheOpError(op, sqlite3_reset(pStmt));
+  if( rc==SQLITE_OK && lo>=0 ){
+    cache_chunk *c = 0;
+    int i, bFound = 0;
+    rc = cacheChunkLoad(op, lo, &c);
+    for(i=0; rc==SQLITE_OK && i<c->nRec; i++){
+      const cache_rec *r = &c->aRec[i];
+      if( r->used>op->cfg.iLow && (!bFound || r->used<pRec->used) ){
+        *pRec = *r;
+        bFound = 1;
+      }
+    }
+    if( rc==SQLITE_OK && !bFound ){
+      return cacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: chunk %lld of"
+                         " \"%w\" has a minused but no live record", lo,
+                         op->p->zName);
+    }
+    *ppC = c;
+  }
+  return rc;
+}
+
+/* Eviction has reached record r of chunk c (its entry evicted, or found
+** gone): the watermark iLow moves to it, and c's minused to the next live
+** record, or c goes if none is left (but chunk 0). */
+static int cacheOldestPassed(cache_op *op, cache_chunk *c, i64 used){
+  sqlite3_stmt *pStmt;
+  i64 minUsed = LLONG_MAX;
+  int i, rc;
+  op->cfg.iLow = used;
+  for(i=0; i<c->nRec; i++){
+    if( c->aRec[i].used>used && c->aRec[i].used<minUsed ){
+      minUsed = c->aRec[i].used;
+    }
+  }
+  if( minUsed==LLONG_MAX && c->lo!=0 ){
+    rc = cacheStmt(op, CACHE_STMT_CHUNK_DELETE, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pStmt, 1, c->lo);
+      rc = cacheRun(op, pStmt);
+    }
+    cacheChunkDropAll(op->p);       /* its ids go to the chunk before */
+    return rc;
+  }
+  rc = cacheStmt(op, CACHE_STMT_CHUNK_SETMIN, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, c->lo);
+  if( minUsed==LLONG_MAX ) sqlite3_bind_null(pStmt, 2);
+  else sqlite3_bind_int64(pStmt, 2, minUsed);
+  return cacheRun(op, pStmt);
+}
+
+/* Evict one entry: the one of least recency (lru) or the oldest (fifo).
+** *pbNone if there is none. */
+static int cacheEvictOne(cache_op *op, int *pbNone){
+  int bLru = op->cfg.ePolicy==CACHE_POLICY_LRU;
+  sqlite3_stmt *pStmt;
+  int rc;
+  for(;;){
+    cache_entry eA, eB;
+    int bA = 0, bFound = 0;
+    cache_rec rB = {0, 0, 0, 0};
+    cache_chunk *cB = 0;
+    /* A: the first entry at or after head never used since its set */
+    for(;;){
+      cache_rec r;
+      int bRec = 0;
+      rc = cacheStmt(op, CACHE_STMT_HEAD, &pStmt);
+      if( rc ) return rc;
+      sqlite3_bind_int64(pStmt, 1, op->cfg.iHead);
+      rc = cacheEntryStep(op, pStmt, &eA, &bA);
+      if( rc || !bA || !bLru ) break;
+      rc = cacheRecFind(op, eA.id, &r, &bRec);
+      if( rc || !bRec ) break;
+      op->cfg.iHead = eA.id + 1;   /* used since its set: its record counts */
+      bA = 0;
+    }
+    if( rc ) return rc;
+    /* B: the entry with the least recency among those with a record */
+    if( bLru ){
+      rc = cacheOldestRecord(op, &cB, &rB);
+      if( rc ) return rc;
+    }
+    if( !bA && cB==0 ){
+      *pbNone = 1;
+      return SQLITE_OK;
+    }
+    if( bA && (cB==0 || eA.id<rB.used) ){
+      op->cfg.iHead = eA.id + 1;
+      return cacheDeleteKnown(op, &eA, 1);
+    }
+    /* B, unless its entry is gone (deleted or set again since: its
+    ** record was left for eviction to meet) */
+    rc = cacheEntryRead(op, rB.id, &eB, &bFound);
+    if( rc==SQLITE_OK ) rc = cacheOldestPassed(op, cB, rB.used);
+    if( rc==SQLITE_OK && bFound ) return cacheDeleteKnown(op, &eB, 1);
+    if( rc ) return rc;
+    if( op->cfg.nDead>0 ) op->cfg.nDead--;
+  }
+}
+
+/* Evict until nNeed more bytes fit. */
+static int cacheEvict(cache_op *op, i64 nNeed){
+  int bNone = 0, rc = SQLITE_OK;
+  while( rc==SQLITE_OK && !bNone && op->cfg.bytes + nNeed > op->cfg.capacity
+      && op->cfg.entries>0 ){
+    rc = cacheEvictOne(op, &bNone);
+    if( rc==SQLITE_OK && !bNone ) op->cfg.evictions++;
+  }
+  return rc;
+}
+
+/* Store key -> value as a new entry, the most recent one, replacing any
+** entry that has the key.  Expired entries are reclaimed first;
+** entries are evicted after, until the capacity holds: the entry just set
+** is the most recent, so it is never among them.  nHits > 0 (an UPDATE
+** keeps the hits) gives it a record.  The new id in *pId. */
+static int cacheSet(
+  cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
+  int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits, i64 *pId
+){
+  sqlite3_stmt *pStmt;
+  cache_entry eOld;
+  i64 id;
+  int bOld = 0;
+  int rc = cacheReclaimExpired(op);
+  if( rc==SQLITE_OK ) rc = cacheStmt(op, CACHE_STMT_FIND, &pStmt);
+  if( rc ) return rc;
+  cacheBindKey(pStmt, 1, pKey);
+  rc = cacheEntryStep(op, pStmt, &eOld, &bOld);
+  if( rc==SQLITE_OK && bOld ) rc = cacheDeleteKnown(op, &eOld, 0);
+  if( rc ) return rc;
+  id = ++op->cfg.seq;
+  rc = cacheStmt(op, CACHE_STMT_INSERT, &pStmt);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_int64(pStmt, 1, id);
+    cacheBindKey(pStmt, 2, pKey);
+    sqlite3_bind_int64(pStmt, 3, iCreated);
+    if( bExpires ) sqlite3_bind_int64(pStmt, 4, iExpires);
+    else sqlite3_bind_null(pStmt, 4);
+    sqlite3_bind_value(pStmt, 5, pValue);
+    rc = cacheRun(op, pStmt);
+    sqlite3_clear_bindings(pStmt);     /* do not keep the value alive */
+  }
   if( rc==SQLITE_OK && bExpires ){
-    rc = cacheStmt(p, CACHE_STMT_DEL_EXPIRY, &pStmt);
+    rc = cacheStmt(op, CACHE_STMT_EXPIRY_ADD, &pStmt);
     if( rc==SQLITE_OK ){
       sqlite3_bind_int64(pStmt, 1, iExpires);
       sqlite3_bind_int64(pStmt, 2, id);
-      rc = cacheRun(p, pStmt);
+      rc = cacheRun(op, pStmt);
     }
   }
-  pCfg->bytes -= nSize;
-  pCfg->entries--;
-  return rc;
-}
-
-/* Step pStmt, a query whose first row's first column is an entry id, and
-** delete that entry.  Sets *pbNone and deletes nothing if there is no row. */
-static int cacheDeleteFirst(cache_vtab *p, cache_config *pCfg,
-                            sqlite3_stmt *pStmt, int *pbNone){
-  i64 id;
-  int rc = sqlite3_step(pStmt);
-  if( rc!=SQLITE_ROW ){
-    *pbNone = 1;
-    return cacheDbError(p, sqlite3_reset(pStmt));
+  if( rc==SQLITE_OK && nHits>0 && op->cfg.ePolicy==CACHE_POLICY_LRU ){
+    cache_rec r;
+    r.id = id;
+    r.used = id;
+    r.ms = op->now;
+    r.hits = nHits;
+    rc = cacheRecMerge(op, &r, 1);
   }
-  id = sqlite3_column_int64(pStmt, 0);
-  rc = cacheDbError(p, sqlite3_reset(pStmt));
-  if( rc==SQLITE_OK ) rc = cacheDeleteEntry(p, pCfg, id);
-  return rc;
-}
-
-/* Reclaim every entry that expired at or before now. */
-static int cacheReclaimExpired(cache_vtab *p, cache_config *pCfg, i64 now){
-  sqlite3_stmt *pStmt;
-  int bNone = 0;
-  int rc = cacheStmt(p, CACHE_STMT_EXPIRED, &pStmt);
-  while( rc==SQLITE_OK ){
-    sqlite3_bind_int64(pStmt, 1, now);
-    rc = cacheDeleteFirst(p, pCfg, pStmt, &bNone);
-    if( bNone ) break;
-    pCfg->expired++;
-  }
-  return rc;
-}
-
-/* Evict least recently used entries until nNeed more bytes fit. */
-static int cacheEvict(cache_vtab *p, cache_config *pCfg, i64 nNeed){
-  sqlite3_stmt *pStmt;
-  int bNone = 0;
-  int rc = SQLITE_OK;
-  while( rc==SQLITE_OK && !bNone && pCfg->bytes + nNeed > pCfg->capacity
-      && pCfg->entries>0 ){
-    rc = cacheStmt(p, CACHE_STMT_OLDEST, &pStmt);
-    if( rc ) break;
-    rc = cacheDeleteFirst(p, pCfg, pStmt, &bNone);
-    if( !bNone ) pCfg->evictions++;
-  }
-  return rc;
-}
-
-/* Store key -> value as the most recently used entry.  A stored key is
-** rewritten in place (same id: the key's index entry does not move); a new
-** one gets the next seq as its id.  Expired entries are reclaimed first;
-** least recently used ones are evicted after, until the capacity holds: the
-** entry just set is the most recent, so it is never among them. */
-static int cacheSet(
-  cache_vtab *p, cache_config *pCfg,
-  sqlite3_value *pKey, sqlite3_value *pValue, sqlite3_value *pExpires,
-  i64 nSize, i64 iCreated, i64 nHits, i64 now, i64 *pId
-){
-  sqlite3_stmt *pStmt;
-  i64 id = 0, nOldSize = 0, iOldExpires = 0;
-  int bOldExpires = 0;
-  int rc = cacheReclaimExpired(p, pCfg, now);
-  if( rc==SQLITE_OK ) rc = cacheStmt(p, CACHE_STMT_FIND_OLD, &pStmt);
-  if( rc ) return rc;
-  sqlite3_bind_value(pStmt, 1, pKey);
-  rc = sqlite3_step(pStmt);
-  if( rc==SQLITE_ROW ){
-    id = sqlite3_column_int64(pStmt, 0);
-    if( sqlite3_column_type(pStmt, 1)!=SQLITE_NULL ){
-      bOldExpires = 1;
-      iOldExpires = sqlite3_column_int64(pStmt, 1);
-    }
-    nOldSize = sqlite3_column_int64(pStmt, 2);
-  }
-  rc = cacheDbError(p, sqlite3_reset(pStmt));
-  if( rc ) return rc;
-
-  if( id ){
-    rc = cacheStmt(p, CACHE_STMT_UPD_LRU, &pStmt);
-    if( rc==SQLITE_OK ){
-      sqlite3_bind_int64(pStmt, 1, id);
-      sqlite3_bind_int64(pStmt, 2, ++pCfg->seq);
-      sqlite3_bind_int64(pStmt, 3, now);
-      sqlite3_bind_int64(pStmt, 4, nHits);
-      sqlite3_bind_int64(pStmt, 5, nSize);
-      rc = cacheRun(p, pStmt);
-    }
-    if( rc==SQLITE_OK ) rc = cacheStmt(p, CACHE_STMT_UPD_DATA, &pStmt);
-    if( rc==SQLITE_OK ){
-      sqlite3_bind_int64(pStmt, 1, id);
-      sqlite3_bind_int64(pStmt, 2, iCreated);
-      sqlite3_bind_value(pStmt, 3, pExpires);
-      sqlite3_bind_value(pStmt, 4, pValue);
-      rc = cacheRun(p, pStmt);
-      sqlite3_clear_bindings(pStmt);     /* do not keep the value alive */
-    }
-    if( rc==SQLITE_OK && bOldExpires ){
-      rc = cacheStmt(p, CACHE_STMT_DEL_EXPIRY, &pStmt);
-      if( rc==SQLITE_OK ){
-        sqlite3_bind_int64(pStmt, 1, iOldExpires);
-        sqlite3_bind_int64(pStmt, 2, id);
-        rc = cacheRun(p, pStmt);
-      }
-    }
-    pCfg->bytes += nSize - nOldSize;
-  }else{
-    id = ++pCfg->seq;
-    rc = cacheStmt(p, CACHE_STMT_INS_DATA, &pStmt);
-    if( rc==SQLITE_OK ){
-      sqlite3_bind_int64(pStmt, 1, id);
-      sqlite3_bind_value(pStmt, 2, pKey);
-      sqlite3_bind_value(pStmt, 3, pValue);
-      sqlite3_bind_int64(pStmt, 4, iCreated);
-      sqlite3_bind_value(pStmt, 5, pExpires);
-      rc = cacheRun(p, pStmt);
-      sqlite3_clear_bindings(pStmt);     /* do not keep the value alive */
-    }
-    if( rc==SQLITE_OK ) rc = cacheStmt(p, CACHE_STMT_INS_LRU, &pStmt);
-    if( rc==SQLITE_OK ){
-      sqlite3_bind_int64(pStmt, 1, id);
-      sqlite3_bind_int64(pStmt, 2, id);
-      sqlite3_bind_int64(pStmt, 3, now);
-      sqlite3_bind_int64(pStmt, 4, nHits);
-      sqlite3_bind_int64(pStmt, 5, nSize);
-      rc = cacheRun(p, pStmt);
-    }
-    pCfg->bytes += nSize;
-    pCfg->entries++;
-  }
-  if( rc==SQLITE_OK && sqlite3_value_type(pExpires)!=SQLITE_NULL ){
-    rc = cacheStmt(p, CACHE_STMT_INS_EXPIRY, &pStmt);
-    if( rc==SQLITE_OK ){
-      sqlite3_bind_value(pStmt, 1, pExpires);
-      sqlite3_bind_int64(pStmt, 2, id);
-      rc = cacheRun(p, pStmt);
-    }
-  }
-  if( rc==SQLITE_OK ) rc = cacheEvict(p, pCfg, 0);
+  op->cfg.bytes += nSize;
+  op->cfg.entries++;
+  if( rc==SQLITE_OK ) rc = cacheEvict(op, 0);
   *pId = id;
+  return rc;
+}
+
+/* ------------------------------------------------------- integrity */
+
+/* The invariants of the stored table that SQL can check, each a query that
+** returns a row (its message) when broken.  Formatted as aCacheStmt's. */
+static const char *const azCacheCheck[] = {
+  "SELECT 'the config table has ' || n || ' rows, not 1' FROM (SELECT"
+  " count(*) AS n, min(id) AS m FROM \"%w\".\"%w_config\") WHERE n!=1 OR m!=1",
+  "SELECT 'a counter is out of range: capacity ' || capacity || ', bytes '"
+  " || bytes || ', entries ' || entries || ', seq ' || seq || ', hits ' ||"
+  " hits || ', misses ' || misses || ', evictions ' || evictions ||"
+  " ', expired ' || expired FROM \"%w\".\"%w_config\" WHERE capacity<1"
+  " OR capacity>4611686018427387904 OR bytes<0 OR entries<0 OR seq<0"
+  " OR hits<0 OR misses<0 OR evictions<0 OR expired<0"
+  " OR typeof(capacity)||typeof(bytes)||typeof(entries)||typeof(seq)"
+  "    !='integerintegerintegerinteger'",
+  "SELECT 'bytes is ' || bytes || ', above the capacity of ' || capacity"
+  " FROM \"%w\".\"%w_config\" WHERE bytes>capacity",
+  "SELECT 'entries is ' || c.entries || ' but the data table holds ' ||"
+  " (SELECT count(*) FROM \"%w\".\"%w_data\") || ' rows'"
+  " FROM \"%w\".\"%w_config\" c"
+  " WHERE c.entries!=(SELECT count(*) FROM \"%w\".\"%w_data\")",
+  "SELECT 'entry ' || id || ' has a key of type ' || typeof(key) ||"
+  " ' and a value of type ' || typeof(value) FROM \"%w\".\"%w_data\""
+  " WHERE typeof(key) NOT IN ('integer','text','blob')"
+  " OR typeof(value) NOT IN ('text','blob')"
+  " OR typeof(created)!='integer'"
+  " OR typeof(expires) NOT IN ('integer','null') LIMIT 1",
+  "SELECT 'bytes is ' || c.bytes || ' but the entries'' sizes sum to ' ||"
+  " (SELECT coalesce(sum(" CACHE_SIZE_SQL "),0) FROM \"%w\".\"%w_data\")"
+  " FROM \"%w\".\"%w_config\" c WHERE c.bytes!="
+  " (SELECT coalesce(sum(" CACHE_SIZE_SQL "),0) FROM \"%w\".\"%w_data\")",
+  "SELECT 'seq ' || c.seq || ' is below the id ' || m FROM"
+  " \"%w\".\"%w_config\" c, (SELECT max(id) AS m FROM \"%w\".\"%w_data\")"
+  " WHERE c.seq<m",
+  "SELECT 'the expiry table and the entries'' expires disagree at entry ' ||"
+  " id FROM (SELECT expires, id FROM \"%w\".\"%w_expiry\" EXCEPT"
+  " SELECT expires, id FROM \"%w\".\"%w_data\" WHERE expires IS NOT NULL"
+  " UNION ALL SELECT * FROM (SELECT expires, id FROM \"%w\".\"%w_data\""
+  " WHERE expires IS NOT NULL EXCEPT SELECT expires, id"
+  " FROM \"%w\".\"%w_expiry\")) LIMIT 1",
+};
+/* Format 2 only. */
+static const char *const azCacheCheck2[] = {
+  "SELECT 'policy ' || policy || ', head ' || head || ', low ' || low ||"
+  " ' or dead ' || dead || ' is out of range'"
+  " FROM \"%w\".\"%w_config\" WHERE policy NOT IN (0,1) OR head<0"
+  " OR head>seq+1 OR typeof(head)!='integer' OR low<0 OR low>seq"
+  " OR typeof(low)!='integer' OR dead<0 OR typeof(dead)!='integer'",
+  "SELECT 'the records have no chunk 0' WHERE NOT EXISTS"
+  " (SELECT 1 FROM \"%w\".\"%w_rec\" WHERE lo=0)",
+};
+
+/* Run one check query; a row is the broken invariant, into *pzErr. */
+static int cacheCheckQuery(cache_vtab *p, const char *zFmt, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  const char *d = p->zDb, *n = p->zName;
+  char *zSql = sqlite3_mprintf(zFmt, d, n, d, n, d, n, d, n, d, n);
+  int rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    *pzErr = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 0));
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+  else sqlite3_finalize(pStmt);
+  return rc;
+}
+
+static int cacheI64Cmp(const void *a, const void *b){
+  i64 x = *(const i64*)a, y = *(const i64*)b;
+  return x<y ? -1 : x>y;
+}
+
+/* The invariants of the records: each chunk well formed, its records in
+** its range and ascending, minused their least used, every used distinct
+** and within (id, seq], and every live entry below head recorded. */
+static int cacheCheckRecords(cache_vtab *p, char **pzErr){
+  cache_chunk c;
+  sqlite3_stmt *pStmt = 0, *pData = 0;
+  i64 *aUsed = 0, *aId = 0, seq = 0, iHead = 0, iLow = 0, iPrevLo = -1;
+  int nRecAll = 0, nAlloc = 0, ePolicy = 0, i, rc;
+  char *zSql;
+  memset(&c, 0, sizeof(c));
+  zSql = sqlite3_mprintf("SELECT seq, head, policy, low FROM"
+                         " \"%w\".\"%w_config\"", p->zDb, p->zName);
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    seq = sqlite3_column_int64(pStmt, 0);
+    iHead = sqlite3_column_int64(pStmt, 1);
+    ePolicy = sqlite3_column_int(pStmt, 2);
+    iLow = sqlite3_column_int64(pStmt, 3);
+  }
+  sqlite3_finalize(pStmt);
+  pStmt = 0;
+  if( rc==SQLITE_OK ){
+    zSql = sqlite3_mprintf("SELECT lo, minused, recs FROM \"%w\".\"%w_rec\""
+                           " ORDER BY lo", p->zDb, p->zName);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    i64 lo = sqlite3_column_int64(pStmt, 0);
+    i64 minUsed = LLONG_MAX;
+    int bNull = sqlite3_column_type(pStmt, 1)==SQLITE_NULL;
+    rc = cacheChunkDecode(&c, lo, sqlite3_column_blob(pStmt, 2),
+                          sqlite3_column_bytes(pStmt, 2));
+    if( rc==SQLITE_CORRUPT_VTAB ){
+      *pzErr = sqlite3_mprintf("the records of chunk %lld cannot be decoded",
+                               lo);
+      break;
+    }
+    if( rc ) break;
+    if( iPrevLo>=0 && nRecAll>0 && aId[nRecAll-1]>=lo ){
+      *pzErr = sqlite3_mprintf("chunk %lld holds entry %lld, which belongs"
+                               " to chunk %lld", iPrevLo, aId[nRecAll-1], lo);
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
+    if( c.nRec==0 && lo!=0 ){
+      *pzErr = sqlite3_mprintf("chunk %lld is empty", lo);
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
+    if( c.nRec>0 && ePolicy==CACHE_POLICY_FIFO ){
+      *pzErr = sqlite3_mprintf("chunk %lld holds records under fifo", lo);
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
+    if( nRecAll+c.nRec>nAlloc ){
+      i64 *a1, *a2;
+      nAlloc = (nRecAll+c.nRec)*2 + 64;
+      a1 = sqlite3_realloc64(aUsed, sizeof(i64)*(size_t)nAlloc);
+      if( a1 ) aUsed = a1;
+      a2 = sqlite3_realloc64(aId, sizeof(i64)*(size_t)nAlloc);
+      if( a2 ) aId = a2;
+      if( a1==0 || a2==0 ){ rc = SQLITE_NOMEM; break; }
+    }
+    for(i=0; i<c.nRec; i++){
+      const cache_rec *r = &c.aRec[i];
+      if( r->used<r->id || r->used>seq ){
+        *pzErr = sqlite3_mprintf("entry %lld has recency %lld, outside"
+                                 " [%lld, %lld]", r->id, r->used, r->id, seq);
+        rc = SQLITE_CORRUPT_VTAB;
+        break;
+      }
+      if( r->used>iLow && r->used<minUsed ) minUsed = r->used;
+      aUsed[nRecAll] = r->used;
+      aId[nRecAll] = r->id;
+      nRecAll++;
+    }
+    if( rc ) break;
+    if( bNull!=(minUsed==LLONG_MAX)
+     || (!bNull && sqlite3_column_int64(pStmt, 1)!=minUsed) ){
+      char zWant[32];
+      sqlite3_snprintf(sizeof(zWant), zWant, minUsed==LLONG_MAX ? "NULL"
+                       : "%lld", minUsed);
+      *pzErr = sqlite3_mprintf("chunk %lld has minused %s, not %s", lo,
+          (const char*)sqlite3_column_text(pStmt, 1)
+            ? (const char*)sqlite3_column_text(pStmt, 1) : "NULL", zWant);
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
+    iPrevLo = lo;
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+  else sqlite3_finalize(pStmt);
+  if( rc==SQLITE_OK && nRecAll>1 ){
+    i64 *aSorted = sqlite3_malloc64(sizeof(i64)*(size_t)nRecAll);
+    if( aSorted==0 ){
+      rc = SQLITE_NOMEM;
+    }else{
+      memcpy(aSorted, aUsed, sizeof(i64)*(size_t)nRecAll);
+      qsort(aSorted, (size_t)nRecAll, sizeof(i64), cacheI64Cmp);
+      for(i=1; i<nRecAll; i++){
+        if( aSorted[i]==aSorted[i-1] ){
+          *pzErr = sqlite3_mprintf("recency %lld is held by two entries",
+                                   aSorted[i]);
+          rc = SQLITE_CORRUPT_VTAB;
+          break;
+        }
+      }
+      sqlite3_free(aSorted);
+    }
+  }
+  if( rc==SQLITE_OK && ePolicy==CACHE_POLICY_LRU ){
+    /* every live entry below head has a record of recency above low, and
+    ** no live entry one at or below low; aId is ascending */
+    zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_data\" ORDER BY id",
+                           p->zDb, p->zName);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pData, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if( rc==SQLITE_OK ){
+      int k = 0;
+      while( sqlite3_step(pData)==SQLITE_ROW ){
+        i64 id = sqlite3_column_int64(pData, 0);
+        int bRec;
+        while( k<nRecAll && aId[k]<id ) k++;
+        bRec = k<nRecAll && aId[k]==id;
+        if( bRec && aUsed[k]<=iLow ){
+          *pzErr = sqlite3_mprintf("entry %lld has recency %lld, at or below"
+                                   " low %lld", id, aUsed[k], iLow);
+          rc = SQLITE_CORRUPT_VTAB;
+          break;
+        }
+        if( id<iHead && !bRec ){
+          *pzErr = sqlite3_mprintf("entry %lld is below head %lld but has no"
+                                   " record", id, iHead);
+          rc = SQLITE_CORRUPT_VTAB;
+          break;
+        }
+      }
+      if( rc==SQLITE_OK ) rc = sqlite3_finalize(pData);
+      else sqlite3_finalize(pData);
+    }
+  }
+  sqlite3_free(aUsed);
+  sqlite3_free(aId);
+  sqlite3_free(c.aRec);
+  return rc;
+}
+
+/* Check every invariant of the stored table.  SQLITE_OK if they hold;
+** SQLITE_CORRUPT_VTAB with *pzErr (sqlite3_free it) naming the first
+** broken one; another code, with *pzErr, for an error while reading. */
+static int cacheIntegrity(cache_vtab *p, char **pzErr){
+  char *zWhat = 0;
+  size_t i;
+  int rc = SQLITE_OK;
+  *pzErr = 0;
+  for(i=0; rc==SQLITE_OK && i<sizeof(azCacheCheck)/sizeof(azCacheCheck[0]); i++){
+    rc = cacheCheckQuery(p, azCacheCheck[i], &zWhat);
+  }
+  if( p->iFormat==2 ){
+    for(i=0; rc==SQLITE_OK && i<sizeof(azCacheCheck2)/sizeof(azCacheCheck2[0]);
+        i++){
+      rc = cacheCheckQuery(p, azCacheCheck2[i], &zWhat);
+    }
+    if( rc==SQLITE_OK ) rc = cacheCheckRecords(p, &zWhat);
+  }
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("cache: integrity_check of \"%w\": %s", p->zName,
+                 zWhat ? zWhat : rc==SQLITE_NOMEM ? sqlite3_errstr(rc)
+                                                  : sqlite3_errmsg(p->db));
+    if( *pzErr==0 ) rc = SQLITE_NOMEM;
+  }
+  sqlite3_free(zWhat);
   return rc;
 }
 
@@ -1105,6 +2415,28 @@ static int cacheSet(
 static const char *const azCacheColumn[] = {
   "key", "value", "size", "created", "last_used", "hits", "expires"
 };
+
+/* Is zName a name no cache table may take?  *pzErr says why. */
+static int cacheBadName(const char *zName, char **pzErr){
+  static const char *const azAlias[] = { "rowid", "oid", "_rowid_" };
+  size_t i;
+  for(i=0; i<sizeof(azCacheColumn)/sizeof(azCacheColumn[0]); i++){
+    if( sqlite3_stricmp(zName, azCacheColumn[i])==0 ){
+      *pzErr = sqlite3_mprintf("cache: a cache table cannot be named '%s':"
+                               " that is the name of a column", zName);
+      return 1;
+    }
+  }
+  for(i=0; i<sizeof(azAlias)/sizeof(azAlias[0]); i++){
+    if( sqlite3_stricmp(zName, azAlias[i])==0 ){
+      *pzErr = sqlite3_mprintf("cache: a cache table cannot be named '%s':"
+                               " it would hide the rowid alias of that name",
+                               zName);
+      return 1;
+    }
+  }
+  return 0;
+}
 
 /* Split "name = value"; strip spaces and one pair of quotes from value. */
 static int cacheSplitArg(const char *zArg, char **pzName, char **pzValue){
@@ -1123,37 +2455,117 @@ static int cacheSplitArg(const char *zArg, char **pzName, char **pzValue){
   return 0;
 }
 
-static void cacheFree(cache_vtab *p);
+/* The options of CREATE VIRTUAL TABLE, parsed. */
+typedef struct cache_options cache_options;
+struct cache_options {
+  i64 nCapacity;
+  int nBuffer;
+  int ePolicy;
+  int bAutoflush;
+};
 
-/* Read the table's uid at connect.  A table made before uids has no
-** such column: uid 0, matched by schema and name.  If it cannot be read
-** now, it stays -1 (unknown) until the first write or flush reads it. */
-static int cacheReadUid(cache_vtab *p){
-  sqlite3_stmt *pStmt = 0;
-  char *zSql = sqlite3_mprintf("SELECT uid FROM %s_config\" WHERE id=1",
-                               p->zQual);
-  int rc;
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
-  sqlite3_free(zSql);
-  if( rc==SQLITE_NOMEM ) return rc;
-  if( rc!=SQLITE_OK ){
-    p->bUid = 0;
-    p->uid = 0;
-  }else if( sqlite3_step(pStmt)==SQLITE_ROW ){
-    p->uid = sqlite3_column_int64(pStmt, 0);
+#define CACHE_OPTION_NAMES "capacity, recency_buffer, policy and autoflush"
+
+static int cacheParseOptions(int argc, const char *const*argv,
+                             cache_options *pOpt, char **pzErr){
+  static const char *const azOpt[] = {
+    "capacity", "recency_buffer", "policy", "autoflush"
+  };
+  int aSeen[4] = {0, 0, 0, 0};
+  int i;
+  pOpt->nCapacity = CACHE_DEFAULT_CAPACITY;
+  pOpt->nBuffer = CACHE_DEFAULT_BUFFER;
+  pOpt->ePolicy = CACHE_POLICY_LRU;
+  pOpt->bAutoflush = 1;
+  for(i=3; i<argc; i++){
+    char *zName = 0, *zValue = 0;
+    int rc = SQLITE_OK, k;
+    if( cacheSplitArg(argv[i], &zName, &zValue) ){
+      *pzErr = sqlite3_mprintf("cache: bad argument '%s': expected"
+          " name = value, with name capacity, recency_buffer, policy or"
+          " autoflush",
+          argv[i]);
+      return SQLITE_ERROR;
+    }
+    if( zName==0 || zValue==0 ){
+      sqlite3_free(zName);
+      sqlite3_free(zValue);
+      return SQLITE_NOMEM;
+    }
+    for(k=0; k<4 && sqlite3_stricmp(zName, azOpt[k])!=0; k++){}
+    if( k==4 ){
+      *pzErr = sqlite3_mprintf("cache: unknown option '%s'; accepted options"
+                               " are " CACHE_OPTION_NAMES, zName);
+      rc = SQLITE_ERROR;
+    }else if( aSeen[k]++ ){
+      *pzErr = sqlite3_mprintf("cache: option %s is given twice", azOpt[k]);
+      rc = SQLITE_ERROR;
+    }else if( k==0 ){
+      if( cacheParseSize(zValue, &pOpt->nCapacity) ){
+        *pzErr = sqlite3_mprintf("cache: bad capacity '%s'; " CACHE_SIZE_HELP,
+                                 zValue);
+        rc = SQLITE_ERROR;
+      }
+    }else if( k==1 ){
+      i64 n = 0;
+      const char *zEnd = 0;
+      if( cacheParseWhole(zValue, CACHE_MAX_BUFFER, &n, &zEnd) || *zEnd
+       || n<1 ){
+        *pzErr = sqlite3_mprintf("cache: bad recency_buffer '%s'; expected"
+                                 " an integer from 1 to %d", zValue,
+                                 CACHE_MAX_BUFFER);
+        rc = SQLITE_ERROR;
+      }
+      pOpt->nBuffer = (int)n;
+    }else if( k==3 ){
+      if( sqlite3_stricmp(zValue, "on")==0 ){
+        pOpt->bAutoflush = 1;
+      }else if( sqlite3_stricmp(zValue, "off")==0 ){
+        pOpt->bAutoflush = 0;
+      }else{
+        *pzErr = sqlite3_mprintf("cache: bad autoflush '%s'; expected on or"
+                                 " off", zValue);
+        rc = SQLITE_ERROR;
+      }
+    }else{
+      if( sqlite3_stricmp(zValue, "lru")==0 ){
+        pOpt->ePolicy = CACHE_POLICY_LRU;
+      }else if( sqlite3_stricmp(zValue, "fifo")==0 ){
+        pOpt->ePolicy = CACHE_POLICY_FIFO;
+      }else{
+        *pzErr = sqlite3_mprintf("cache: bad policy '%s'; expected lru or"
+                                 " fifo", zValue);
+        rc = SQLITE_ERROR;
+      }
+    }
+    sqlite3_free(zName);
+    sqlite3_free(zValue);
+    if( rc ) return rc;
   }
-  sqlite3_finalize(pStmt);
   return SQLITE_OK;
+}
+
+static void cacheFree(cache_vtab *p){
+  cacheUnregister(p);
+  cacheFinalizeAll(p);
+  cacheBufferFree(p->pBuf);
+  {
+    int i;
+    for(i=0; i<CACHE_NCHUNK; i++) sqlite3_free(p->aChunk[i].aRec);
+  }
+  sqlite3_free(p->zDb);
+  sqlite3_free(p->zName);
+  sqlite3_free(p->base.zErrMsg);
+  sqlite3_free(p);
 }
 
 /* Register new instance p.  SQLite connects a table again after a schema
 ** reset (any DDL, by this connection or another) while the old instance
 ** may live on until it is disconnected, and DETACH disconnects at once:
-** the buffered recency of an older or parked instance of the same table
-** moves to p, and that instance goes inert.  An older instance of another
-** table under the same name (dropped and created again) keeps its buffer
-** out of p, and goes inert too. */
+** the buffer of an older or parked instance of the same table moves to p
+** (a pointer handed over), and that instance goes inert.  An older
+** instance of another table under the same name (dropped and created
+** again) keeps its buffer out of p, and goes inert too. */
 static void cacheAdopt(cache_vtab *p){
   cache_vtab *q, **pp, *pFree = 0;
   pthread_mutex_lock(&gCacheMutex);
@@ -1162,10 +2574,15 @@ static void cacheAdopt(cache_vtab *p){
      && (q->bParked ? cacheSameTable(q, p)
                     : sqlite3_stricmp(q->zDb, p->zDb)==0
                       && sqlite3_stricmp(q->zName, p->zName)==0) ){
-      if( cacheSameTable(q, p) && p->nPending==0 && p->nFlushed==0 ){
-        cacheBufferMove(p, q);
+      if( cacheSameTable(q, p) && cacheBufferEmpty(p->pBuf) && q->pBuf ){
+        cache_buffer *t = p->pBuf;
+        p->pBuf = q->pBuf;
+        q->pBuf = t;
+        p->nNextFlush = p->pBuf->nPending + p->nBufferMax;
       }
       q->bStale = 1;
+      cacheBufferFree(q->pBuf);
+      q->pBuf = 0;
       if( q->bParked ){
         *pp = q->pRegNext;
         q->pRegNext = pFree;
@@ -1191,55 +2608,14 @@ static int cacheInit(
   sqlite3_vtab **ppVtab, char **pzErr, int bCreate
 ){
   cache_vtab *p;
-  i64 nCapacity = CACHE_DEFAULT_CAPACITY;
-  int nBuffer = CACHE_DEFAULT_BUFFER;
-  int rc, i;
+  cache_options opt;
+  int rc;
   char *zSql;
 
   *ppVtab = 0;
-  for(i=3; i<argc; i++){
-    char *zName = 0, *zValue = 0;
-    int bBad = 0;
-    if( cacheSplitArg(argv[i], &zName, &zValue) ){
-      *pzErr = sqlite3_mprintf("cache: bad argument '%s': expected"
-          " name = value, with name capacity or recency_buffer", argv[i]);
-      return SQLITE_ERROR;
-    }
-    if( zName==0 || zValue==0 ){
-      bBad = 2;
-    }else if( sqlite3_stricmp(zName, "capacity")==0 ){
-      if( cacheParseSize(zValue, &nCapacity) ){
-        *pzErr = sqlite3_mprintf("cache: bad capacity '%s'; " CACHE_SIZE_HELP,
-                                 zValue);
-        bBad = 1;
-      }
-    }else if( sqlite3_stricmp(zName, "recency_buffer")==0 ){
-      i64 n = 0;
-      const char *z = zValue;
-      while( *z>='0' && *z<='9' && n<=CACHE_MAX_BUFFER ){ n = n*10 + (*z++ - '0'); }
-      if( *z || z==zValue || n<1 || n>CACHE_MAX_BUFFER ){
-        *pzErr = sqlite3_mprintf("cache: bad recency_buffer '%s'; expected"
-                                 " an integer from 1 to %d", zValue,
-                                 CACHE_MAX_BUFFER);
-        bBad = 1;
-      }
-      nBuffer = (int)n;
-    }else{
-      *pzErr = sqlite3_mprintf("cache: unknown option '%s'; accepted options"
-                               " are capacity and recency_buffer", zName);
-      bBad = 1;
-    }
-    sqlite3_free(zName);
-    sqlite3_free(zValue);
-    if( bBad ) return bBad==2 ? SQLITE_NOMEM : SQLITE_ERROR;
-  }
-  for(i=0; i<(int)(sizeof(azCacheColumn)/sizeof(azCacheColumn[0])); i++){
-    if( sqlite3_stricmp(argv[2], azCacheColumn[i])==0 ){
-      *pzErr = sqlite3_mprintf("cache: a cache table cannot be named '%s':"
-                               " that is the name of a column", argv[2]);
-      return SQLITE_ERROR;
-    }
-  }
+  rc = cacheParseOptions(argc, argv, &opt, pzErr);
+  if( rc ) return rc;
+  if( cacheBadName(argv[2], pzErr) ) return SQLITE_ERROR;
 
   zSql = sqlite3_mprintf(CACHE_SCHEMA, argv[2]);
   if( zSql==0 ) return SQLITE_NOMEM;
@@ -1256,37 +2632,41 @@ static int cacheInit(
   p->db = db;
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
-  p->zQual = sqlite3_mprintf("\"%w\".\"%w", argv[1], argv[2]);
-  p->nBufferMax = nBuffer;
-  p->nNextFlush = nBuffer;
-  p->iLevel = -1;
+  p->pBuf = cacheBufferNew();
+  p->nBufferMax = opt.nBuffer;
+  p->nNextFlush = opt.nBuffer;
+  p->bAutoflush = opt.bAutoflush;
   p->uid = -1;
-  p->bUid = 1;
-  if( p->zDb==0 || p->zName==0 || p->zQual==0 ){
+  p->iFormat = 2;
+  p->ePolicy = opt.ePolicy;
+  if( p->zDb==0 || p->zName==0 || p->pBuf==0 ){
     rc = SQLITE_NOMEM;
   }else if( bCreate ){
     /* A random identity: a table dropped and created again under the same
     ** name is another table to the buffers of other connections. */
+    const char *d = p->zDb, *n = p->zName;
     do{
       sqlite3_randomness(sizeof(p->uid), &p->uid);
       p->uid &= LLONG_MAX;
     }while( p->uid==0 );
-    const char *q = p->zQual;
     zSql = sqlite3_mprintf(
-      "CREATE TABLE %s_config\"(id INTEGER PRIMARY KEY,"
+      "CREATE TABLE \"%w\".\"%w_config\"(id INTEGER PRIMARY KEY,"
       " capacity INTEGER NOT NULL, bytes INTEGER NOT NULL,"
       " entries INTEGER NOT NULL, seq INTEGER NOT NULL, hits INTEGER NOT NULL,"
       " misses INTEGER NOT NULL, evictions INTEGER NOT NULL,"
-      " expired INTEGER NOT NULL, uid INTEGER NOT NULL DEFAULT 0);"
-      "INSERT INTO %s_config\" VALUES(1, %lld, 0, 0, 0, 0, 0, 0, 0, %lld);"
-      "CREATE TABLE %s_data\"(id INTEGER PRIMARY KEY, key NOT NULL UNIQUE,"
-      " created INTEGER NOT NULL, expires INTEGER, value NOT NULL);"
-      "CREATE TABLE %s_lru\"(id INTEGER PRIMARY KEY,"
-      " used INTEGER NOT NULL UNIQUE, last_used INTEGER NOT NULL,"
-      " hits INTEGER NOT NULL, size INTEGER NOT NULL);"
-      "CREATE TABLE %s_expiry\"(expires INTEGER NOT NULL, id INTEGER NOT NULL,"
-      " PRIMARY KEY(expires, id)) WITHOUT ROWID;",
-      q, q, nCapacity, p->uid, q, q, q);
+      " expired INTEGER NOT NULL, uid INTEGER NOT NULL DEFAULT 0,"
+      " policy INTEGER NOT NULL DEFAULT 0, head INTEGER NOT NULL DEFAULT 0,"
+      " low INTEGER NOT NULL DEFAULT 0, dead INTEGER NOT NULL DEFAULT 0);"
+      "INSERT INTO \"%w\".\"%w_config\""
+      " VALUES(1, %lld, 0, 0, 0, 0, 0, 0, 0, %lld, %d, 0, 0, 0);"
+      "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY,"
+      " key NOT NULL UNIQUE, created INTEGER NOT NULL, expires INTEGER,"
+      " value NOT NULL);"
+      "CREATE TABLE \"%w\".\"%w_expiry\"(expires INTEGER NOT NULL,"
+      " id INTEGER NOT NULL, PRIMARY KEY(expires, id)) WITHOUT ROWID;"
+      CACHE_REC_DDL,
+      d, n, d, n, opt.nCapacity, p->uid, opt.ePolicy, d, n, d, n,
+      d, n, d, p->uid, n, d, n);
     if( zSql==0 ){
       rc = SQLITE_NOMEM;
     }else{
@@ -1295,22 +2675,37 @@ static int cacheInit(
       if( rc ) *pzErr = sqlite3_mprintf("cache: %s", sqlite3_errmsg(db));
     }
   }else{
-    rc = cacheReadUid(p);
+    cache_op op;
+    memset(&op, 0, sizeof(op));
+    op.p = p;
+    p->iFormat = cacheFormatProbe(db, p->zDb, p->zName);
+    /* If the config row cannot be read now (a lock), uid stays unknown
+    ** (-1) until the first write or flush reads it. */
+    rc = cacheConfigLoad(&op);
+    sqlite3_free(op.zErr);
+    if( rc!=SQLITE_NOMEM ) rc = SQLITE_OK;
+    cacheFinalizeAll(p);
   }
   if( rc==SQLITE_OK ){
     sqlite3_stmt *pStmt = 0;
-    rc = sqlite3_prepare_v2(db, "PRAGMA encoding", -1, &pStmt, 0);
+    zSql = sqlite3_mprintf("SELECT * FROM pragma_encoding,"
+                           " \"%w\".pragma_page_size", p->zDb);
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    p->nChunkMax = 4096 - 200;
     if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
       const char *zEnc = (const char*)sqlite3_column_text(pStmt, 0);
+      int nPage = sqlite3_column_int(pStmt, 1);
       p->bUtf16 = zEnc && sqlite3_strnicmp(zEnc, "UTF-16", 6)==0;
+      if( nPage>=512 ) p->nChunkMax = nPage - nPage/16 - 64;
     }
     sqlite3_finalize(pStmt);
     if( rc ) *pzErr = sqlite3_mprintf("cache: %s", sqlite3_errmsg(db));
   }
   if( rc ){
+    cacheBufferFree(p->pBuf);
     sqlite3_free(p->zDb);
     sqlite3_free(p->zName);
-    sqlite3_free(p->zQual);
     sqlite3_free(p);
     return rc;
   }
@@ -1333,31 +2728,22 @@ static int cacheConnect(sqlite3 *db, void *pAux, int argc,
   return cacheInit(db, argc, argv, ppVtab, pzErr, 0);
 }
 
-static void cacheFree(cache_vtab *p){
-  cacheUnregister(p);
+/* Keep p, disconnected, only for its buffer: until the next instance of
+** its table on this connection adopts it, or the connection closes. */
+static void cachePark(cache_vtab *p){
   cacheFinalizeAll(p);
-  sqlite3_free(p->aPending);
-  sqlite3_free(p->aFlushed);
-  sqlite3_free(p->aHash);
-  sqlite3_free(p->aMiss);
-  sqlite3_free(p->zDb);
-  sqlite3_free(p->zName);
-  sqlite3_free(p->zQual);
   sqlite3_free(p->base.zErrMsg);
-  sqlite3_free(p);
+  p->base.zErrMsg = 0;
+  pthread_mutex_lock(&gCacheMutex);
+  p->bParked = 1;
+  pthread_mutex_unlock(&gCacheMutex);
 }
 
 static int cacheDisconnect(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
-  if( p->bInUse ){
-    /* In the middle of cache_read: after another connection's DDL, SQLite
-    ** re-prepares one of p's statements as it runs, and lets go of the
-    ** instances the new schema replaces.  cache_read finishes this. */
-    p->bInUse = 2;
-    return SQLITE_OK;
-  }
+  cache_buffer *b = p->pBuf;
   /* Keep this connection's buffered recency if that can be done safely. */
-  if( !p->bStale && (p->nPending || p->nMissPending) ){
+  if( !p->bStale && cacheBufferUnwritten(b) && p->bAutoflush ){
     sqlite3_stmt *pStmt = 0;
     int bBusy = 0;
     while( (pStmt = sqlite3_next_stmt(p->db, pStmt))!=0 ){
@@ -1374,19 +2760,12 @@ static int cacheDisconnect(sqlite3_vtab *pVtab){
       if( bDefensive ) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DEFENSIVE, 1, 0);
     }
   }
-  if( !p->bStale && p->uid>=0
-   && (p->nPending || p->nMissPending || p->nFlushed || p->nMiss) ){
-    /* Not written (a statement is running, or the schema is gone, as
-    ** at DETACH): park the buffer for the next instance of this table
-    ** on this connection (cacheAdopt), until the connection closes.
-    ** The transaction state stays with it: a stale instance that SQLite
-    ** still holds in the transaction forwards its events here. */
-    cacheFinalizeAll(p);
-    sqlite3_free(p->base.zErrMsg);
-    p->base.zErrMsg = 0;
-    pthread_mutex_lock(&gCacheMutex);
-    p->bParked = 1;
-    pthread_mutex_unlock(&gCacheMutex);
+  if( !p->bStale && p->uid>=0 && cacheBufferKeep(p->pBuf) ){
+    /* Not written (a statement is running, or the schema is gone, as at
+    ** DETACH).  The transaction state stays with the buffer: a stale
+    ** instance that SQLite still holds in the transaction forwards its
+    ** events to the instance that adopts it. */
+    cachePark(p);
     return SQLITE_OK;
   }
   cacheFree(p);
@@ -1416,36 +2795,42 @@ static void cacheModuleDestroy(void *pAux){
   }
 }
 
+/* The shadow tables of any format: format 1 had <t>_lru, which a
+** converted table keeps, empty. */
+static const char *const azCacheShadow[] = {
+  "config", "data", "expiry", "rec", "lru"
+};
+
 static int cacheDestroy(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
-  const char *q = p->zQual;
-  int rc;
-  char *zSql;
+  char *zSql = 0;
+  size_t i;
+  int rc = SQLITE_OK;
   cacheFinalizeAll(p);
-  zSql = sqlite3_mprintf(
-      "DROP TABLE IF EXISTS %s_config\";"
-      "DROP TABLE IF EXISTS %s_data\";"
-      "DROP TABLE IF EXISTS %s_lru\";"
-      "DROP TABLE IF EXISTS %s_expiry\";", q, q, q, q);
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
-  sqlite3_free(zSql);
-  if( rc ) return cacheDbError(p, rc);
-  if( p->uid>=0 && (p->nPending || p->nMissPending)
+  for(i=0; rc==SQLITE_OK && i<sizeof(azCacheShadow)/sizeof(azCacheShadow[0]);
+      i++){
+    zSql = sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_%s\"",
+                           p->zDb, p->zName, azCacheShadow[i]);
+    rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if( rc ){
+    acorn_vtab_error(pVtab, "cache: %s", sqlite3_errmsg(p->db));
+    return rc;
+  }
+  if( p->uid>=0 && cacheBufferUnwritten(p->pBuf)
    && !sqlite3_get_autocommit(p->db) ){
     /* DROP TABLE inside a transaction: a ROLLBACK or ROLLBACK TO brings
     ** the table back (same uid), and its next instance adopts the uses
     ** not written yet.  Uses written earlier in this transaction are not
     ** kept: whether the rollback undoes them is not known here. */
-    p->nFlushed = 0;
-    p->nMiss = 0;
-    p->bInTxn = 0;
-    p->iLevel = -1;
-    sqlite3_free(p->base.zErrMsg);
-    p->base.zErrMsg = 0;
-    pthread_mutex_lock(&gCacheMutex);
-    p->bParked = 1;
-    pthread_mutex_unlock(&gCacheMutex);
+    cache_buffer *b = p->pBuf;
+    b->nFlushed = 0;
+    b->nCount = 0;
+    b->bInTxn = 0;
+    b->iLevel = -1;
+    cacheBufferLevelSeq(b, -1);
+    cachePark(p);
     return SQLITE_OK;
   }
   cacheFree(p);
@@ -1454,121 +2839,214 @@ static int cacheDestroy(sqlite3_vtab *pVtab){
 
 static int cacheRename(sqlite3_vtab *pVtab, const char *zNew){
   cache_vtab *p = (cache_vtab*)pVtab;
-  const char *q = p->zQual;
-  char *zSql, *zQual, *zName;
-  int rc, i;
-  /* xConnect refuses these names: a table renamed to one could never be
-  ** used or dropped again. */
-  for(i=0; i<(int)(sizeof(azCacheColumn)/sizeof(azCacheColumn[0])); i++){
-    if( sqlite3_stricmp(zNew, azCacheColumn[i])==0 ){
-      acorn_vtab_error(pVtab, "cache: a cache table cannot be named '%s':"
-                       " that is the name of a column", zNew);
-      return SQLITE_ERROR;
-    }
+  char *zName, *zErr = 0;
+  size_t i;
+  int rc = SQLITE_OK;
+  if( cacheBadName(zNew, &zErr) ){
+    sqlite3_free(pVtab->zErrMsg);
+    pVtab->zErrMsg = zErr;
+    return SQLITE_ERROR;
   }
   cacheFinalizeAll(p);
-  zSql = sqlite3_mprintf(
-      "ALTER TABLE %s_config\" RENAME TO \"%w_config\";"
-      "ALTER TABLE %s_data\" RENAME TO \"%w_data\";"
-      "ALTER TABLE %s_lru\" RENAME TO \"%w_lru\";"
-      "ALTER TABLE %s_expiry\" RENAME TO \"%w_expiry\";",
-      q, zNew, q, zNew, q, zNew, q, zNew);
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
-  sqlite3_free(zSql);
-  if( rc ) return cacheDbError(p, rc);
-  zQual = sqlite3_mprintf("\"%w\".\"%w", p->zDb, zNew);
-  zName = sqlite3_mprintf("%s", zNew);
-  if( zQual==0 || zName==0 ){
-    sqlite3_free(zQual);
-    sqlite3_free(zName);
-    return SQLITE_NOMEM;
+  for(i=0; rc==SQLITE_OK && i<sizeof(azCacheShadow)/sizeof(azCacheShadow[0]);
+      i++){
+    char *zOld = sqlite3_mprintf("%s_%s", p->zName, azCacheShadow[i]);
+    char *zSql;
+    if( zOld==0 ){ rc = SQLITE_NOMEM; break; }
+    if( sqlite3_table_column_metadata(p->db, p->zDb, zOld, 0, 0, 0, 0, 0, 0)
+        ==SQLITE_OK ){
+      zSql = sqlite3_mprintf("ALTER TABLE \"%w\".\"%w\" RENAME TO \"%w_%s\"",
+                             p->zDb, zOld, zNew, azCacheShadow[i]);
+      rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+      sqlite3_free(zSql);
+    }
+    sqlite3_free(zOld);
   }
+  if( rc ){
+    acorn_vtab_error(pVtab, "cache: %s", rc==SQLITE_NOMEM ? sqlite3_errstr(rc)
+                                                          : sqlite3_errmsg(p->db));
+    return rc;
+  }
+  zName = sqlite3_mprintf("%s", zNew);
+  if( zName==0 ) return SQLITE_NOMEM;
   pthread_mutex_lock(&gCacheMutex);
-  sqlite3_free(p->zQual);
   sqlite3_free(p->zName);
-  p->zQual = zQual;
   p->zName = zName;
   pthread_mutex_unlock(&gCacheMutex);
   return SQLITE_OK;
 }
 
 static int cacheShadowName(const char *zSuffix){
-  static const char *const azSuffix[] = { "config", "data", "lru", "expiry" };
   size_t i;
-  for(i=0; i<sizeof(azSuffix)/sizeof(azSuffix[0]); i++){
-    if( sqlite3_stricmp(zSuffix, azSuffix[i])==0 ) return 1;
+  for(i=0; i<sizeof(azCacheShadow)/sizeof(azCacheShadow[0]); i++){
+    if( sqlite3_stricmp(zSuffix, azCacheShadow[i])==0 ) return 1;
   }
   return 0;
 }
 
 /* ------------------------------------------------------- transactions */
 
+/* The buffer a transaction event concerns.  A stale instance's events
+** concern the buffer it handed over: they go to its successor (which may
+** get them itself as well; each handler can run twice). */
+static cache_buffer *cacheTxnBuffer(sqlite3_vtab *pVtab){
+  cache_vtab *p = (cache_vtab*)pVtab;
+  if( p->bStale ) p = cacheSuccessor(p);
+  return p ? p->pBuf : 0;
+}
+
 static int cacheBegin(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
-  p->bInTxn = 1;
-  p->iLevel = -1;
+  if( p->bStale ) p = cacheSuccessor(p);
+  if( p && p->pBuf && !p->pBuf->bInTxn ){
+    /* what the last transaction left held is good if nobody wrote since */
+    cacheHeldValidate(p, p->pBuf);
+    p->pBuf->bInTxn = 1;
+    p->pBuf->iLevel = -1;
+  }
   return SQLITE_OK;
 }
 
+/* Before the commit: the transaction's copy of the config row goes to
+** the table. */
 static int cacheSync(sqlite3_vtab *pVtab){
-  (void)pVtab;
-  return SQLITE_OK;
+  cache_vtab *p = (cache_vtab*)pVtab;
+  cache_op op;
+  int rc;
+  if( p->bStale && (p = cacheSuccessor(p))==0 ) return SQLITE_OK;
+  memset(&op, 0, sizeof(op));
+  op.p = p;
+  rc = cacheConfigSync(&op);
+  return cacheOpFinish(&op, rc);
 }
 
-/* A stale instance's transaction events concern the buffer it handed
-** over: they go to its successor (which may get them itself as well; each
-** handler can run twice). */
-static cache_vtab *cacheTxnTarget(sqlite3_vtab *pVtab){
-  cache_vtab *p = (cache_vtab*)pVtab;
-  return p->bStale ? cacheSuccessor(p) : p;
+/* The transaction is over.  Committed, the config row and the chunks held
+** stay good as long as the file's data version stays what it is now. */
+static void cacheBufferTxnEnd(cache_vtab *p, cache_buffer *b, int bCommit){
+  if( bCommit ){
+    if( b->eCfg==CACHE_CFG_DIRTY ) b->eCfg = CACHE_CFG_NONE;  /* not synced */
+    if( sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION,
+                             &b->iVersion) ){
+      b->iGen++;
+      b->eCfg = CACHE_CFG_NONE;
+    }
+  }else{
+    b->iGen++;
+    b->eCfg = CACHE_CFG_NONE;
+  }
+  b->nFlushed = 0;
+  b->nCount = 0;
+  b->bInTxn = 0;
+  b->iLevel = -1;
+  b->bLevelLost = 0;
+  b->nSnap = 0;
+  cacheBufferLevelSeq(b, -1);
+  cacheBufferCheck(b);
 }
 
 static int cacheCommit(sqlite3_vtab *pVtab){
-  cache_vtab *p = cacheTxnTarget(pVtab);
-  if( p==0 ) return SQLITE_OK;
-  p->nFlushed = 0;
-  p->nMiss = 0;
-  p->bInTxn = 0;
-  p->iLevel = -1;
+  cache_vtab *p = (cache_vtab*)pVtab;
+  if( p->bStale ) p = cacheSuccessor(p);
+  if( p && p->pBuf ) cacheBufferTxnEnd(p, p->pBuf, 1);
   return SQLITE_OK;
 }
 
 static int cacheRollback(sqlite3_vtab *pVtab){
-  cache_vtab *p = cacheTxnTarget(pVtab);
-  if( p==0 ) return SQLITE_OK;
-  cacheRestore(p, -1);
-  p->bInTxn = 0;
-  p->iLevel = -1;
+  cache_vtab *p = (cache_vtab*)pVtab;
+  if( p->bStale ) p = cacheSuccessor(p);
+  if( p && p->pBuf ){
+    cacheBufferRollback(p->pBuf, -1);
+    cacheBufferTxnEnd(p, p->pBuf, 0);
+  }
   return SQLITE_OK;
 }
 
+/* Drop the copies of the config row of savepoint levels iLevel and deeper. */
+static void cacheSnapDrop(cache_buffer *b, int iLevel){
+  while( b->nSnap>0 && b->aSnap[b->nSnap-1].iLevel>=iLevel ) b->nSnap--;
+}
+
 static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
-  cache_vtab *p = cacheTxnTarget(pVtab);
-  if( p==0 ) return SQLITE_OK;
-  p->iLevel = iSavepoint;
+  cache_vtab *p = (cache_vtab*)pVtab;
+  cache_buffer *b;
+  if( p->bStale ) p = cacheSuccessor(p);
+  b = p ? p->pBuf : 0;
+  if( b==0 ) return SQLITE_OK;
+  if( !b->bInTxn ){
+    cacheHeldValidate(p, b);
+    b->bInTxn = 1;
+    b->iLevel = -1;
+  }
+  if( iSavepoint>b->iLevel ) b->iLevel = iSavepoint;
+  /* (delivered twice, through a stale instance and its successor: the
+  ** first copy stands) */
+  if( b->nSnap==0 || b->aSnap[b->nSnap-1].iLevel<iSavepoint ){
+    if( b->nSnap==b->nSnapAlloc ){
+      int nNew = b->nSnapAlloc ? b->nSnapAlloc*2 : 4;
+      cache_snap *aNew = sqlite3_realloc64(b->aSnap,
+                                           sizeof(cache_snap)*(size_t)nNew);
+      if( aNew==0 ){
+        /* cannot keep the copy: write the row now, so that a rollback to
+        ** this savepoint restores it from the table */
+        int rc = cacheSync(pVtab);
+        b->eCfg = CACHE_CFG_NONE;
+        return rc;
+      }
+      b->aSnap = aNew;
+      b->nSnapAlloc = nNew;
+    }
+    b->aSnap[b->nSnap].iLevel = iSavepoint;
+    b->aSnap[b->nSnap].eCfg = b->eCfg;
+    b->aSnap[b->nSnap].cfg = b->cfg;
+    b->nSnap++;
+  }
   return SQLITE_OK;
 }
 
 static int cacheRelease(sqlite3_vtab *pVtab, int iSavepoint){
-  cache_vtab *p = cacheTxnTarget(pVtab);
+  cache_buffer *b = cacheTxnBuffer(pVtab);
   int i;
-  if( p==0 ) return SQLITE_OK;
-  for(i=0; i<p->nFlushed; i++){
-    if( p->aFlushed[i].iLevel>=iSavepoint ) p->aFlushed[i].iLevel = iSavepoint-1;
+  if( b==0 ) return SQLITE_OK;
+  for(i=0; i<b->nFlushed; i++){
+    if( b->aFlushed[i].iLevel>=iSavepoint ) b->aFlushed[i].iLevel = iSavepoint-1;
   }
-  for(i=0; i<p->nMiss; i++){
-    if( p->aMiss[i].iLevel>=iSavepoint ) p->aMiss[i].iLevel = iSavepoint-1;
+  for(i=0; i<b->nCount; i++){
+    if( b->aCount[i].iLevel>=iSavepoint ) b->aCount[i].iLevel = iSavepoint-1;
   }
-  p->iLevel = iSavepoint-1;
+  cacheSnapDrop(b, iSavepoint);
+  {
+    /* what the released levels began at now belongs to the level around */
+    i64 s = cacheBufferLevelSeq(b, iSavepoint);
+    b->iLevel = iSavepoint-1;
+    if( s>=0 && iSavepoint>=0 && iSavepoint<b->nLevelSeq
+     && (b->aLevelSeq[iSavepoint]<0 || s<b->aLevelSeq[iSavepoint]) ){
+      b->aLevelSeq[iSavepoint] = s;
+    }
+  }
+  cacheBufferCheck(b);
   return SQLITE_OK;
 }
 
 static int cacheRollbackTo(sqlite3_vtab *pVtab, int iSavepoint){
-  cache_vtab *p = cacheTxnTarget(pVtab);
-  if( p==0 ) return SQLITE_OK;
-  cacheRestore(p, iSavepoint);
-  p->iLevel = iSavepoint;
+  cache_buffer *b = cacheTxnBuffer(pVtab);
+  cache_vtab *p = (cache_vtab*)pVtab;
+  if( b==0 ) return SQLITE_OK;
+  cacheBufferRollback(b, iSavepoint);
+  b->iLevel = iSavepoint;
+  b->iGen++;
+  /* The config row as savepoint iSavepoint began (it stays open).  No copy
+  ** for it: the table joined the transaction later, so the row then was
+  ** the table's, which the rollback restored. */
+  cacheSnapDrop(b, iSavepoint+1);
+  if( b->nSnap>0 && b->aSnap[b->nSnap-1].iLevel==iSavepoint ){
+    b->eCfg = b->aSnap[b->nSnap-1].eCfg;
+    b->cfg = b->aSnap[b->nSnap-1].cfg;
+  }else{
+    assert( b->nSnap==0 );
+    b->eCfg = CACHE_CFG_NONE;
+  }
+  cacheChunkDropAll(p);
+  cacheBufferCheck(b);
   return SQLITE_OK;
 }
 
@@ -1618,13 +3096,19 @@ static int cacheBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   if( pInfo->colUsed & ((sqlite3_uint64)1<<CACHE_COLUMN_VALUE) ){
     idxNum |= CACHE_IDX_VALUE;
   }
-  if( pInfo->colUsed & (((sqlite3_uint64)1<<CACHE_COLUMN_SIZE)
-                      | ((sqlite3_uint64)1<<CACHE_COLUMN_LAST_USED)
+  if( pInfo->colUsed & (((sqlite3_uint64)1<<CACHE_COLUMN_LAST_USED)
                       | ((sqlite3_uint64)1<<CACHE_COLUMN_HITS)) ){
     idxNum |= CACHE_IDX_LRU;
   }
+  if( pInfo->colUsed & ((sqlite3_uint64)1<<CACHE_COLUMN_SIZE) ){
+    idxNum |= CACHE_IDX_SIZE;
+  }
+  if( pInfo->colUsed & (((sqlite3_uint64)1<<CACHE_COLUMN_CREATED)
+                      | ((sqlite3_uint64)1<<CACHE_COLUMN_EXPIRES)) ){
+    idxNum |= CACHE_IDX_MORE;
+  }
   pInfo->idxNum = idxNum;
-  pInfo->idxStr = (char*)azCacheIdxStr[idxNum];
+  pInfo->idxStr = (char*)azCacheIdxStr[idxNum & 15];
   return SQLITE_OK;
 }
 
@@ -1652,13 +3136,14 @@ static void cacheCursorRelease(cache_cursor *pCur){
   cache_vtab *p = (cache_vtab*)pCur->base.pVtab;
   if( pCur->pStmt==0 ) return;
   if( pCur->iSlot>=0 && p->aRead[pCur->iSlot]==pCur->pStmt ){
-    sqlite3_reset(pCur->pStmt);
+    if( pCur->bStepped ) sqlite3_reset(pCur->pStmt);
     p->aReadBusy[pCur->iSlot] = 0;
   }else{
     sqlite3_finalize(pCur->pStmt);
   }
   pCur->pStmt = 0;
   pCur->iSlot = -1;
+  pCur->bStepped = 0;
 }
 
 static int cacheClose(sqlite3_vtab_cursor *cur){
@@ -1669,19 +3154,26 @@ static int cacheClose(sqlite3_vtab_cursor *cur){
   return SQLITE_OK;
 }
 
-/* Statement columns: 0 id, 1 key, 2 created, 3 expires, 4 value,
-** 5 last_used, 6 hits, 7 size. */
+/* Read statement columns. */
+#define CACHE_READ_ID       0
+#define CACHE_READ_KEY      1
+#define CACHE_READ_CREATED  2
+#define CACHE_READ_EXPIRES  3
+#define CACHE_READ_VALUE    4
+#define CACHE_READ_SIZE     5
+
 static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
   cache_vtab *p = (cache_vtab*)pCur->base.pVtab;
   int bPoint = (idxNum & (CACHE_IDX_EQ|CACHE_IDX_IN))!=0;
+  int bMore = (idxNum & (CACHE_IDX_MORE|CACHE_IDX_LRU))!=0;
   int bValue = (idxNum & CACHE_IDX_VALUE)!=0;
-  int bLru = (idxNum & CACHE_IDX_LRU)!=0;
-  int iSlot = bPoint | (bValue<<1) | (bLru<<2);
+  int bSize = (idxNum & CACHE_IDX_SIZE)!=0;
+  int iSlot = bPoint | (bMore<<1) | (bValue<<2) | (bSize<<3);
   char *zSql;
   int rc;
+  assert( iSlot<CACHE_NREAD );
   if( pCur->pStmt && pCur->iSlot==iSlot ){
-    sqlite3_reset(pCur->pStmt);
-    return SQLITE_OK;
+    return SQLITE_OK;          /* reset when its last use ended */
   }
   cacheCursorRelease(pCur);
   if( p->aRead[iSlot] && !p->aReadBusy[iSlot] ){
@@ -1690,19 +3182,23 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
     p->aReadBusy[iSlot] = 1;
     return SQLITE_OK;
   }
+  /* The columns not asked for are NULL: positions stay CACHE_READ_*.
+  ** (last_used falls back on created.) */
   zSql = sqlite3_mprintf(
-      "SELECT d.id, d.key, d.created, d.expires, %s, %s FROM %s_data\" d%s%s%s"
-      " WHERE %s(d.expires IS NULL OR d.expires>?2)",
-      bValue ? "d.value" : "NULL",
-      bLru ? "l.last_used, l.hits, l.size" : "NULL, NULL, NULL",
-      p->zQual,
-      bLru ? " JOIN " : "", bLru ? p->zQual : "", bLru ? "_lru\" l ON l.id=d.id" : "",
-      bPoint ? "d.key=?1 AND " : "");
+      "SELECT id, key, %s, %s, %s, %s FROM \"%w\".\"%w_data\""
+      " WHERE %s(expires IS NULL OR expires>?2)",
+      bMore ? "created" : "NULL",
+      bMore ? "expires" : "NULL", bValue ? "value" : "NULL",
+      bSize ? CACHE_SIZE_SQL : "NULL",
+      p->zDb, p->zName, bPoint ? "key=?1 AND " : "");
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v3(p->db, zSql, -1,
            SQLITE_PREPARE_PERSISTENT|SQLITE_PREPARE_NO_VTAB, &pCur->pStmt, 0);
   sqlite3_free(zSql);
-  if( rc ) return cacheDbError(p, rc);
+  if( rc ){
+    acorn_vtab_error(&p->base, "cache: %s", sqlite3_errmsg(p->db));
+    return rc;
+  }
   if( p->aRead[iSlot]==0 ){
     p->aRead[iSlot] = pCur->pStmt;
     p->aReadBusy[iSlot] = 1;
@@ -1722,10 +3218,10 @@ static int cacheCursorAdvance(cache_cursor *pCur){
         pCur->bEof = 1;
         return SQLITE_OK;
       }
-      sqlite3_reset(pCur->pStmt);
+      if( pCur->bStepped ) sqlite3_reset(pCur->pStmt);
       sqlite3_bind_value(pCur->pStmt, 1, pCur->apIn[pCur->iIn++]);
-      sqlite3_bind_int64(pCur->pStmt, 2, pCur->now);
     }
+    pCur->bStepped = 1;
     rc = sqlite3_step(pCur->pStmt);
     if( rc==SQLITE_ROW ){
       pCur->bEof = 0;
@@ -1733,12 +3229,16 @@ static int cacheCursorAdvance(cache_cursor *pCur){
     }
     if( rc!=SQLITE_DONE ){
       sqlite3_reset(pCur->pStmt);
+      pCur->bStepped = 0;
       pCur->bEof = 1;
-      return cacheDbError(p, rc);
+      acorn_vtab_error(&p->base, "cache: %s", sqlite3_errmsg(p->db));
+      return rc;
     }
     if( (pCur->idxNum & (CACHE_IDX_EQ|CACHE_IDX_IN))
-     && (pCur->idxNum & CACHE_IDX_VALUE) ){
-      p->nMissPending++;
+     && (pCur->idxNum & CACHE_IDX_VALUE)
+     && p->ePolicy==CACHE_POLICY_LRU ){
+      cache_vtab *q = p->bStale ? cacheSuccessor(p) : p;
+      if( q && q->pBuf ) q->pBuf->nMissPending++;
     }
     if( !(pCur->idxNum & CACHE_IDX_IN) ){
       pCur->bEof = 1;
@@ -1750,15 +3250,20 @@ static int cacheCursorAdvance(cache_cursor *pCur){
 static int cacheFilter(sqlite3_vtab_cursor *cur, int idxNum,
                        const char *idxStr, int argc, sqlite3_value **argv){
   cache_cursor *pCur = (cache_cursor*)cur;
+  cache_vtab *p = (cache_vtab*)cur->pVtab;
   int rc;
   (void)idxStr; (void)argc;
   cacheCursorFreeIn(pCur);
   pCur->bEof = 1;
+  cacheHeldCheck(p);
   rc = cacheCursorStatement(pCur, idxNum);
   if( rc ) return rc;
   pCur->idxNum = idxNum;
   pCur->now = cacheNowMs();
-  sqlite3_clear_bindings(pCur->pStmt);
+  if( pCur->bStepped ){
+    sqlite3_reset(pCur->pStmt);
+    pCur->bStepped = 0;
+  }
   sqlite3_bind_int64(pCur->pStmt, 2, pCur->now);
   if( idxNum & CACHE_IDX_EQ ){
     if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return SQLITE_OK;
@@ -1791,6 +3296,7 @@ static int cacheNext(sqlite3_vtab_cursor *cur){
   if( pCur->idxNum & CACHE_IDX_EQ ){
     pCur->bEof = 1;
     sqlite3_reset(pCur->pStmt);
+    pCur->bStepped = 0;
     return SQLITE_OK;
   }
   return cacheCursorAdvance(pCur);
@@ -1801,48 +3307,86 @@ static int cacheEof(sqlite3_vtab_cursor *cur){
 }
 
 static int cacheRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
-  *pRowid = sqlite3_column_int64(((cache_cursor*)cur)->pStmt, 0);
+  *pRowid = sqlite3_column_int64(((cache_cursor*)cur)->pStmt, CACHE_READ_ID);
   return SQLITE_OK;
+}
+
+/* The stored recency of entry id: *pbFound, *pMs, *pHits. */
+static int cacheStoredUse(cache_vtab *p, i64 id, int *pbFound, i64 *pMs,
+                          i64 *pHits){
+  cache_op op;
+  int rc;
+  memset(&op, 0, sizeof(op));
+  op.p = p;
+  *pbFound = 0;
+  if( p->iFormat==1 ){
+    sqlite3_stmt *pStmt;
+    rc = cacheStmt(&op, CACHE_STMT_LRU1_READ, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pStmt, 1, id);
+      if( sqlite3_step(pStmt)==SQLITE_ROW ){
+        *pbFound = 1;
+        *pMs = sqlite3_column_int64(pStmt, 0);
+        *pHits = sqlite3_column_int64(pStmt, 1);
+      }
+      rc = cacheOpError(&op, sqlite3_reset(pStmt));
+    }
+  }else{
+    cache_rec r;
+    rc = cacheRecFind(&op, id, &r, pbFound);
+    if( *pbFound ){
+      *pMs = r.ms;
+      *pHits = r.hits;
+    }
+  }
+  return cacheOpFinish(&op, rc);
 }
 
 static int cacheColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   cache_cursor *pCur = (cache_cursor*)cur;
   cache_vtab *p = (cache_vtab*)cur->pVtab;
   sqlite3_stmt *pStmt = pCur->pStmt;
-  cache_touch *pNode;
   if( sqlite3_vtab_nochange(ctx) ) return SQLITE_OK;
   switch( i ){
     case CACHE_COLUMN_KEY:
-      sqlite3_result_value(ctx, sqlite3_column_value(pStmt, 1));
+      sqlite3_result_value(ctx, sqlite3_column_value(pStmt, CACHE_READ_KEY));
       break;
     case CACHE_COLUMN_VALUE:
-      sqlite3_result_value(ctx, sqlite3_column_value(pStmt, 4));
+      sqlite3_result_value(ctx, sqlite3_column_value(pStmt, CACHE_READ_VALUE));
       if( !pCur->bTouched && (pCur->idxNum & CACHE_IDX_VALUE) ){
         pCur->bTouched = 1;
-        cacheTouch(p, sqlite3_column_int64(pStmt, 0), cacheNowMs());
+        cacheTouch(p, sqlite3_column_int64(pStmt, CACHE_READ_ID), pCur->now);
       }
       break;
     case CACHE_COLUMN_SIZE:
-      sqlite3_result_value(ctx, sqlite3_column_value(pStmt, 7));
+      sqlite3_result_value(ctx, sqlite3_column_value(pStmt, CACHE_READ_SIZE));
       break;
     case CACHE_COLUMN_CREATED:
-      sqlite3_result_value(ctx, sqlite3_column_value(pStmt, 2));
+      sqlite3_result_value(ctx, sqlite3_column_value(pStmt, CACHE_READ_CREATED));
       break;
     case CACHE_COLUMN_LAST_USED:
-      pNode = cacheHashFind(p, sqlite3_column_int64(pStmt, 0));
-      if( pNode ){
-        sqlite3_result_int64(ctx, pNode->ms);
-      }else{
-        sqlite3_result_value(ctx, sqlite3_column_value(pStmt, 5));
+    case CACHE_COLUMN_HITS: {
+      /* stored (a record, or none: never used since the set), with this
+      ** connection's buffered uses over it */
+      i64 id = sqlite3_column_int64(pStmt, CACHE_READ_ID);
+      i64 ms = sqlite3_column_int64(pStmt, CACHE_READ_CREATED), nHits = 0;
+      const cache_use *u;
+      int bFound = 0;
+      if( p->ePolicy==CACHE_POLICY_FIFO ){
+        if( i==CACHE_COLUMN_LAST_USED ) sqlite3_result_int64(ctx, ms);
+        break;
       }
+      if( cacheStoredUse(p, id, &bFound, &ms, &nHits) ) return SQLITE_ERROR;
+      u = cacheBufferFind(p->bStale ? 0 : p->pBuf, id);
+      if( u ){
+        ms = u->ms;
+        nHits += u->nHit;
+      }
+      sqlite3_result_int64(ctx, i==CACHE_COLUMN_HITS ? nHits : ms);
       break;
-    case CACHE_COLUMN_HITS:
-      pNode = cacheHashFind(p, sqlite3_column_int64(pStmt, 0));
-      sqlite3_result_int64(ctx, sqlite3_column_int64(pStmt, 6)
-                                + (pNode ? pNode->nHit : 0));
-      break;
+    }
     case CACHE_COLUMN_EXPIRES:
-      sqlite3_result_value(ctx, sqlite3_column_value(pStmt, 3));
+      sqlite3_result_value(ctx, sqlite3_column_value(pStmt, CACHE_READ_EXPIRES));
       break;
     default:
       break;     /* the command column reads as NULL */
@@ -1852,145 +3396,85 @@ static int cacheColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
 
 /* ------------------------------------------------------- writes */
 
+/* Check a set's key, value and expires; the expires as an integer. */
 static int cacheCheckValues(
-  cache_vtab *p, sqlite3_value *pKey, sqlite3_value *pValue,
-  sqlite3_value *pExpires
+  cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
+  sqlite3_value *pExpires, int *pbExpires, i64 *piExpires
 ){
   char *zErr = cacheCheckKey("cache", pKey);
   int e;
   if( zErr ){
-    sqlite3_free(p->base.zErrMsg);
-    p->base.zErrMsg = zErr;
+    sqlite3_free(op->zErr);
+    op->zErr = zErr;
     return SQLITE_ERROR;
   }
   e = sqlite3_value_type(pValue);
   if( e==SQLITE_NULL ){
-    acorn_vtab_error(&p->base,
+    return cacheOpFail(op, SQLITE_ERROR,
         "cache: value must not be NULL; expected BLOB or TEXT");
-    return SQLITE_ERROR;
   }
   if( e!=SQLITE_BLOB && e!=SQLITE_TEXT ){
-    acorn_vtab_error(&p->base, "cache: value must be BLOB or TEXT, got %s",
-                     cacheTypeName(e));
-    return SQLITE_ERROR;
+    return cacheOpFail(op, SQLITE_ERROR,
+        "cache: value must be BLOB or TEXT, got %s", cacheTypeName(e));
   }
   e = sqlite3_value_type(pExpires);
-  if( e!=SQLITE_NULL && e!=SQLITE_INTEGER ){
-    acorn_vtab_error(&p->base, "cache: expires must be an INTEGER (unix ms)"
-                     " or NULL, got %s", cacheTypeName(e));
-    return SQLITE_ERROR;
+  *pbExpires = e!=SQLITE_NULL;
+  if( e!=SQLITE_NULL && !cacheWholeNumber(pExpires, piExpires) ){
+    return cacheOpFail(op, SQLITE_ERROR, "cache: expires must be an INTEGER"
+                       " (unix ms) or NULL, got %s", cacheTypeName(e));
   }
   return SQLITE_OK;
 }
 
-static int cacheCheckSize(cache_vtab *p, const cache_config *pCfg, i64 nSize){
-  if( nSize>pCfg->capacity ){
-    acorn_vtab_error(&p->base,
+static int cacheCheckSize(cache_op *op, i64 nSize){
+  if( nSize>op->cfg.capacity ){
+    return cacheOpFail(op, SQLITE_ERROR,
         "cache: entry of %lld bytes exceeds capacity of %lld bytes",
-        nSize, pCfg->capacity);
-    return SQLITE_ERROR;
+        nSize, op->cfg.capacity);
   }
   return SQLITE_OK;
 }
 
-/* The invariants of the stored table, each a query that returns a row
-** (its message) when broken.  %s is the quoted schema and table name
-** without the closing quote. */
-static const char *const azCacheCheck[] = {
-  "SELECT 'the config table has ' || count(*) || ' rows, not 1'"
-  " FROM %s_config\" HAVING count(*)!=1 OR min(id)!=1",
-  "SELECT 'a counter is out of range: capacity ' || capacity || ', bytes '"
-  " || bytes || ', entries ' || entries || ', seq ' || seq || ', hits ' ||"
-  " hits || ', misses ' || misses || ', evictions ' || evictions ||"
-  " ', expired ' || expired FROM %s_config\" WHERE capacity<1"
-  " OR capacity>4611686018427387904 OR bytes<0 OR entries<0 OR seq<0"
-  " OR hits<0 OR misses<0 OR evictions<0 OR expired<0"
-  " OR typeof(capacity)||typeof(bytes)||typeof(entries)||typeof(seq)"
-  "    !='integerintegerintegerinteger'",
-  "SELECT 'bytes is ' || bytes || ', above the capacity of ' || capacity"
-  " FROM %s_config\" WHERE bytes>capacity",
-  "SELECT 'entries is ' || c.entries || ' but the data table holds ' ||"
-  " (SELECT count(*) FROM %s_data\") || ' rows and the lru table ' ||"
-  " (SELECT count(*) FROM %s_lru\") FROM %s_config\" c WHERE"
-  " c.entries!=(SELECT count(*) FROM %s_data\")"
-  " OR c.entries!=(SELECT count(*) FROM %s_lru\")",
-  "SELECT 'entry ' || d.id || ' has no lru row' FROM %s_data\" d"
-  " WHERE NOT EXISTS(SELECT 1 FROM %s_lru\" l WHERE l.id=d.id) LIMIT 1",
-  "SELECT 'entry ' || d.id || ' has size ' || l.size || ', not the ' ||"
-  " (CASE typeof(d.key) WHEN 'integer' THEN 8"
-  "  ELSE length(CAST(d.key AS BLOB)) END + length(CAST(d.value AS BLOB)))"
-  " || ' bytes of its key and value' FROM %s_data\" d JOIN %s_lru\" l"
-  " ON l.id=d.id WHERE l.size!=CASE typeof(d.key) WHEN 'integer' THEN 8"
-  "  ELSE length(CAST(d.key AS BLOB)) END + length(CAST(d.value AS BLOB))"
-  " LIMIT 1",
-  "SELECT 'bytes is ' || c.bytes || ' but the entries'' sizes sum to ' ||"
-  " (SELECT coalesce(sum(size),0) FROM %s_lru\") FROM %s_config\" c"
-  " WHERE c.bytes!=(SELECT coalesce(sum(size),0) FROM %s_lru\")",
-  "SELECT 'entry ' || id || ' has a key of type ' || typeof(key) ||"
-  " ' and a value of type ' || typeof(value) FROM %s_data\""
-  " WHERE typeof(key) NOT IN ('integer','text','blob')"
-  " OR typeof(value) NOT IN ('text','blob')"
-  " OR typeof(created)!='integer'"
-  " OR typeof(expires) NOT IN ('integer','null') LIMIT 1",
-  "SELECT 'entry ' || id || ' has a bad lru row: used ' || used ||"
-  " ', last_used ' || last_used || ', hits ' || hits FROM %s_lru\""
-  " WHERE hits<0 OR typeof(hits)!='integer' OR typeof(used)!='integer'"
-  " OR typeof(last_used)!='integer' LIMIT 1",
-  "SELECT 'seq ' || c.seq || ' is below an id or a recency in use'"
-  " FROM %s_config\" c WHERE c.seq<(SELECT max(id) FROM %s_data\")"
-  " OR c.seq<(SELECT max(used) FROM %s_lru\")",
-  "SELECT 'the expiry table and the entries'' expires disagree at entry ' ||"
-  " id FROM (SELECT expires, id FROM %s_expiry\" EXCEPT SELECT expires, id"
-  " FROM %s_data\" WHERE expires IS NOT NULL UNION ALL"
-  " SELECT * FROM (SELECT expires, id FROM %s_data\" WHERE expires IS NOT"
-  " NULL EXCEPT SELECT expires, id FROM %s_expiry\")) LIMIT 1",
-};
-
-/* Check every invariant of the stored table.  SQLITE_OK if they hold;
-** SQLITE_CORRUPT_VTAB with *pzErr (sqlite3_free it) naming the first
-** broken one; another code for an error while reading. */
-static int cacheIntegrity(cache_vtab *p, char **pzErr){
-  size_t i;
-  int rc = SQLITE_OK;
-  *pzErr = 0;
-  for(i=0; rc==SQLITE_OK && i<sizeof(azCacheCheck)/sizeof(azCacheCheck[0]); i++){
-    const char *q = p->zQual;
-    sqlite3_stmt *pStmt = 0;
-    char *zSql = sqlite3_mprintf(azCacheCheck[i], q, q, q, q, q, q, q, q);
-    if( zSql==0 ) return SQLITE_NOMEM;
-    rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
-    sqlite3_free(zSql);
-    if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
-      *pzErr = sqlite3_mprintf("cache: integrity_check of \"%w\": %s",
-                               p->zName, sqlite3_column_text(pStmt, 0));
-      rc = *pzErr ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM;
-    }
-    if( rc==SQLITE_OK ){
-      rc = sqlite3_finalize(pStmt);
-    }else{
-      sqlite3_finalize(pStmt);
-    }
-    if( rc!=SQLITE_OK && *pzErr==0 ){
-      *pzErr = sqlite3_mprintf("cache: integrity_check of \"%w\": %s",
-                               p->zName, sqlite3_errmsg(p->db));
-    }
+/* Does a live entry other than idNot have the key?  Its id in *pId. */
+static int cacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot,
+                        i64 *pId){
+  sqlite3_stmt *pStmt;
+  int rc = cacheStmt(op, CACHE_STMT_FIND_LIVE, &pStmt);
+  *pId = 0;
+  if( rc ) return rc;
+  cacheBindKey(pStmt, 1, pKey);
+  sqlite3_bind_int64(pStmt, 2, op->now);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    *pId = sqlite3_column_int64(pStmt, 1);
+    if( *pId==idNot ) *pId = 0;
   }
-  return rc;
+  return cacheOpError(op, sqlite3_reset(pStmt));
+}
+
+/* The end of a write: the config row and the buffer, written. */
+static int cacheOpCommit(cache_op *op, int rc){
+  if( rc==SQLITE_OK && op->cfg.nDead>op->cfg.entries+1024 ){
+    rc = cacheSweep(op);
+  }
+  if( rc==SQLITE_OK ) rc = cacheConfigSave(op);
+  if( rc==SQLITE_OK && op->p->pBuf ) cacheBufferWritten(op->p->pBuf);
+  if( rc ) cacheChunkDropAll(op->p);
+  return cacheOpFinish(op, rc);
 }
 
 static int cacheCommand(cache_vtab *p, sqlite3_value *pCmd,
                         sqlite3_value *pArg){
   const char *zCmd = (const char*)sqlite3_value_text(pCmd);
-  cache_config cfg;
+  cache_op op;
   i64 nCapacity = 0;
   int rc;
   if( zCmd==0 ) return SQLITE_NOMEM;
   if( sqlite3_stricmp(zCmd, "capacity")==0 ){
     int e = sqlite3_value_type(pArg);
     int bBad;
-    if( e==SQLITE_INTEGER ){
-      nCapacity = sqlite3_value_int64(pArg);
-      bBad = nCapacity<1 || nCapacity>CACHE_MAX_CAPACITY;
+    if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ){
+      bBad = !cacheWholeNumber(pArg, &nCapacity)
+          || nCapacity<1 || nCapacity>CACHE_MAX_CAPACITY;
     }else if( e==SQLITE_TEXT ){
       bBad = cacheParseSize((const char*)sqlite3_value_text(pArg), &nCapacity);
     }else{
@@ -2007,6 +3491,9 @@ static int cacheCommand(cache_vtab *p, sqlite3_value *pCmd,
     }
   }else if( sqlite3_stricmp(zCmd, "integrity_check")==0 ){
     char *zErr = 0;
+    rc = cacheOpBegin(&op, p);
+    if( rc==SQLITE_OK ) rc = cacheConfigSync(&op);
+    if( rc ) return cacheOpFinish(&op, rc);
     rc = cacheIntegrity(p, &zErr);
     if( zErr ){
       sqlite3_free(p->base.zErrMsg);
@@ -2019,40 +3506,38 @@ static int cacheCommand(cache_vtab *p, sqlite3_value *pCmd,
                      " are capacity, purge, flush and integrity_check", zCmd);
     return SQLITE_ERROR;
   }
-  rc = cacheConfigLoad(p, &cfg);
-  if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
-  if( rc==SQLITE_OK && nCapacity ) cfg.capacity = nCapacity;
+  rc = cacheOpBegin(&op, p);
+  if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
+  if( rc==SQLITE_OK && nCapacity ) op.cfg.capacity = nCapacity;
   if( rc==SQLITE_OK && sqlite3_stricmp(zCmd, "flush")!=0 ){
-    rc = cacheReclaimExpired(p, &cfg, cacheNowMs());
+    rc = cacheReclaimExpired(&op);
   }
-  if( rc==SQLITE_OK ) rc = cacheEvict(p, &cfg, 0);
-  if( rc==SQLITE_OK ) rc = cacheConfigSave(p, &cfg);
-  if( rc==SQLITE_OK ) cacheFlushDone(p);
-  return rc;
+  if( rc==SQLITE_OK ) rc = cacheEvict(&op, 0);
+  return cacheOpCommit(&op, rc);
 }
 
 static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
                        sqlite3_int64 *pRowid){
   cache_vtab *p = (cache_vtab*)pVtab;
-  cache_config cfg;
-  i64 now = cacheNowMs();
+  int bIgnore = sqlite3_vtab_on_conflict(p->db)==SQLITE_IGNORE;
+  cache_op op;
   int rc, i;
 
   if( argc==1 ){                                   /* DELETE */
-    rc = cacheConfigLoad(p, &cfg);
-    if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
-    if( rc==SQLITE_OK ) rc = cacheDeleteEntry(p, &cfg, sqlite3_value_int64(argv[0]));
-    if( rc==SQLITE_OK ) rc = cacheReclaimExpired(p, &cfg, now);
-    if( rc==SQLITE_OK ) rc = cacheConfigSave(p, &cfg);
-    if( rc==SQLITE_OK ) cacheFlushDone(p);
-    return rc;
+    int bFound = 0;
+    rc = cacheOpBegin(&op, p);
+    if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
+    if( rc==SQLITE_OK ) rc = cacheDeleteEntry(&op, sqlite3_value_int64(argv[0]),
+                                              &bFound);
+    if( rc==SQLITE_OK ) rc = cacheReclaimExpired(&op);
+    return cacheOpCommit(&op, rc);
   }
 
   if( sqlite3_value_type(argv[0])==SQLITE_NULL ){   /* INSERT */
     sqlite3_value *pKey = argv[2+CACHE_COLUMN_KEY];
     sqlite3_value *pValue = argv[2+CACHE_COLUMN_VALUE];
-    sqlite3_value *pExpires = argv[2+CACHE_COLUMN_EXPIRES];
-    i64 nSize;
+    i64 nSize, iExpires = 0, idLive = 0;
+    int bExpires = 0;
     if( sqlite3_value_type(argv[2+CACHE_COLUMN_COMMAND])!=SQLITE_NULL ){
       return cacheCommand(p, argv[2+CACHE_COLUMN_COMMAND], pValue);
     }
@@ -2067,18 +3552,27 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
         return SQLITE_ERROR;
       }
     }
-    rc = cacheCheckValues(p, pKey, pValue, pExpires);
-    if( rc ) return rc;
+    memset(&op, 0, sizeof(op));
+    op.p = p;
+    rc = cacheCheckValues(&op, pKey, pValue, argv[2+CACHE_COLUMN_EXPIRES],
+                          &bExpires, &iExpires);
+    if( rc ) return cacheOpFinish(&op, rc);
     nSize = cacheBytes(p->bUtf16, pKey) + cacheBytes(p->bUtf16, pValue);
-    rc = cacheConfigLoad(p, &cfg);
-    if( rc==SQLITE_OK ) rc = cacheCheckSize(p, &cfg, nSize);
-    if( rc==SQLITE_OK ) rc = cacheFlushWrite(p, &cfg);
-    if( rc==SQLITE_OK ){
-      rc = cacheSet(p, &cfg, pKey, pValue, pExpires, nSize, now, 0, now, pRowid);
+    rc = cacheOpBegin(&op, p);
+    if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, nSize);
+    if( rc==SQLITE_OK && bIgnore ){
+      rc = cacheLiveKey(&op, pKey, 0, &idLive);
+      if( rc==SQLITE_OK && idLive ){
+        *pRowid = idLive;       /* OR IGNORE: the stored entry stays */
+        return cacheOpFinish(&op, SQLITE_OK);
+      }
     }
-    if( rc==SQLITE_OK ) rc = cacheConfigSave(p, &cfg);
-    if( rc==SQLITE_OK ) cacheFlushDone(p);
-    return rc;
+    if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
+    if( rc==SQLITE_OK ){
+      rc = cacheSet(&op, pKey, pValue, bExpires, iExpires, nSize, op.now, 0,
+                    pRowid);
+    }
+    return cacheOpCommit(&op, rc);
   }
 
   /* UPDATE: a set that keeps created and hits. */
@@ -2086,7 +3580,8 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     i64 idOld = sqlite3_value_int64(argv[0]);
     sqlite3_value *pOldKey = 0, *pOldValue = 0, *pOldExpires = 0;
     sqlite3_value *pKey, *pValue, *pExpires;
-    i64 iCreated = now, nHits = 0, nSize;
+    i64 iCreated = 0, nHits = 0, nSize, iExpires = 0;
+    int bExpires = 0;
     sqlite3_stmt *pStmt;
     if( !sqlite3_value_nochange(argv[1])
      && sqlite3_value_int64(argv[1])!=idOld ){
@@ -2108,69 +3603,66 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     }
     /* Whatever can refuse the UPDATE is checked before the first write:
     ** SQLite opens no statement journal for a one-row change of a virtual
-    ** table, so inside a transaction a write made before the error would
-    ** stay.  The row's hits read here lack this connection's buffered uses
-    ** of it, which are added before the flush writes them. */
-    rc = cacheConfigLoad(p, &cfg);
-    if( rc==SQLITE_OK ) rc = cacheStmt(p, CACHE_STMT_ROW, &pStmt);
-    if( rc ) return rc;
+    ** table, so inside a transaction a write made before an error would
+    ** stay.  The hits kept are the stored ones plus this connection's
+    ** buffered uses of the entry, written just before the set. */
+    rc = cacheOpBegin(&op, p);
+    if( rc==SQLITE_OK ) rc = cacheStmt(&op, CACHE_STMT_ROW, &pStmt);
+    if( rc ) return cacheOpCommit(&op, rc);
     sqlite3_bind_int64(pStmt, 1, idOld);
-    rc = sqlite3_step(pStmt);
-    if( rc==SQLITE_ROW ){
+    if( sqlite3_step(pStmt)==SQLITE_ROW ){
       pOldKey = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
       pOldValue = sqlite3_value_dup(sqlite3_column_value(pStmt, 1));
       iCreated = sqlite3_column_int64(pStmt, 2);
       pOldExpires = sqlite3_value_dup(sqlite3_column_value(pStmt, 3));
-      nHits = sqlite3_column_int64(pStmt, 4);
-      rc = SQLITE_OK;
       if( pOldKey==0 || pOldValue==0 || pOldExpires==0 ) rc = SQLITE_NOMEM;
-    }else if( rc==SQLITE_DONE ){
-      rc = SQLITE_OK;
     }
-    sqlite3_reset(pStmt);
+    if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt);
+    else sqlite3_reset(pStmt);
+    rc = cacheOpError(&op, rc);
+    if( rc==SQLITE_OK && pOldKey && op.cfg.ePolicy==CACHE_POLICY_LRU ){
+      cache_rec r;
+      const cache_use *u = cacheBufferFind(p->pBuf, idOld);
+      int bFound = 0;
+      rc = cacheRecFind(&op, idOld, &r, &bFound);
+      if( bFound ) nHits = r.hits;
+      if( u ) nHits += u->nHit;
+    }
     if( rc==SQLITE_OK && pOldKey==0 ){
-      /* The row went away under the statement: nothing to update but
-      ** the flush. */
-      rc = cacheFlushWrite(p, &cfg);
-      if( rc==SQLITE_OK ) rc = cacheConfigSave(p, &cfg);
-      if( rc==SQLITE_OK ) cacheFlushDone(p);
-      return rc;
-    }
-    if( rc==SQLITE_OK ){
+      /* the row went away under the statement: nothing to update but the
+      ** flush (every write flushes) */
+      rc = cacheFlushWrite(&op);
+    }else if( rc==SQLITE_OK ){
+      i64 idOther = 0, idNew = 0;
       pKey = sqlite3_value_nochange(argv[2+CACHE_COLUMN_KEY])
                ? pOldKey : argv[2+CACHE_COLUMN_KEY];
       pValue = sqlite3_value_nochange(argv[2+CACHE_COLUMN_VALUE])
                ? pOldValue : argv[2+CACHE_COLUMN_VALUE];
       pExpires = sqlite3_value_nochange(argv[2+CACHE_COLUMN_EXPIRES])
                ? pOldExpires : argv[2+CACHE_COLUMN_EXPIRES];
-      rc = cacheCheckValues(p, pKey, pValue, pExpires);
+      rc = cacheCheckValues(&op, pKey, pValue, pExpires, &bExpires, &iExpires);
       nSize = cacheBytes(p->bUtf16, pKey) + cacheBytes(p->bUtf16, pValue);
-      if( rc==SQLITE_OK ) rc = cacheCheckSize(p, &cfg, nSize);
-      if( rc==SQLITE_OK ){
-        cache_touch *pNode = cacheHashFind(p, idOld);
-        if( pNode ) nHits += pNode->nHit;
-        rc = cacheFlushWrite(p, &cfg);
+      if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, nSize);
+      if( rc==SQLITE_OK && pKey!=pOldKey && bIgnore ){
+        rc = cacheLiveKey(&op, pKey, idOld, &idOther);
       }
-      /* Same key: cacheSet() rewrites the entry in place, keeping its id.
-      ** A new key: the old entry goes, the new key is set (replacing any
-      ** entry that had it). */
-      if( rc==SQLITE_OK && pKey!=pOldKey ){
-        rc = cacheDeleteEntry(p, &cfg, idOld);
+      /* The old entry goes; the key is set anew (replacing any entry that
+      ** had the new key), keeping created and hits.  OR IGNORE skips a row
+      ** whose new key another live entry has. */
+      if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
+      if( rc==SQLITE_OK && idOther==0 ){
+        int bFound = 0;
+        rc = cacheDeleteEntry(&op, idOld, &bFound);
+        if( rc==SQLITE_OK ){
+          rc = cacheSet(&op, pKey, pValue, bExpires, iExpires, nSize,
+                        iCreated, nHits, &idNew);
+        }
       }
-      if( rc==SQLITE_OK ){
-        i64 idNew;
-        rc = cacheSet(p, &cfg, pKey, pValue, pExpires, nSize, iCreated, nHits,
-                      now, &idNew);
-      }
-      if( rc==SQLITE_OK ) rc = cacheConfigSave(p, &cfg);
-      if( rc==SQLITE_OK ) cacheFlushDone(p);
-    }else{
-      cacheDbError(p, rc);
     }
     sqlite3_value_free(pOldKey);
     sqlite3_value_free(pOldValue);
     sqlite3_value_free(pOldExpires);
-    return rc;
+    return cacheOpCommit(&op, rc);
   }
 }
 
@@ -2181,8 +3673,16 @@ static int cacheIntegrityMethod(sqlite3_vtab *pVtab, const char *zSchema,
                                 const char *zTabName, int mFlags,
                                 char **pzErr){
   cache_vtab *p = (cache_vtab*)pVtab;
+  cache_op op;
   int rc;
   (void)zSchema; (void)zTabName; (void)mFlags;
+  memset(&op, 0, sizeof(op));
+  op.p = p;
+  rc = cacheConfigSync(&op);     /* the checks read the row */
+  if( rc ){
+    *pzErr = op.zErr;
+    return rc;
+  }
   rc = cacheIntegrity(p, pzErr);
   return rc==SQLITE_CORRUPT_VTAB ? SQLITE_OK : rc;
 }
@@ -2222,102 +3722,83 @@ static sqlite3_module cacheModule = {
 #endif
 };
 
-/* ------------------------------------------------------- cache_read */
+/* ------------------------------------------------------- cache_read, _stats */
 
-/* cache_read is done with p: if SQLite disconnected it meanwhile, do it
-** now. */
-static void cacheUseEnd(cache_vtab *p){
-  int bGone = p->bInUse==2;
-  p->bInUse = 0;
-  if( bGone ) cacheDisconnect(&p->base);
+/* The cache table named zTab on db, with its config row read into op->cfg
+** (op is begun for it).  An instance found out of date (another connection
+** dropped the table, or dropped and created it again) is marked stale and
+** the name looked up once more.  0 with op->zErr if there is none. */
+static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
+                                const char *zWho, cache_op *op){
+  int i, rc = SQLITE_OK;
+  memset(op, 0, sizeof(*op));
+  for(i=0; i<2; i++){
+    cache_vtab *p = zTab ? cacheFind(db, zTab) : 0;
+    if( p==0 ) break;
+    sqlite3_free(op->zErr);
+    memset(op, 0, sizeof(*op));
+    op->p = p;
+    op->zWho = zWho;
+    op->now = cacheNowMs();
+    cacheHeldCheck(p);
+    rc = cacheConfigLoad(op);
+    if( rc==SQLITE_OK && !p->bStale ) return p;
+    if( rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR ) return 0;
+    cacheSetStale(p);         /* gone or another table: look again */
+  }
+  /* no such table now, or still another one after looking again */
+  sqlite3_free(op->zErr);
+  op->zErr = sqlite3_mprintf("%s: no such cache table: %Q", zWho, zTab);
+  return 0;
 }
-
-static void cacheRead(sqlite3_context*, sqlite3_value**, cache_vtab**);
 
 static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  cache_vtab *pUsed = 0;
-  (void)argc;
-  cacheRead(ctx, argv, &pUsed);
-  if( pUsed ) cacheUseEnd(pUsed);
-}
-
-/* The body of cache_read; *ppUsed is the instance it uses, marked so. */
-static void cacheRead(sqlite3_context *ctx, sqlite3_value **argv,
-                      cache_vtab **ppUsed){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   const char *zTab = (const char*)sqlite3_value_text(argv[0]);
   cache_vtab *p;
+  cache_op op;
   sqlite3_stmt *pStmt;
   sqlite3_blob *pBlob = 0;
   char *zErr, *zData;
-  i64 iOff, nLen, id = 0, nTotal, now;
+  i64 iOff, nLen, id = 0, nTotal;
   unsigned char *aBuf;
-  int rc, i;
+  int rc;
+  (void)argc;
   zErr = cacheCheckKey("cache_read", argv[1]);
   if( zErr ){
     sqlite3_result_error(ctx, zErr, -1);
     sqlite3_free(zErr);
     return;
   }
-  if( sqlite3_value_type(argv[2])!=SQLITE_INTEGER
-   || (iOff = sqlite3_value_int64(argv[2]))<0 ){
+  if( !cacheWholeNumber(argv[2], &iOff) || iOff<0 ){
     acorn_result_error(ctx, "cache_read: offset must be a non-negative integer");
     return;
   }
-  if( sqlite3_value_type(argv[3])!=SQLITE_INTEGER
-   || (nLen = sqlite3_value_int64(argv[3]))<0 ){
+  if( !cacheWholeNumber(argv[3], &nLen) || nLen<0 ){
     acorn_result_error(ctx, "cache_read: length must be a non-negative integer");
     return;
   }
-  now = cacheNowMs();
-  for(i=0; ; i++){
-    i64 uid = 0;
-    p = zTab ? cacheFind(db, zTab) : 0;
-    if( p==0 ){
-      acorn_result_error(ctx, "cache_read: no such cache table: %Q", zTab);
-      return;
-    }
-    p->bInUse = 1;
-    *ppUsed = p;
-    rc = cacheStmt(p, CACHE_STMT_FIND_LIVE, &pStmt);
-    if( rc==SQLITE_OK ){
-      sqlite3_bind_value(pStmt, 1, argv[1]);
-      sqlite3_bind_int64(pStmt, 2, now);
-      rc = sqlite3_step(pStmt);
-      if( rc==SQLITE_ROW ){
-        uid = sqlite3_column_int64(pStmt, 0);
-        id = sqlite3_column_int64(pStmt, 1);
-      }
-      rc = sqlite3_reset(pStmt);
-    }
-    sqlite3_free(p->base.zErrMsg);
-    p->base.zErrMsg = 0;
-    if( i>0 || (rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR)
-     || (rc==SQLITE_OK && (p->uid<0 || uid==p->uid)) ){
-      break;
-    }
-    /* Another connection changed the schema since p was connected, and
-    ** the table under this name is gone or is another one: p is done
-    ** with.  Look again (which connects the table if there is one). */
-    pthread_mutex_lock(&gCacheMutex);
-    p->bStale = 1;
-    pthread_mutex_unlock(&gCacheMutex);
-    cacheBufferDrop(p);
-    *ppUsed = 0;
-    cacheUseEnd(p);
-    id = 0;
-  }
-  if( rc==SQLITE_NOMEM ){
-    /* from cacheStmt(), which leaves no message on db */
-    sqlite3_result_error_nomem(ctx);
-    return;
+  p = cacheResolve(db, zTab, "cache_read", &op);
+  rc = p ? cacheStmt(&op, CACHE_STMT_FIND_LIVE, &pStmt) : SQLITE_ERROR;
+  if( rc==SQLITE_OK ){
+    cacheBindKey(pStmt, 1, argv[1]);
+    sqlite3_bind_int64(pStmt, 2, op.now);
+    if( sqlite3_step(pStmt)==SQLITE_ROW ) id = sqlite3_column_int64(pStmt, 1);
+    rc = cacheOpError(&op, sqlite3_reset(pStmt));
   }
   if( rc ){
-    acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(db));
+    if( rc==SQLITE_NOMEM ){
+      sqlite3_result_error_nomem(ctx);
+    }else if( op.zErr ){
+      sqlite3_result_error(ctx, op.zErr, -1);
+    }else{
+      sqlite3_result_error_code(ctx, rc);
+    }
+    sqlite3_free(op.zErr);
     return;
   }
   if( id==0 ){
-    p->nMissPending++;
+    if( p->ePolicy==CACHE_POLICY_LRU && p->pBuf ) p->pBuf->nMissPending++;
     return;                              /* NULL */
   }
   zData = sqlite3_mprintf("%s_data", p->zName);
@@ -2357,10 +3838,8 @@ static void cacheRead(sqlite3_context *ctx, sqlite3_value **argv,
     sqlite3_result_blob64(ctx, aBuf, (sqlite3_uint64)nLen, sqlite3_free);
   }
   sqlite3_blob_close(pBlob);
-  cacheTouch(p, id, now);
+  cacheTouch(p, id, op.now);
 }
-
-/* ------------------------------------------------------- cache_stats */
 
 #define CACHE_STATS_NCOL   7
 #define CACHE_STATS_TABLE  7     /* the hidden argument column */
@@ -2375,6 +3854,7 @@ typedef struct cache_stats_cursor cache_stats_cursor;
 struct cache_stats_cursor {
   sqlite3_vtab_cursor base;
   i64 a[CACHE_STATS_NCOL];
+  int bFifo;            /* hits and misses are not counted: NULL */
   char *zTable;
   int bEof;
 };
@@ -2445,49 +3925,30 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
   cache_stats_cursor *pCur = (cache_stats_cursor*)cur;
   cache_stats_vtab *pTab = (cache_stats_vtab*)cur->pVtab;
   const char *zTab;
+  const cache_buffer *b;
   cache_vtab *p;
-  cache_config cfg;
-  int rc, i;
+  cache_op op;
   (void)idxNum; (void)idxStr;
   pCur->bEof = 1;
   sqlite3_free(pCur->zTable);
   pCur->zTable = 0;
   if( argc<1 ) return SQLITE_OK;
   zTab = (const char*)sqlite3_value_text(argv[0]);
-  for(i=0; ; i++){
-    p = zTab ? cacheFind(pTab->db, zTab) : 0;
-    if( p==0 ){
-      acorn_vtab_error(cur->pVtab, "cache_stats: no such cache table: %Q", zTab);
-      return SQLITE_ERROR;
-    }
-    rc = cacheConfigLoad(p, &cfg);
-    if( i>0 || (rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR)
-     || (rc==SQLITE_OK && !p->bStale) ){
-      break;
-    }
-    /* The table under this name is gone or is another one (changed by
-    ** another connection): p is done with.  Look again. */
-    pthread_mutex_lock(&gCacheMutex);
-    p->bStale = 1;
-    pthread_mutex_unlock(&gCacheMutex);
-    cacheBufferDrop(p);
-    sqlite3_free(p->base.zErrMsg);
-    p->base.zErrMsg = 0;
+  p = cacheResolve(pTab->db, zTab, "cache_stats", &op);
+  if( p==0 ){
+    sqlite3_free(cur->pVtab->zErrMsg);
+    cur->pVtab->zErrMsg = op.zErr;
+    return op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
-  if( rc ){
-    acorn_vtab_error(cur->pVtab, "cache_stats: %s",
-                     p->base.zErrMsg ? p->base.zErrMsg : sqlite3_errstr(rc));
-    sqlite3_free(p->base.zErrMsg);
-    p->base.zErrMsg = 0;
-    return rc;
-  }
-  pCur->a[0] = cfg.capacity;
-  pCur->a[1] = cfg.entries;
-  pCur->a[2] = cfg.bytes;
-  pCur->a[3] = cfg.hits + p->nHitPending;
-  pCur->a[4] = cfg.misses + p->nMissPending;
-  pCur->a[5] = cfg.evictions;
-  pCur->a[6] = cfg.expired;
+  b = p->pBuf;
+  pCur->a[0] = op.cfg.capacity;
+  pCur->a[1] = op.cfg.entries;
+  pCur->a[2] = op.cfg.bytes;
+  pCur->a[3] = op.cfg.hits + (b ? b->nHitPending + b->nHitLoose : 0);
+  pCur->a[4] = op.cfg.misses + (b ? b->nMissPending : 0);
+  pCur->a[5] = op.cfg.evictions;
+  pCur->a[6] = op.cfg.expired;
+  pCur->bFifo = op.cfg.ePolicy==CACHE_POLICY_FIFO;
   pCur->zTable = sqlite3_mprintf("%s", zTab);
   if( pCur->zTable==0 ) return SQLITE_NOMEM;
   pCur->bEof = 0;
@@ -2506,10 +3967,10 @@ static int cacheStatsEof(sqlite3_vtab_cursor *cur){
 static int cacheStatsColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
                             int i){
   cache_stats_cursor *pCur = (cache_stats_cursor*)cur;
-  if( i<CACHE_STATS_NCOL ){
-    sqlite3_result_int64(ctx, pCur->a[i]);
-  }else{
+  if( i>=CACHE_STATS_NCOL ){
     sqlite3_result_text(ctx, pCur->zTable, -1, SQLITE_TRANSIENT);
+  }else if( !(pCur->bFifo && (i==3 || i==4)) ){
+    sqlite3_result_int64(ctx, pCur->a[i]);
   }
   return SQLITE_OK;
 }

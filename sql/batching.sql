@@ -1,7 +1,8 @@
 -- Rows per transaction (1 is autocommit) times how each insert reaches
 -- SQLite: prepared once and re-bound, prepared again for every insert, or
--- SQL text with literal values through sqlite3_exec (the per-call costs the
--- go-sqlite3 changes in the seeds remove).  Runs capped at 5 seconds.
+-- SQL text with literal values through sqlite3_exec: what a statement costs
+-- next to a commit (the kind of per-statement cost that two proposed changes
+-- to the Go driver mattn/go-sqlite3 remove).  Runs capped at 5 seconds.
 --   sqlite3 < sql/batching.sql         (from the project root; ~20 s)
 .load ./dist/acorn
 .mode box

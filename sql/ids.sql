@@ -1,7 +1,8 @@
--- Experiment 2 of the seed: the primary key's type.  integer is a rowid
--- table; the others are TEXT or BLOB keys of WITHOUT ROWID tables.  Run with
--- the seed's small rows (content 12 bytes) and with 1000-byte rows, where
--- the key's order matters more.  Ids are made before the clock starts.
+-- What does the primary key's type cost?  integer is a rowid table; the
+-- others are TEXT or BLOB keys of WITHOUT ROWID tables, as the same Go
+-- benchmark compares them (docs/bench_insert.md).  Run with its small rows
+-- (content 12 bytes) and with 1000-byte rows, where the key's order matters
+-- more.  Ids are made before the clock starts.
 --   sqlite3 < sql/ids.sql              (from the project root; ~40 s)
 .load ./dist/acorn
 .mode box

@@ -1,7 +1,8 @@
--- Journal modes times synchronous, with normal and exclusive locking, as
--- squirrel's benchmark and notes vary them ("a delete journal is almost as
--- fast as WAL only with exclusive locking").  Each run is capped at 2
--- seconds: slow fsync-bound combinations report what they wrote by then.
+-- Journal modes times synchronous, with normal and exclusive locking.  The
+-- notes of squirrel, a Go cache stored in SQLite, say "journal mode delete
+-- is almost as fast as WAL but only if the locking mode is exclusive": this
+-- checks it.  Each run is capped at 2 seconds: slow fsync-bound
+-- combinations report what they wrote by then.
 --   sqlite3 < sql/journals.sql         (from the project root; ~1 min)
 .load ./dist/acorn
 .mode box

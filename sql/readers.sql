@@ -1,6 +1,7 @@
 -- One writer and 0 to 4 reader threads, each with its own connection,
--- running point SELECTs by id on the same table while the writer runs (the
--- seeds' parallel-query concern).  WAL lets readers and the writer overlap.
+-- running point SELECTs by id on the same table while the writer runs: what
+-- do reads beside the writer cost it?  WAL lets readers and the writer
+-- overlap.
 --   sqlite3 < sql/readers.sql          (from the project root; ~15 s)
 .load ./dist/acorn
 .mode box

@@ -1,6 +1,8 @@
--- Experiment 1 of the seed: 1, 2, 4 and 16 writer threads, each with its own
--- connection, with and without an application mutex around every insert.
--- WAL, synchronous=NORMAL (as go-sqlite3 sets it), busy_timeout=1000.
+-- Does more than one writer help?  1, 2, 4 and 16 writer threads, each with
+-- its own connection, with and without an application mutex around every
+-- insert, as a Go benchmark of SQLite drivers asks with 1, 2, 4 and 16
+-- goroutines and a sync.Mutex (docs/bench_insert.md).  WAL,
+-- synchronous=NORMAL, busy_timeout=1000.
 --   sqlite3 < sql/writers.sql          (from the project root; ~10 s)
 .load ./dist/acorn
 .mode box

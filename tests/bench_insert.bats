@@ -88,7 +88,7 @@ SELECT * FROM bench_insert WHERE rows=20 AND $W AND dir='$D';"
   assert_dir_empty "$D"
 }
 
-@test "the seed's eight id types run in the documented order, keys of the right type" {
+@test "the eight id types run in the documented order, keys of the right type" {
   run bi "SELECT id, rows_written FROM bench_insert
  WHERE id IN ('uuid8_blob','uuid8_text','uuid7_blob','uuid7_text','uuid4_blob',
               'uuid4_text','shortid','integer') AND rows=30 AND $W AND dir='$D';"
@@ -433,16 +433,22 @@ INSERT INTO t VALUES (1);"
   assert_dir_empty "$D"
 }
 
-# explain_script NAME: sql/NAME.sql with every SELECT only prepared (EXPLAIN),
-# so no benchmark runs, and acorn loaded from this build.
+# explain_script NAME: sql/NAME.sql with every statement that starts with
+# SELECT only prepared (EXPLAIN), so no benchmark runs, and acorn loaded from
+# this build.  A SELECT line inside a statement (after UNION ALL) is left.
 explain_script() {
-  sed -e 's/^SELECT/EXPLAIN SELECT/' -e "s|^\\.load .*|.load $ACORN|" "$ROOT/sql/$1.sql" \
-    | wrap sqlite3 -batch -bail :memory: >/dev/null
+  awk -v acorn="$ACORN" '
+    /^\.load / { print ".load " acorn; next }
+    start && /^SELECT/ { $0 = "EXPLAIN " $0 }
+    { print }
+    /^\./ || /^--/ || /;[ \t]*$/ { start = 1; next }
+    /[^ \t]/ { start = 0 }
+  ' start=1 "$ROOT/sql/$1.sql" | wrap sqlite3 -batch -bail :memory: >/dev/null
 }
 
 @test "the SQL scripts in sql/ are valid and name only real columns" {
   local f
-  for f in writers ids journals batching readers; do
+  for f in writers ids journals batching readers own; do
     run explain_script "$f"
     assert_success
   done
@@ -501,25 +507,35 @@ delete"
   assert_dir_empty "${ok}x"
 }
 
+# sql_cmd: SQLCMD=(the sqlite3 command line as wrap would run it: plain,
+# preloaded or in valgrind), for callers that exec it or hand it to timeout.
+sql_cmd() {
+  if [ -n "${ACORN_VALGRIND:-}" ]; then
+    SQLCMD=(valgrind -q --error-exitcode=97 --leak-check=full
+      --errors-for-leak-kinds=definite --show-leak-kinds=definite
+      "--log-file=$BATS_TEST_TMPDIR/report.valgrind.%p" sqlite3 -batch -bail :memory:)
+  elif [ -n "${ACORN_PRELOAD:-}" ]; then
+    SQLCMD=(env "LD_PRELOAD=$ACORN_PRELOAD"
+      "ASAN_OPTIONS=${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan"
+      "UBSAN_OPTIONS=${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan"
+      sqlite3 -batch -bail :memory:)
+  else
+    SQLCMD=(sqlite3 -batch -bail :memory:)
+  fi
+}
+
 # start_sql SQL: run SQL in sqlite3 with acorn loaded, in the background, as
-# wrap would (plain, preloaded or in valgrind) but exec'd, so that $! is
-# the sqlite3 (or valgrind) process itself.  Output in $BATS_TEST_TMPDIR/out.
+# wrap would, exec'd so that $! is the sqlite3 (or valgrind) process itself;
+# with IGNORE_SIG set, that signal is ignored (SIG_IGN) from the start.
+# Output in $BATS_TEST_TMPDIR/out.
 start_sql() {
   local in="$BATS_TEST_TMPDIR/script.sql" out="$BATS_TEST_TMPDIR/out"
   printf '.load %s\n%s\n' "$ACORN" "$1" > "$in"
-  if [ -n "${ACORN_VALGRIND:-}" ]; then
-    valgrind -q --error-exitcode=97 --leak-check=full \
-      --errors-for-leak-kinds=definite --show-leak-kinds=definite \
-      --log-file="$BATS_TEST_TMPDIR/report.valgrind.%p" \
-      sqlite3 -batch -bail :memory: < "$in" > "$out" 2>&1 &
-  elif [ -n "${ACORN_PRELOAD:-}" ]; then
-    LD_PRELOAD="$ACORN_PRELOAD" \
-    ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan" \
-    UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan" \
-      sqlite3 -batch -bail :memory: < "$in" > "$out" 2>&1 &
-  else
-    sqlite3 -batch -bail :memory: < "$in" > "$out" 2>&1 &
-  fi
+  sql_cmd
+  (
+    [ -z "${IGNORE_SIG:-}" ] || trap '' "$IGNORE_SIG"
+    exec "${SQLCMD[@]}" < "$in" > "$out" 2>&1
+  ) &
 }
 
 # wait_for_file GLOB: wait (up to 60 s) until a file matching GLOB exists.
@@ -591,5 +607,482 @@ PY
   [ "$output" = "held" ] || fail "the lock holder failed: $output"
   [ "$status" -eq 0 ] || fail "sqlite3 failed: $(cat "$BATS_TEST_TMPDIR/out")"
   [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1|1" ] || fail "got $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+}
+
+# A query that runs for minutes without acorn, to compare exit statuses.
+LONG_PLAIN="WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x<1e12) SELECT count(*) FROM s;"
+
+@test "SIGTERM from timeout(1) mid-run leaves no scratch file and the exit status it gives without acorn" {
+  local t=0.5 spec threads journal plain plain_kept
+  [ -z "${ACORN_VALGRIND:-}${ACORN_PRELOAD:-}" ] || t=5
+  sql_cmd
+  run timeout -s TERM "$t" "${SQLCMD[@]}" "$LONG_PLAIN"
+  plain=$status
+  run timeout --preserve-status -s TERM "$t" "${SQLCMD[@]}" "$LONG_PLAIN"
+  plain_kept=$status
+  [ "$plain" -eq 124 ] && [ "$plain_kept" -eq 143 ]
+  for spec in "1 delete" "3 wal"; do
+    read -r threads journal <<< "$spec"
+    # a long busy_timeout: slow builds starve a writer of the lock for more
+    # than the default second; a signal ends the wait anyway
+    local q="SELECT rows_written FROM bench_insert WHERE rows=10000000 AND seconds=120
+   AND threads=$threads AND journal='$journal' AND busy_timeout=60000 AND $W AND dir='$D';"
+    run timeout -s TERM "$t" "${SQLCMD[@]}" ".load $ACORN" "$q"
+    [ "$status" -eq "$plain" ] || fail "threads=$threads: status $status, output: $output"
+    [ -z "$output" ] || fail "threads=$threads: output $output"
+    assert_dir_empty "$D"
+    run timeout --preserve-status -s TERM "$t" "${SQLCMD[@]}" ".load $ACORN" "$q"
+    [ "$status" -eq "$plain_kept" ] || fail "threads=$threads: status $status, output: $output"
+    assert_dir_empty "$D"
+  done
+}
+
+# kill_mid_run SIGNAL... : start a long run, wait until its scratch database
+# is there, send each SIGNAL (1 ms apart); sets status to the exit status.
+kill_mid_run() {
+  local pid i s
+  start_sql "SELECT rows_written FROM bench_insert WHERE rows=10000000 AND seconds=120
+               AND threads=${THREADS:-1} AND busy_timeout=60000 AND $W AND dir='$D';"
+  pid=$!
+  wait_for_file "$D/acorn-bench-*.db-wal"
+  sleep 0.2
+  for s in "$@"; do kill -"$s" "$pid" 2>/dev/null || true; sleep 0.001; done
+  for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  status=0
+  wait "$pid" || status=$?
+}
+
+@test "SIGTERM and SIGHUP with their default action: the run stops, its files go, the process dies of the signal" {
+  THREADS=1 kill_mid_run TERM
+  [ "$status" -eq 143 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+  THREADS=3 kill_mid_run HUP
+  [ "$status" -eq 129 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+  # a second SIGTERM before the run has cleaned up: the handler removes
+  # the files itself
+  THREADS=2 kill_mid_run TERM TERM
+  [ "$status" -eq 143 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+  [ ! -s "$BATS_TEST_TMPDIR/out" ]
+}
+
+@test "an ignored SIGTERM stays ignored: the run goes on to its end" {
+  local pid status
+  IGNORE_SIG=TERM start_sql "SELECT rows_written > 0, elapsed >= 0.5 FROM bench_insert
+ WHERE rows=10000000 AND seconds=0.5 AND $W AND dir='$D';"
+  pid=$!
+  wait_for_file "$D/acorn-bench-*.db-wal"
+  kill -TERM "$pid"
+  status=0
+  wait "$pid" || status=$?
+  [ "$status" -eq 0 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
+  [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1" ]
+  assert_dir_empty "$D"
+}
+
+# signal_host MODE SIGNAL: /usr/bin/python3 (Debian's, which loads
+# extensions) sets SIGNAL to MODE (dfl: the default action; host: a handler
+# of its own that records the signal), starts a 0.5 s run, and sends itself
+# SIGNAL 0.2 s in.  Prints the run's row and what its handler saw.
+signal_host() {
+  /usr/bin/python3 - "$ROOT/dist/acorn" "$1" "$2" "$D" <<'PY'
+import os, signal, sqlite3, sys, threading
+ext, mode, name, d = sys.argv[1:]
+sig = getattr(signal, name)
+seen = []
+if mode == "dfl":
+    signal.signal(sig, signal.SIG_DFL)
+else:
+    signal.signal(sig, lambda s, f: seen.append(s))
+db = sqlite3.connect(":memory:")
+db.enable_load_extension(True)
+db.load_extension(ext)
+threading.Timer(0.2, lambda: os.kill(os.getpid(), sig)).start()
+row = db.execute("SELECT rows_written > 0, elapsed >= 0.5 FROM bench_insert"
+                 " WHERE rows=10000000 AND seconds=0.5 AND synchronous='off'"
+                 " AND dir=?", (d,)).fetchone()
+print(row, "handled", seen)
+PY
+}
+
+@test "a host's own signal handler is called, and only it: the run goes on; without one, SIGINT ends the process" {
+  run signal_host host SIGTERM
+  assert_success
+  assert_output "(1, 1) handled [15]"
+  assert_dir_empty "$D"
+  run signal_host host SIGINT
+  assert_success
+  assert_output "(1, 1) handled [2]"
+  assert_dir_empty "$D"
+  run signal_host dfl SIGINT
+  [ "$status" -eq 130 ] || fail "status $status: $output"
+  [ -z "$output" ]
+  assert_dir_empty "$D"
+}
+
+@test "a run that writes no row reports NULL rates and latencies, not 0" {
+  # seconds ends before the first transaction: one nanosecond
+  run bi "SELECT threads, readers, rows_written, elapsed >= 0, quote(writes_per_sec), quote(ns_per_write),
+       quote(p50_us), quote(p99_us), quote(max_us), quote(reads_per_sec)
+  FROM bench_insert WHERE seconds=1e-9 AND threads IN (1, 2) AND readers IN (0, 1) AND rows=100 AND $W AND dir='$D';"
+  assert_success
+  assert_output "1|0|0|1|NULL|NULL|NULL|NULL|NULL|NULL
+1|1|0|1|NULL|NULL|NULL|NULL|NULL|NULL
+2|0|0|1|NULL|NULL|NULL|NULL|NULL|NULL
+2|1|0|1|NULL|NULL|NULL|NULL|NULL|NULL"
+  assert_dir_empty "$D"
+}
+
+# max_rss_kb SQL: the peak resident size (KiB) of a plain sqlite3 running SQL
+# with acorn loaded (/usr/bin/python3's getrusage of its child).
+max_rss_kb() {
+  /usr/bin/python3 - "$ACORN" "$1" <<'PY'
+import resource, subprocess, sys
+p = subprocess.run(["sqlite3", "-batch", "-bail", ":memory:", ".load " + sys.argv[1], sys.argv[2]],
+                   capture_output=True, text=True)
+if p.returncode != 0:
+    sys.exit(p.stderr)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+
+@test "seconds bounds memory too: ids are made in chunks, so 10,000,000 rows of a 0.1 s run take a few MB" {
+  [ -z "${ACORN_VALGRIND:-}${ACORN_PRELOAD:-}" ] || skip "resident size is the plain build's"
+  local kb
+  # all ids up front took 434 MB here (36 bytes x 10,000,000, plus 8 bytes
+  # of latency a row)
+  kb=$(max_rss_kb "SELECT count(*) FROM bench_insert WHERE rows=10000000 AND seconds=0.1
+        AND id IN ('uuid8_text', 'uuid4_blob') AND $W AND dir='$D';")
+  [ "$kb" -lt 65536 ] || fail "peak resident size $kb KiB"
+  assert_dir_empty "$D"
+}
+
+@test "a run of several id chunks writes every row once, with readers, threads and batches across the chunks" {
+  # chunks of 65,000 rows at batch 1000: 70,000 rows make two; a repeated
+  # id would fail the PRIMARY KEY
+  run bi "SELECT id, threads, readers, rows_written, reads_per_sec > 0 FROM bench_insert
+ WHERE id='uuid7_blob' AND threads=2 AND mutex=1 AND readers=1 AND batch=1000 AND rows=$(big 70000) AND $W AND dir='$D';
+SELECT id, threads, readers, rows_written FROM bench_insert
+ WHERE id='shortid' AND batch=1000 AND rows=$(big 70000) AND storage='memory' AND $W AND dir='$D';"
+  assert_success
+  assert_output "uuid7_blob|2|1|$(big 70000)|1
+shortid|1|0|$(big 70000)"
+  assert_dir_empty "$D"
+}
+
+@test "the latency histogram of runs over 1,000,000 rows reads every rank within 1/256 of its exact value" {
+  run wrap "$BUILD/bench_hist"
+  assert_success
+  assert_output "ok buckets within 1/256 (exact below 256 ns), ranks within 1/256 of exact for 4 distributions"
+}
+
+# desc [EXTRA]: the run description that ends a run-time error of a default
+# run of 5 rows in $D with synchronous=off, then EXTRA (" statement=...").
+desc() {
+  echo "(id=integer journal=wal synchronous=off threads=1 mutex=0 batch=1 begin=deferred prepare=once locking=normal page_size=NULL cache_size=NULL mmap_size=NULL readers=0 rows=5 seconds=60.0 content=12 busy_timeout=1000 storage=file dir=$D${1:-})"
+}
+
+# sq TEXT: TEXT as an SQL string literal.
+sq() {
+  printf "'%s'" "${1//\'/\'\'}"
+}
+
+@test "schema, statement and template are hidden columns, NULL by default; an IN list over statement gives one row per statement" {
+  run bi "SELECT quote(schema), quote(statement), quote(template) FROM bench_insert WHERE rows=5 AND $W AND dir='$D';"
+  assert_success
+  assert_output "NULL|NULL|NULL"
+  run bi "SELECT statement, rows_written, writes_per_sec > 0 FROM bench_insert
+ WHERE statement IN ('INSERT INTO posts(title, content) VALUES(''t'', ?3)',
+                     'INSERT INTO posts(id, title, content) VALUES(?2, ?1, ?3)',
+                     'REPLACE INTO posts(id, title, content) VALUES(?1 % 3, ''t'', ?3)',
+                     NULL)
+   AND rows=7 AND $W AND dir='$D';"
+  assert_success
+  assert_output "|7|1
+INSERT INTO posts(id, title, content) VALUES(?2, ?1, ?3)|7|1
+INSERT INTO posts(title, content) VALUES('t', ?3)|7|1
+REPLACE INTO posts(id, title, content) VALUES(?1 % 3, 't', ?3)|7|1"
+  assert_dir_empty "$D"
+}
+
+@test "statement binds ?1 the row number, ?2 the id of every id type, ?3 the content" {
+  # a CHECK in the schema fails the run if a bound value is not what it should be
+  local schema="CREATE TABLE t(n INTEGER PRIMARY KEY, id ANY, c TEXT,
+    CHECK (c = substr('Some contentSome content', 1, 20)),
+    CHECK (CASE typeof(id) WHEN 'null' THEN 1 WHEN 'blob' THEN length(id) = 16
+                           ELSE length(id) IN (16, 36) END));"
+  run bi "SELECT id, rows_written FROM bench_insert
+ WHERE id IN ('integer','shortid','uuid4_text','uuid7_blob','uuid8_text') AND schema=$(sq "$schema")
+   AND statement='INSERT INTO t(n, id, c) VALUES(?1, ?2, ?3)' AND content=20 AND rows=30 AND $W AND dir='$D';"
+  assert_success
+  assert_output "integer|30
+shortid|30
+uuid4_text|30
+uuid7_blob|30
+uuid8_text|30"
+  # acorn's id functions are there for the schema and the statement
+  run bi "SELECT id, rows_written FROM bench_insert WHERE id='uuid7_blob'
+   AND schema='CREATE TABLE t(k BLOB PRIMARY KEY CHECK (uuid_version(k) = 7)) WITHOUT ROWID; INSERT INTO t VALUES (uuid7_blob());'
+   AND statement='INSERT INTO t(k) VALUES(uuid7_blob())' AND rows=20 AND $W AND dir='$D';"
+  assert_success
+  assert_output "uuid7_blob|20"
+  # ?1 runs 1..rows: a row number outside it would break the CHECK
+  run bi "SELECT rows_written FROM bench_insert
+ WHERE schema='CREATE TABLE t(n INTEGER PRIMARY KEY CHECK (n BETWEEN 1 AND 30))'
+   AND statement='INSERT INTO t(n) VALUES(?1)' AND threads=3 AND batch=4 AND begin='immediate' AND rows=30 AND $W AND dir='$D';"
+  assert_success
+  assert_output "30"
+  assert_dir_empty "$D"
+}
+
+@test "schema builds the scratch database: an index makes it bigger, a trigger runs on every row" {
+  local base="CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT, n INTEGER);"
+  local idx="$base CREATE INDEX tv ON t(v);"
+  local trig="$base CREATE TABLE log(n, b); CREATE TRIGGER tl AFTER INSERT ON t BEGIN INSERT INTO log VALUES (NEW.n, zeroblob(2000)); END;"
+  run bi "SELECT schema = $(sq "$base"), schema = $(sq "$idx"), schema = $(sq "$trig"), rows_written, db_bytes FROM bench_insert
+ WHERE schema IN ($(sq "$base"), $(sq "$idx"), $(sq "$trig")) AND statement='INSERT INTO t(v, n) VALUES(?3 || ?1, ?1)'
+   AND content=300 AND rows=2000 AND $W AND dir='$D';"
+  assert_success
+  local plain with_index with_trigger
+  plain=$(printf '%s\n' "${lines[@]}" | awk -F'|' '$1 == 1 {print $5}')
+  with_index=$(printf '%s\n' "${lines[@]}" | awk -F'|' '$2 == 1 {print $5}')
+  with_trigger=$(printf '%s\n' "${lines[@]}" | awk -F'|' '$3 == 1 {print $5}')
+  [ "${#lines[@]}" -eq 3 ] && printf '%s\n' "${lines[@]}" | awk -F'|' '$4 != 2000 {exit 1}'
+  # the index holds every v again (300+ bytes a row); the log 2000 bytes a row
+  [ "$with_index" -gt $(( plain + 500000 )) ] || fail "index: $with_index vs $plain"
+  [ "$with_trigger" -gt $(( plain + 3500000 )) ] || fail "trigger: $with_trigger vs $plain"
+  assert_dir_empty "$D"
+}
+
+@test "a statement that fails at row N stops the run with its message and N; the files go" {
+  local schema="CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT);
+CREATE TRIGGER refuse BEFORE INSERT ON t WHEN NEW.k = 57 BEGIN SELECT RAISE(ABORT, 'row 57 refused'); END;"
+  local st='INSERT INTO t(k, v) VALUES(?1, ?3)'
+  run bi "SELECT rows_written FROM bench_insert WHERE schema=$(sq "$schema") AND statement=$(sq "$st") AND rows=100 AND $W AND dir='$D';"
+  assert_failure
+  [[ "$output" == "Runtime error near line 2: bench_insert: statement failed at row 57: row 57 refused (id=integer "*" rows=100 "*" dir=$D schema=$(sq "$schema") statement=$(sq "$st"))" ]] \
+    || fail "got: $output"
+  assert_dir_empty "$D"
+  # a UNIQUE index of the schema: the second row repeats the first's v
+  run bi "SELECT rows_written FROM bench_insert WHERE schema='CREATE TABLE t(v); CREATE UNIQUE INDEX tv ON t(v);'
+   AND statement='INSERT INTO t(v) VALUES(?3)' AND batch=10 AND threads=2 AND rows=5 AND $W AND dir='$D';"
+  assert_failure
+  assert_output_contains "bench_insert: statement failed at row 2: UNIQUE constraint failed: t.v (id=integer"
+  assert_dir_empty "$D"
+}
+
+# check_statement_error STATEMENT MESSAGE: a run of STATEMENT fails with
+# MESSAGE, as a run-time error that names the run, and leaves no file.
+check_statement_error() {
+  run bi "SELECT rows_written FROM bench_insert WHERE statement=$(sq "$1") AND rows=5 AND $W AND dir='$D';"
+  assert_failure
+  assert_output "Runtime error near line 2: bench_insert: $2 $(desc " statement=$(sq "$1")")"
+  assert_dir_empty "$D"
+}
+
+@test "a statement that is not one INSERT, UPDATE, DELETE or REPLACE returning no rows is refused, with the reason" {
+  local must="statement must be one INSERT, UPDATE, DELETE or REPLACE that returns no rows"
+  check_statement_error "SELECT 1" "$must (got 'SELECT 1': it is not an INSERT, UPDATE, DELETE or REPLACE)"
+  check_statement_error "CREATE TABLE z(x)" "$must (got 'CREATE TABLE z(x)': it is not an INSERT, UPDATE, DELETE or REPLACE)"
+  check_statement_error "WITH a AS (SELECT 1) SELECT * FROM a" "$must (got 'WITH a AS (SELECT 1) SELECT * FROM a': it writes nothing)"
+  check_statement_error "INSERT INTO posts(title, content) VALUES('a', ?3) RETURNING id" \
+    "$must (got 'INSERT INTO posts(title, content) VALUES(''a'', ?3) RETURNING id': it returns rows)"
+  check_statement_error "DELETE FROM posts; DELETE FROM posts" "$must (got 'DELETE FROM posts; DELETE FROM posts': more than one statement)"
+  check_statement_error " -- only a comment" "$must (got ' -- only a comment': no statement)"
+  check_statement_error "INSERT INTO nowhere VALUES(1)" "cannot prepare the statement: no such table: nowhere"
+  check_statement_error "INSERT INTO posts(title, content) VALUES(:title, ?3)" \
+    "statement may use only the parameters ?1 (the row number), ?2 (the id) and ?3 (the content) (got 'INSERT INTO posts(title, content) VALUES(:title, ?3)': it has :title)"
+  check_statement_error "INSERT INTO posts(title, content) VALUES(?4, ?3)" \
+    "statement may use only the parameters ?1 (the row number), ?2 (the id) and ?3 (the content) (got 'INSERT INTO posts(title, content) VALUES(?4, ?3)': it has ?4)"
+  # what is accepted: WITH before a write, a trailing semicolon and comment
+  run bi "SELECT rows_written FROM bench_insert
+ WHERE statement='WITH v(x) AS (VALUES(1)) INSERT INTO posts(title, content) SELECT ?1, ?3 FROM v; -- done'
+   AND rows=5 AND $W AND dir='$D';"
+  assert_success
+  assert_output "5"
+  assert_dir_empty "$D"
+}
+
+@test "schema, statement and template refuse bad values and impossible combinations before any run, with the exact text" {
+  check_error "schema=3" "schema must be SQL text, or NULL for the posts table (got 3)"
+  check_error "statement=x'00'" "statement must be an INSERT, UPDATE, DELETE or REPLACE as text, or NULL for the built-in insert (got a blob)"
+  check_error "template=3" "template must be an existing SQLite database, or NULL for none (got 3)"
+  check_error "template='$D/nope.db' AND statement='DELETE FROM t'" \
+    "template must be an existing SQLite database, or NULL for none (got '$D/nope.db': No such file or directory)"
+  local T="$BATS_TEST_TMPDIR"
+  check_error "template='$T' AND statement='DELETE FROM t'" \
+    "template must be an existing SQLite database, or NULL for none (got '$T': not a regular file)"
+  echo "not a database, just text long enough to be read as a header" > "$T/text.db"
+  check_error "template='$T/text.db' AND statement='DELETE FROM t'" \
+    "template must be an existing SQLite database, or NULL for none (got '$T/text.db': file is not a database)"
+  plain_sql "CREATE TABLE t(x);" "$BATS_TEST_TMPDIR/t.db"
+  check_error "template='$BATS_TEST_TMPDIR/t.db'" \
+    "template needs statement: with a template no posts table is made for the built-in insert"
+  check_error "template='$BATS_TEST_TMPDIR/t.db' AND statement IN ('DELETE FROM t', NULL)" \
+    "template needs statement: with a template no posts table is made for the built-in insert"
+  check_error "readers=1 AND schema='CREATE TABLE t(x)'" \
+    "readers read the posts table by id: readers > 0 needs schema and template NULL"
+  check_error "readers IN (0, 2) AND template='$BATS_TEST_TMPDIR/t.db' AND statement='DELETE FROM t'" \
+    "readers read the posts table by id: readers > 0 needs schema and template NULL"
+  check_error "prepare='exec' AND statement='DELETE FROM posts'" \
+    "prepare=exec sends the built-in insert as SQL text with its values: with statement use once or each"
+  check_error "page_size=8192 AND template='$BATS_TEST_TMPDIR/t.db' AND statement='DELETE FROM t'" \
+    "page_size cannot be combined with template: the copy keeps the template's page size"
+  # IS NULL is = NULL for the three
+  run bi "SELECT rows_written FROM bench_insert WHERE schema IS NULL AND statement IS NULL AND template IS NULL AND rows=5 AND $W AND dir='$D';"
+  assert_success
+  assert_output "5"
+  # a schema that fails is a run-time error that names the run
+  run bi "SELECT rows_written FROM bench_insert WHERE schema='CRATE TABLE t(x)' AND statement='INSERT INTO t VALUES(1)' AND rows=5 AND $W AND dir='$D';"
+  assert_failure
+  assert_output "Runtime error near line 2: bench_insert: schema failed: near \"CRATE\": syntax error $(desc " schema='CRATE TABLE t(x)' statement='INSERT INTO t VALUES(1)'")"
+  assert_dir_empty "$D"
+}
+
+# template_untouched DIR CMD...: make three templates in DIR (live.db: WAL,
+# held open here with the newest table, t2, only in its -wal; clean.db: WAL,
+# closed, no -wal; rb.db: rollback journal), run CMD (sqlite3 with acorn
+# loaded) on a bench_insert statement that copies each into file and memory
+# scratch databases and writes t2, then compare every file of DIR (bytes,
+# size, mtime to the nanosecond; the -shm of live.db, which readers write
+# by design, by name only) with before.  Prints the rows, then "same" or
+# what changed.
+template_untouched() {
+  /usr/bin/python3 - "$@" <<'PY'
+import hashlib, os, sqlite3, subprocess, sys
+d, cmd = sys.argv[1], sys.argv[2:]
+
+def state():
+    out = {}
+    for f in sorted(os.listdir(d)):
+        p = os.path.join(d, f)
+        if f == "scratch":
+            continue
+        st = os.stat(p)
+        if f.endswith("-shm"):
+            out[f] = "exists"
+        else:
+            out[f] = (st.st_size, st.st_mtime_ns, hashlib.sha256(open(p, "rb").read()).hexdigest())
+    return out
+
+live = sqlite3.connect(os.path.join(d, "live.db"), isolation_level=None)
+live.executescript("""
+  PRAGMA page_size=8192; PRAGMA journal_mode=wal;
+  CREATE TABLE t1(k INTEGER PRIMARY KEY, v BLOB);
+  INSERT INTO t1(v) SELECT randomblob(500) FROM (WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x<400) SELECT x FROM s);
+  PRAGMA wal_checkpoint(TRUNCATE); PRAGMA wal_autocheckpoint=0;
+  CREATE TABLE t2(k INTEGER PRIMARY KEY, v TEXT);
+  INSERT INTO t2(v) SELECT 'in the wal only' FROM t1;
+""")
+for name, mode in (("clean.db", "wal"), ("rb.db", "delete")):
+    c = sqlite3.connect(os.path.join(d, name), isolation_level=None)
+    c.executescript("PRAGMA journal_mode=%s; CREATE TABLE t2(k INTEGER PRIMARY KEY, v TEXT);"
+                    " INSERT INTO t2(v) VALUES('x');" % mode)
+    c.close()
+before = state()
+assert "live.db-wal" in before and "clean.db-wal" not in before, before
+sql = ("SELECT replace(template, '%s/', ''), storage, rows_written, db_bytes >= %d FROM bench_insert"
+       " WHERE template IN ('%s/live.db', '%s/clean.db', '%s/rb.db') AND storage IN ('file', 'memory')"
+       " AND statement='INSERT INTO t2(v) VALUES(?3)' AND rows=5 AND synchronous='off' AND dir='%s/scratch';"
+       % (d, 400 * 500, d, d, d, d))
+p = subprocess.run(cmd + [sql], capture_output=True, text=True)
+print(p.stdout + p.stderr, end="")
+after = state()
+print("same" if after == before else "changed: %r -> %r" % (before, after))
+print("t2 rows seen by its own connection:", live.execute("SELECT count(*) FROM t2").fetchone()[0])
+PY
+}
+
+@test "a template is copied with its -wal and never written: bytes, sizes and mtimes unchanged, no file added beside it" {
+  local T="$BATS_TEST_TMPDIR/tpl"
+  mkdir -p "$T/scratch"
+  sql_cmd
+  run template_untouched "$T" "${SQLCMD[@]}" ".load $ACORN"
+  assert_success
+  # live.db's t2 is only in its -wal: the copy would have no t2 without it;
+  # rb.db is below 200,000 bytes, so its row reads 0
+  assert_output "clean.db|file|5|0
+live.db|file|5|1
+rb.db|file|5|0
+clean.db|memory|5|0
+live.db|memory|5|1
+rb.db|memory|5|0
+same
+t2 rows seen by its own connection: 400"
+  assert_dir_empty "$T/scratch"
+}
+
+@test "SIGTERM mid-run of a statement on a template's copy: the scratch files go, the template stays as it was" {
+  local T="$BATS_TEST_TMPDIR/t.db" before pid i status
+  plain_sql "PRAGMA journal_mode=delete; CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT, w TEXT);
+CREATE INDEX tv ON t(v); INSERT INTO t(v) SELECT hex(randomblob(20)) FROM generate_series(1, 2000);" "$T" >/dev/null
+  before=$(cksum "$T"; stat -c "%s %y" "$T"; ls -A "$BATS_TEST_TMPDIR" | grep "^t\.db")
+  start_sql "SELECT rows_written FROM bench_insert WHERE template='$T'
+   AND statement='INSERT INTO t(v, w) VALUES(hex(randomblob(20)), ?3)' AND schema='CREATE INDEX tw ON t(w)'
+   AND rows=10000000 AND seconds=120 AND $W AND dir='$D';"
+  pid=$!
+  wait_for_file "$D/acorn-bench-*.db-wal"
+  sleep 0.2
+  kill -TERM "$pid"
+  for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  status=0
+  wait "$pid" || status=$?
+  [ "$status" -eq 143 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+  [ "$(cksum "$T"; stat -c "%s %y" "$T"; ls -A "$BATS_TEST_TMPDIR" | grep "^t\.db")" = "$before" ]
+}
+
+@test "a run that cannot stop (one endless step) dies at the second SIGTERM, its files removed by the handler" {
+  local pid i status
+  # one row whose INSERT ... SELECT runs for minutes in one sqlite3_step
+  start_sql "SELECT rows_written FROM bench_insert WHERE rows=1 AND $W AND dir='$D'
+   AND statement='INSERT INTO posts(title, content) SELECT x, ?3 FROM (WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x<1e12) SELECT x FROM s)';"
+  pid=$!
+  wait_for_file "$D/acorn-bench-*.db-wal"
+  # the endless step has begun when its pages spill into the WAL
+  for ((i = 0; i < 600; i++)); do
+    [ "$(stat -c %s "$D"/acorn-bench-*.db-wal)" -gt 4000000 ] && break
+    sleep 0.1
+  done
+  kill -TERM "$pid"
+  sleep 0.5
+  # the first is deferred until the run stops, which this one cannot
+  kill -0 "$pid" || fail "the first SIGTERM ended it: $(cat "$BATS_TEST_TMPDIR/out")"
+  kill -TERM "$pid"
+  for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  status=0
+  kill -0 "$pid" 2>/dev/null && { kill -KILL "$pid"; fail "alive 10 s after the second SIGTERM"; }
+  wait "$pid" || status=$?
+  [ "$status" -eq 143 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+}
+
+@test "every integer parameter takes a whole-number REAL (as Node binds numbers) and shows it as an integer; a fraction is refused" {
+  run bi "SELECT threads, mutex, batch, page_size, cache_size, mmap_size, readers, rows, content, busy_timeout,
+       typeof(threads) || typeof(mutex) || typeof(batch) || typeof(page_size) || typeof(cache_size)
+       || typeof(mmap_size) || typeof(readers) || typeof(rows) || typeof(content) || typeof(busy_timeout),
+       rows_written
+  FROM bench_insert WHERE threads=2.0 AND mutex=1.0 AND batch=3.0 AND page_size=8192.0 AND cache_size=-500.0
+   AND mmap_size=0.0 AND readers=1.0 AND rows=12.0 AND content=-0.0 AND busy_timeout=1000.0 AND $W AND dir='$D';"
+  assert_success
+  assert_output "2|1|3|8192|-500|0|1|12|0|1000|integerintegerintegerintegerintegerintegerintegerintegerintegerinteger|12"
+  # 2 and 2.0 are one value
+  run bi "SELECT threads FROM bench_insert WHERE threads IN (2, 2.0, 1e0) AND rows=4 AND $W AND dir='$D';"
+  assert_success
+  assert_output "1
+2"
+  check_error "threads=1.5" "threads must be an integer in 1..64 (got 1.5)"
+  check_error "mutex=0.5" "mutex must be 0 or 1 (got 0.5)"
+  check_error "page_size=4096.5" "page_size must be a power of two in 512..65536, or NULL for the library default (got 4096.5)"
+  check_error "cache_size=-0.25" "cache_size must be an integer in -1000000000..1000000000, or NULL for the library default (got -0.25)"
+  check_error "mmap_size=1e300" "mmap_size must be an integer in 0..1099511627776, or NULL for the library default (got 1.0e+300)"
+  check_error "readers=0.1" "readers must be an integer in 0..64 (got 0.1)"
+  run bi "SELECT * FROM bench_insert WHERE rows=1e7+0.5 AND dir='$D';"
+  assert_failure
+  assert_output "Runtime error near line 2: bench_insert: rows must be an integer in 1..10000000 (got 10000000.5)"
+  check_error "content=2.5" "content must be an integer in 0..1000000 (got 2.5)"
+  check_error "busy_timeout=10.01" "busy_timeout must be an integer in 0..3600000 (got 10.01)"
   assert_dir_empty "$D"
 }

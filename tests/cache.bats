@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The cache virtual table, cache_read() and cache_stats: issue 3.
+# The cache virtual table, cache_read() and cache_stats.
 
 load test_helper
 
@@ -53,9 +53,9 @@ SELECT (SELECT capacity FROM cache_stats('a')), (SELECT capacity FROM cache_stat
 
 @test "an unknown option is an error that lists the accepted ones" {
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacty = 10);"
-  assert_failure "cache: unknown option 'capacty'; accepted options are capacity and recency_buffer"
+  assert_failure "cache: unknown option 'capacty'; accepted options are capacity, recency_buffer, policy and autoflush"
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity);"
-  assert_failure "cache: bad argument 'capacity': expected name = value, with name capacity or recency_buffer"
+  assert_failure "cache: bad argument 'capacity': expected name = value, with name capacity, recency_buffer, policy or autoflush"
 }
 
 @test "a capacity of zero, a negative or an unparsable one is an error" {
@@ -106,16 +106,10 @@ ALTER TABLE t RENAME TO expires;" "$db"
   assert_failure "cache: a cache table cannot be named 'expires': that is the name of a column"
   assert_output_contains "b"
   run acorn_sql "
-SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite%' ORDER BY name;
 DROP TABLE t;
 SELECT count(*) FROM sqlite_schema;" "$db"
   assert_success
-  assert_output "t
-t_config
-t_data
-t_expiry
-t_lru
-0"
+  assert_output "0"
 }
 
 # ---------------------------------------------------------------- set, get, delete
@@ -348,12 +342,19 @@ ok"
   local broken
   for broken in "UPDATE t_config SET bytes = bytes + 1|bytes is 48 but the entries' sizes sum to 47" \
                 "DELETE FROM t_expiry|the expiry table and the entries' expires disagree at entry 1" \
-                "DELETE FROM t_lru WHERE id = 2|entries is 3 but the data table holds 3 rows and the lru table 2" \
+                "DELETE FROM t_data WHERE id = 2|entries is 3 but the data table holds 2 rows" \
                 "UPDATE t_config SET capacity = 10|bytes is 47, above the capacity of 10" \
-                "UPDATE t_lru SET size = 7 WHERE id = 3|entry 3 has size 7, not the 6 bytes of its key and value"; do
+                "UPDATE t_config SET seq = 2|seq 2 is below the id 3" \
+                "UPDATE t_config SET head = 9|policy 0, head 9, low 0 or dead 0 is out of range" \
+                "UPDATE t_rec SET recs = x'05'|the records of chunk 0 cannot be decoded" \
+                "UPDATE t_rec SET minused = 7|chunk 0 has minused 7, not 4" \
+                "UPDATE t_config SET head = 3|entry 1 is below head 3 but has no record" \
+                "DELETE FROM t_rec|the records have no chunk 0"; do
     run cache_sql "" "
 CREATE VIRTUAL TABLE t USING cache(capacity = 100);
 INSERT INTO t(key, value, expires) VALUES ('a', zeroblob(30), 99999999999999), (1, x'0102', NULL), (x'01', 'yyyyy', NULL);
+SELECT length(value) FROM t WHERE key = 1;
+INSERT INTO t(t) VALUES ('flush');
 ${broken%%|*};
 INSERT INTO t(t) VALUES ('integrity_check');"
     assert_output_contains "cache: integrity_check of \"t\": ${broken#*|}"
@@ -623,7 +624,7 @@ a,d,e
 
 # ---------------------------------------------------------------- storage
 
-@test "shadow tables are <table>_config, _data, _lru and _expiry, reported as shadow" {
+@test "shadow tables are <table>_config, _data, _expiry and _rec, reported as shadow" {
   run acorn_sql "
 CREATE VIRTUAL TABLE thumbs USING cache;
 SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND name LIKE 'thumbs%' ORDER BY name;"
@@ -632,7 +633,7 @@ SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND name LIKE 'th
 thumbs_config|shadow
 thumbs_data|shadow
 thumbs_expiry|shadow
-thumbs_lru|shadow"
+thumbs_rec|shadow"
 }
 
 @test "DEFENSIVE mode refuses direct writes to the shadow tables; the cache still works" {
@@ -652,7 +653,7 @@ UPDATE t_config SET capacity = 1000000;"
   [[ "$output" == *"a,d
 2"* ]] || fail "$output"
   local s
-  for s in "INSERT INTO t_data(key, value, created) VALUES ('x', 'y', 0)" "DELETE FROM t_lru" "DROP TABLE t_expiry"; do
+  for s in "INSERT INTO t_data(key, value, created) VALUES ('x', 'y', 0)" "DELETE FROM t_rec" "DROP TABLE t_expiry"; do
     run acorn_sql ".dbconfig defensive on
 CREATE VIRTUAL TABLE t USING cache;
 $s;"
@@ -673,7 +674,7 @@ INSERT INTO u(u, value) VALUES ('capacity', 20);
 SELECT hex(cache_read('u', 'd', 0, 2)), (SELECT entries FROM cache_stats('u'));"
   assert_success
   assert_output "9
-u,u_config,u_data,u_expiry,u_lru
+u,u_config,u_data,u_expiry,u_rec
 a,c,d
 0000|2"
 }
@@ -776,6 +777,27 @@ x
   done
 }
 
+@test "the model test agrees under policy = fifo too: order of set, no hits counted" {
+  local n seed journal db
+  n=$(big 2000)
+  for spec in "11 wal" "13 memory" "14 delete"; do
+    set -- $spec
+    seed=$1; journal=$2
+    mkdir -p "$BATS_TEST_TMPDIR/f$seed"
+    /usr/bin/python3 "$TESTS/cache_model.py" "$seed" "$n" 7 "$BATS_TEST_TMPDIR/f$seed" \
+      $( [ "$journal" = memory ] || echo "$journal" ) fifo
+    db=":memory:"
+    [ "$journal" = memory ] || db="$BATS_TEST_TMPDIR/f$seed/c.db"
+    { echo ".load $ACORN"; cat "$BATS_TEST_TMPDIR/f$seed/script.sql"; } \
+      | wrap sqlite3 -batch "$db" >"$BATS_TEST_TMPDIR/f$seed/got.out" 2>"$BATS_TEST_TMPDIR/f$seed/got.err" || true
+    sed -E 's/ near line [0-9]+:/:/' "$BATS_TEST_TMPDIR/f$seed/got.err" >"$BATS_TEST_TMPDIR/f$seed/got.err2"
+    diff "$BATS_TEST_TMPDIR/f$seed/expected.out" "$BATS_TEST_TMPDIR/f$seed/got.out" | head -20
+    diff -q "$BATS_TEST_TMPDIR/f$seed/expected.out" "$BATS_TEST_TMPDIR/f$seed/got.out"
+    diff "$BATS_TEST_TMPDIR/f$seed/expected.err" "$BATS_TEST_TMPDIR/f$seed/got.err2"
+    [ "$(grep -c . "$BATS_TEST_TMPDIR/f$seed/expected.out")" -gt "$n" ]
+  done
+}
+
 @test "DDL between a use and a write: the use still counts (schema reset)" {
   run acorn_sql "
 CREATE TABLE other(x);
@@ -821,24 +843,6 @@ SELECT hits FROM cache_stats('aux.t');"
 v
 k|2
 2"
-}
-
-@test "a table made before the uid column keeps its uses across a schema reset" {
-  local db="$BATS_TEST_TMPDIR/old.db"
-  run acorn_sql "CREATE TABLE other(x);
-CREATE VIRTUAL TABLE t USING cache(capacity = 30);
-INSERT INTO t(key, value) VALUES ('a', 'xxxxxxxx'), ('b', 'xxxxxxxx'), ('c', 'xxxxxxxx');
-ALTER TABLE t_config DROP COLUMN uid;" "$db"
-  assert_success
-  run acorn_sql "SELECT value FROM t WHERE key = 'a';
-ALTER TABLE other RENAME TO other2;
-INSERT INTO t(key, value) VALUES ('d', 'xxxxxxxx');
-SELECT group_concat(key || '=' || hits) FROM t;
-SELECT hits FROM cache_stats('t');" "$db"
-  assert_success
-  assert_output "xxxxxxxx
-a=1,c=0,d=0
-1"
 }
 
 @test "cache_read and cache_stats resolve a bare name as SQL does: temp, main, then attached" {
@@ -923,4 +927,281 @@ SELECT group_concat(key), sum(size) <= 100 FROM t;"
 62006300
 23|23
 big|1"
+}
+
+# ---------------------------------------------------------------- conflicts, REALs, names
+
+@test "INSERT OR IGNORE keeps a live entry, replaces an expired one; UPDATE OR IGNORE skips a taken key" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', 'old'), ('b', 'bee');
+INSERT INTO t(key, value, expires) VALUES ('x', 'stale', 1);
+INSERT OR IGNORE INTO t(key, value) VALUES ('a', 'new'), ('c', 'sea'), ('x', 'fresh');
+SELECT key, value FROM t ORDER BY key;
+INSERT OR REPLACE INTO t(key, value) VALUES ('a', 'replaced');
+INSERT INTO t(key, value) VALUES ('b', 'set');
+SELECT key, value FROM t WHERE key IN ('a', 'b') ORDER BY key;
+UPDATE OR IGNORE t SET key = 'b' WHERE key = 'a';
+UPDATE OR IGNORE t SET key = 'z' WHERE key = 'c';
+SELECT group_concat(key || '=' || value) FROM (SELECT key, value FROM t ORDER BY key);
+SELECT entries FROM cache_stats('t');"
+  assert_success
+  assert_output "a|old
+b|bee
+c|sea
+x|fresh
+a|replaced
+b|set
+a=replaced,b=set,x=fresh,z=sea
+4"
+}
+
+@test "whole-number REALs are taken where an integer is wanted; fractions are still refused" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = '1000.0', recency_buffer = '10.00');
+INSERT INTO t(key, value, expires) VALUES (5.0, 'five', 4102444800000.0);
+SELECT typeof(key), key, size, typeof(expires), expires FROM t;
+SELECT value FROM t WHERE key = 5;
+SELECT quote(cache_read('t', 5.0, 1.0, 2.0));
+INSERT INTO t(t, value) VALUES ('capacity', 2000.0);
+SELECT capacity FROM cache_stats('t');
+INSERT INTO t(t, value) VALUES ('capacity', '3kB');
+INSERT INTO t(t, value) VALUES ('capacity', '4.00 kB');
+SELECT capacity FROM cache_stats('t');"
+  assert_success
+  assert_output "integer|5|12|integer|4102444800000
+five
+X'6976'
+2000
+4000"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(key, value) VALUES (5.5, 'v');"
+  assert_failure "cache: key must be TEXT, BLOB or INTEGER, got REAL"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(key, value, expires) VALUES (1, 'v', 1.5);"
+  assert_failure "cache: expires must be an INTEGER (unix ms) or NULL, got REAL"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t, value) VALUES ('capacity', 10.5);"
+  assert_failure "cache: bad capacity '10.5'; $SIZE_HELP"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity = '1.5kB');"
+  assert_failure "cache: bad capacity '1.5kB'; $SIZE_HELP"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; SELECT cache_read('t', 1, 0.5, 1);"
+  assert_failure "cache_read: offset must be a non-negative integer"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; SELECT cache_read('t', 1, 0, 1e30);"
+  assert_failure "cache_read: length must be a non-negative integer"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; SELECT cache_read('t', 1.25, 0, 1);"
+  assert_failure "cache_read: key must be TEXT, BLOB or INTEGER, got REAL"
+}
+
+@test "a cache table cannot be named rowid, oid or _rowid_, by CREATE or by RENAME" {
+  local n
+  for n in rowid oid _rowid_ ROWID; do
+    run acorn_sql "CREATE VIRTUAL TABLE $n USING cache;"
+    assert_failure "cache: a cache table cannot be named '$n': it would hide the rowid alias of that name"
+  done
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; ALTER TABLE t RENAME TO oid;"
+  assert_failure "cache: a cache table cannot be named 'oid': it would hide the rowid alias of that name"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; ALTER TABLE t RENAME TO hits;"
+  assert_failure "cache: a cache table cannot be named 'hits': that is the name of a column"
+}
+
+@test "an option given twice is an error" {
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity = 100, capacity = 200);"
+  assert_failure "cache: option capacity is given twice"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(policy = lru, POLICY = fifo);"
+  assert_failure "cache: option policy is given twice"
+}
+
+# ---------------------------------------------------------------- fifo
+
+@test "policy = fifo evicts in order of set whatever is read; hits are NULL, last_used is the set" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE f USING cache(capacity = 40, policy = fifo);
+CREATE VIRTUAL TABLE l USING cache(capacity = 40, policy = 'LRU');
+INSERT INTO f(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9)), ('c', zeroblob(9)), ('d', zeroblob(9));
+INSERT INTO l(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9)), ('c', zeroblob(9)), ('d', zeroblob(9));
+SELECT length(value) FROM f WHERE key = 'a';
+SELECT length(value) FROM l WHERE key = 'a';
+SELECT count(*) FROM f WHERE key IN ('b', 'nope');
+INSERT INTO f(key, value) VALUES ('e', zeroblob(9));
+INSERT INTO l(key, value) VALUES ('e', zeroblob(9));
+SELECT group_concat(key) FROM f;
+SELECT group_concat(key) FROM l;
+SELECT key, quote(hits), last_used = created FROM f WHERE key = 'b';
+SELECT capacity, entries, bytes, quote(hits), quote(misses), evictions, expired FROM cache_stats('f');
+SELECT hits, misses FROM cache_stats('l');"
+  assert_success
+  assert_output "9
+9
+1
+b,c,d,e
+a,c,d,e
+b|NULL|1
+40|4|40|NULL|NULL|1|0
+1|0"
+  run acorn_sql "CREATE VIRTUAL TABLE f USING cache(policy = random);"
+  assert_failure "cache: bad policy 'random'; expected lru or fifo"
+}
+
+@test "under fifo a connection that only reads writes nothing to the file; under lru it writes its uses at close" {
+  local policy db sum0 sum1
+  for policy in fifo lru; do
+    db="$BATS_TEST_TMPDIR/$policy.db"
+    run acorn_sql "CREATE VIRTUAL TABLE t USING cache(policy = $policy);
+INSERT INTO t(key, value) VALUES (1, 'one'), (2, 'two');" "$db"
+    assert_success
+    sum0=$(sha256sum "$db")
+    run acorn_sql "SELECT value FROM t WHERE key = 1; SELECT value FROM t WHERE key IN (1, 2, 3);
+SELECT cache_read('t', 2, 0, 1); SELECT count(*) FROM cache_stats('t');" "$db"
+    assert_success
+    assert_output "one
+one
+two
+t
+1"
+    sum1=$(sha256sum "$db")
+    if [ "$policy" = fifo ]; then
+      [ "$sum0" = "$sum1" ] || fail "fifo: the file changed"
+    else
+      [ "$sum0" != "$sum1" ] || fail "lru: the uses were not written"
+    fi
+  done
+}
+
+# ---------------------------------------------------------------- rollbacks and ids
+
+@test "a use of an entry made in a rolled-back transaction never lands on the entry that reuses its id" {
+  run /usr/bin/python3 - "$ACORN" "$BATS_TEST_TMPDIR/rb.db" <<'PY'
+import sqlite3, sys
+ext, path = sys.argv[1], sys.argv[2]
+def connect():
+    c = sqlite3.connect(path, isolation_level=None)
+    c.enable_load_extension(True)
+    c.load_extension(ext)
+    return c
+a, b = connect(), connect()
+a.execute("CREATE VIRTUAL TABLE t USING cache")
+a.execute("INSERT INTO t(key, value) VALUES ('base', 'x')")
+# inside the savepoint: an entry made, used, rolled back; the next set takes its id
+a.execute("BEGIN")
+a.execute("SAVEPOINT s")
+a.execute("INSERT INTO t(key, value) VALUES ('k1', 'v1')")
+a.execute("SELECT value FROM t WHERE key = 'k1'").fetchall()
+a.execute("INSERT INTO t(key, value) VALUES ('k2', 'v2')")
+a.execute("SELECT value FROM t WHERE key = 'k2'").fetchall()
+a.execute("ROLLBACK TO s")
+a.execute("INSERT INTO t(key, value) VALUES ('n1', 'w1')")
+a.execute("COMMIT")
+print("savepoint:", a.execute("SELECT group_concat(key || '=' || hits) FROM t").fetchone()[0],
+      a.execute("SELECT hits FROM cache_stats('t')").fetchone()[0])
+# a whole transaction rolled back; another connection takes the id first
+a.execute("BEGIN")
+a.execute("INSERT INTO t(key, value) VALUES ('k3', 'v3')")
+a.execute("SELECT value FROM t WHERE key = 'k3'").fetchall()
+a.execute("ROLLBACK")
+b.execute("INSERT INTO t(key, value) VALUES ('n2', 'w2')")
+a.execute("INSERT INTO t(t) VALUES ('flush')")
+a.execute("INSERT INTO t(t) VALUES ('integrity_check')")
+print("rollback:", a.execute("SELECT group_concat(key || '=' || hits) FROM t").fetchone()[0],
+      a.execute("SELECT hits FROM cache_stats('t')").fetchone()[0])
+PY
+  assert_success
+  assert_output "savepoint: base=0,n1=0 2
+rollback: base=0,n1=0,n2=0 3"
+}
+
+# ---------------------------------------------------------------- acorn 0.1 tables
+
+# tests/data/cache-v0.1.0.db was made by acorn 0.1.0 (commit 3083ca2):
+#   CREATE VIRTUAL TABLE thumbs USING cache(capacity = 2000, recency_buffer = 4);
+#   entries a (zeroblob(100)), b ('bee', then set again to 'bee2'), 3 (x'0303'),
+#   x'04' (zeroblob(400)), e ('later', expires 4102444800000), gone (expired),
+#   f, g (zeroblob(300)); gets: a, 3, a, a miss; flushed.
+# Its LRU order, least recent first: x'04', e, f, g, 3, a, b.
+@test "a table made by acorn 0.1 is read as it is, and converted at its first write with its LRU order" {
+  local db="$BATS_TEST_TMPDIR/old.db"
+  cp "$TESTS/data/cache-v0.1.0.db" "$db"
+  chmod 444 "$db"
+  run cache_sql "-bail -readonly" "
+SELECT group_concat(key || ':' || size || ':' || hits) FROM (SELECT quote(key) AS key, size, hits FROM thumbs ORDER BY rowid);
+SELECT * FROM cache_stats('thumbs');
+SELECT value FROM thumbs WHERE key = 'b';" "$db"
+  assert_success
+  assert_output "'a':101:2,'b':5:0,3:10:1,X'04':401:0,'e':6:0,'f':301:0,'g':301:0
+2000|7|1125|3|1|0|1
+bee2"
+  chmod 644 "$db"
+  run acorn_sql "
+INSERT INTO thumbs(key, value) VALUES ('h', 'new');
+INSERT INTO thumbs(thumbs) VALUES ('integrity_check');
+SELECT name FROM sqlite_schema WHERE name LIKE 'thumbs%' ORDER BY 1;
+SELECT count(*) FROM thumbs_lru;
+SELECT group_concat(key || ':' || hits) FROM (SELECT quote(key) AS key, hits FROM thumbs ORDER BY rowid);
+INSERT INTO thumbs(thumbs, value) VALUES ('capacity', 1000);
+SELECT group_concat(quote(key)) FROM thumbs;
+INSERT INTO thumbs(thumbs, value) VALUES ('capacity', 300);
+SELECT group_concat(quote(key)) FROM thumbs;
+INSERT INTO thumbs(thumbs, value) VALUES ('capacity', 12);
+SELECT group_concat(quote(key)) FROM thumbs;
+INSERT INTO thumbs(thumbs) VALUES ('integrity_check');
+SELECT entries, evictions FROM cache_stats('thumbs');" "$db"
+  assert_success
+  assert_output "thumbs
+thumbs_config
+thumbs_data
+thumbs_expiry
+thumbs_lru
+thumbs_rec
+0
+'a':2,'b':0,3:1,X'04':0,'e':0,'f':0,'g':0,'h':0
+'a','b',3,'e','f','g','h'
+'a','b',3,'h'
+'b','h'
+2|6"
+}
+
+@test "records left by sets of stored keys are swept: a table that never fills stays small" {
+  # each round: a get (its use written by the set that follows), then a set
+  # of the same key, which leaves the old entry's record behind
+  local i
+  {
+    echo "CREATE VIRTUAL TABLE t USING cache;"
+    echo "INSERT INTO t(key, value) VALUES (0, 'v'), (1, 'v'), (2, 'v');"
+    for (( i = 0; i < 3000; i++ )); do
+      echo "SELECT length(value) = 0 FROM t WHERE key = $(( i % 3 ));"
+      echo "INSERT INTO t(key, value) VALUES ($(( i % 3 )), 'v');"
+    done
+    echo "INSERT INTO t(t) VALUES ('integrity_check');"
+    echo "SELECT entries, hits FROM cache_stats('t');"
+    echo "SELECT dead < 1100, (SELECT sum(length(recs)) FROM t_rec) < 40000 FROM t_config;"
+  } >"$BATS_TEST_TMPDIR/sweep.sql"
+  run acorn_sql "$(cat "$BATS_TEST_TMPDIR/sweep.sql")"
+  assert_success
+  [ "$(echo "$output" | grep -c '^0$')" -eq 3000 ] || fail "gets: $(echo "$output" | sort | uniq -c)"
+  [ "$(echo "$output" | tail -2)" = "3|3000
+1|1" ] || fail "$(echo "$output" | tail -2)"
+}
+
+@test "autoflush = off: a reader's uses are written only by its own writes and 'flush', never on their own" {
+  local db="$BATS_TEST_TMPDIR/af.db" sum0 sum1
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(recency_buffer = 1, autoflush = off);
+INSERT INTO t(key, value) VALUES (1, 'one'), (2, 'two');" "$db"
+  assert_success
+  sum0=$(sha256sum "$db")
+  run acorn_sql "SELECT value FROM t WHERE key IN (1, 2); SELECT value FROM t WHERE key = 1;
+SELECT key, hits FROM t;" "$db"
+  assert_success
+  assert_output "one
+two
+one
+1|2
+2|1"
+  sum1=$(sha256sum "$db")
+  [ "$sum0" = "$sum1" ] || fail "the file changed"
+  run acorn_sql "SELECT value FROM t WHERE key = 2; INSERT INTO t(t) VALUES ('flush');
+SELECT key, hits FROM t;" "$db"
+  assert_success
+  run acorn_sql "SELECT key, hits FROM t; SELECT hits FROM cache_stats('t');" "$db"
+  assert_output "1|0
+2|1
+1"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(autoflush = maybe);"
+  assert_failure "cache: bad autoflush 'maybe'; expected on or off"
 }

@@ -2,7 +2,7 @@
 """Model-based test of the cache table's LRU: random operations, a reference
 model, and the exact output the sqlite3 shell must print.
 
-    cache_model.py SEED NOPS BUFFER OUTDIR [JOURNAL]
+    cache_model.py SEED NOPS BUFFER OUTDIR [JOURNAL] [POLICY]
 
 writes OUTDIR/script.sql (to run in the sqlite3 shell after .load), and
 OUTDIR/expected.out / OUTDIR/expected.err: the shell's stdout, and its
@@ -12,10 +12,12 @@ any difference from the model shows up at the operation that caused it.
 
 The model is a plain LRU over entry ids: a set puts the key at the most
 recent end (after removing the old entry of the key, then evicting from the
-least recent end until the new entry fits), with a new id, or the old one
-if the key was stored; a get or cache_read that finds
+least recent end until the new entry fits), with a new id; a get or
+cache_read that finds
 the key moves its id to the most recent end; an UPDATE is a set that keeps
 created and hits; DDL on another table (a schema reset) changes nothing.
+With POLICY fifo, a get or cache_read does not move the entry and counts
+no hit or miss (cache_stats shows NULL); eviction is in order of set.
 Transactions and savepoints: ROLLBACK / ROLLBACK TO put
 back the entries, capacity and eviction count as they were, and replay the
 uses made since (reads are not undone; uses of ids that no longer exist are
@@ -28,7 +30,8 @@ from collections import OrderedDict
 
 
 class Model:
-    def __init__(self, capacity):
+    def __init__(self, capacity, fifo=False):
+        self.fifo = fifo
         self.entries = OrderedDict()   # key -> (id, size, value hex); LRU first
         self.capacity = capacity
         self.next_id = 1
@@ -48,17 +51,18 @@ class Model:
         if size > self.capacity:
             return "cache: entry of %d bytes exceeds capacity of %d bytes" % (
                 size, self.capacity)
-        old = self.entries.pop(key, None)
+        self.entries.pop(key, None)
         self.evict_until(size)
-        if old:
-            # a stored key is rewritten in place: it keeps its id
-            self.entries[key] = (old[0], size, value)
-        else:
-            self.entries[key] = (self.next_id, size, value)
-            self.next_id += 1
+        # every set makes a new entry, with a new id (a stored key's old
+        # entry goes): uses of the old id replayed after a rollback that
+        # keeps the old entry apply to it, uses of the new id are dropped
+        self.entries[key] = (self.next_id, size, value)
+        self.next_id += 1
         return None
 
     def use(self, key):
+        if self.fifo:
+            return self.entries.get(key)
         if key in self.entries:
             self.entries.move_to_end(key)
             self.hits += 1
@@ -98,17 +102,23 @@ def key_bytes(k):
 
 def main():
     seed, nops, buf, outdir = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    journal = sys.argv[5] if len(sys.argv) > 5 else None
+    journal, policy = None, "lru"
+    for a in sys.argv[5:]:
+        if a in ("lru", "fifo"):
+            policy = a
+        else:
+            journal = a
     rnd = random.Random(seed)
     keys = ["k%d" % i for i in range(14)] + [i * 7 for i in range(1, 10)] \
         + [bytes([i, 255 - i]) for i in range(8)] + ["é%d" % i for i in range(4)]
     cap = rnd.randint(1500, 4000)
-    m = Model(cap)
+    m = Model(cap, policy == "fifo")
     script, out, err = [], [], []
     if journal:
         script.append("PRAGMA journal_mode=%s;" % journal)
         out.append(journal.lower())
-    script.append("CREATE VIRTUAL TABLE c USING cache(capacity=%d, recency_buffer=%d);" % (cap, buf))
+    script.append("CREATE VIRTUAL TABLE c USING cache(capacity=%d, recency_buffer=%d,"
+                  " policy=%s);" % (cap, buf, policy))
     check = ("SELECT count(*), coalesce(group_concat(k, ','), '') FROM"
              " (SELECT quote(key) AS k FROM c ORDER BY 1);"
              "SELECT capacity, entries, bytes, hits, misses, evictions FROM cache_stats('c');")
@@ -117,8 +127,12 @@ def main():
         # quote() text sorts by its UTF-8 bytes, as Python sorts str
         ks = sorted((sql_quote(k) for k in m.entries))
         out.append("%d|%s" % (len(ks), ",".join(ks)))
-        out.append("%d|%d|%d|%d|%d|%d" % (m.capacity, len(m.entries), m.total(),
-                                          m.hits, m.misses, m.evictions))
+        if m.fifo:
+            out.append("%d|%d|%d|||%d" % (m.capacity, len(m.entries), m.total(),
+                                          m.evictions))
+        else:
+            out.append("%d|%d|%d|%d|%d|%d" % (m.capacity, len(m.entries), m.total(),
+                                              m.hits, m.misses, m.evictions))
 
     def sql_quote(k):
         if isinstance(k, int):
@@ -183,7 +197,7 @@ def main():
                 e = m.set(k, key_bytes(k) + n, value)
                 if e:
                     err.append("Runtime error: " + e)
-            else:
+            elif not m.fifo:
                 m.misses += 1     # the UPDATE's lookup reads value: a miss
         elif r < 0.83:
             c = rnd.randint(300, 4000)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Schema resets caused by another connection's DDL: a connection's buffered
-uses must follow its table, and only its table (review finding 1).
+uses must follow its table, and only its table.
 
     cache_reset.py EXTENSION DIR
 

@@ -113,7 +113,7 @@ canon() {
   assert_output "$n"
 }
 
-# The parse table of the README, row by row: input, then uuid_str's result.
+# The input table of docs/uuid.md, row by row: input, then uuid_str's result.
 @test "parsing accepts what SQLite's ext/misc/uuid.c accepts and gives NULL for the rest" {
   c=0123abcd-ef45-4789-8abc-def012345678
   while IFS='|' read -r input expect; do

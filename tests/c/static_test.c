@@ -1,14 +1,17 @@
 /*
 ** static_test.c: proves dist/libacorn.a (built with -DSQLITE_CORE) links
-** into a program that links SQLite itself, and works there.
+** into a program that links SQLite itself, and works there, declared by the
+** public header ext/sqlite-acorn.h.
 **
-**   build/static_test   -> prints "static: ok <uuid7> <version>", exit 0
+**   cc -Iext tests/c/static_test.c dist/libacorn.a -lsqlite3 -lpthread -lm
+**   build/static_test   -> prints "static: ok <uuid7> <version>" and
+**                          "static: ok through sqlite3_auto_extension", exit 0
 */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
-int sqlite3_acorn_init(sqlite3*, char**, const sqlite3_api_routines*);
+#include "sqlite-acorn.h"
 
 int main(void){
   sqlite3 *db = 0;
@@ -35,5 +38,25 @@ int main(void){
   if( !ok ) fprintf(stderr, "static: query failed: %s\n", sqlite3_errmsg(db));
   sqlite3_finalize(pStmt);
   sqlite3_close(db);
+  if( !ok ) return 1;
+
+  /* The documented way to add acorn to every connection opened later. */
+  ok = 0;
+  pStmt = 0;
+  if( sqlite3_auto_extension((void(*)(void))sqlite3_acorn_init)!=SQLITE_OK ){
+    fprintf(stderr, "static: sqlite3_auto_extension failed\n");
+    return 1;
+  }
+  if( sqlite3_open(":memory:", &db)!=SQLITE_OK ) return 1;
+  rc = sqlite3_prepare_v2(db, "SELECT uuid_version(uuid8())", -1, &pStmt, 0);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW
+   && sqlite3_column_int(pStmt, 0)==8 ){
+    printf("static: ok through sqlite3_auto_extension\n");
+    ok = 1;
+  }
+  if( !ok ) fprintf(stderr, "static: auto extension: %s\n", sqlite3_errmsg(db));
+  sqlite3_finalize(pStmt);
+  sqlite3_close(db);
+  sqlite3_reset_auto_extension();
   return ok ? 0 : 1;
 }

@@ -1,0 +1,94 @@
+/*
+** bench.h: what bench_insert.c (the table-valued function: parameters,
+** their values, the rows) and bench_run.c (one run: scratch database,
+** connections, threads, clock) share.  Internal to acorn.
+**
+** bench_insert.c reads one combination of parameter values into a
+** bench_config and calls acorn_bench_run(), which fills a bench_result or
+** returns an error message.  Every value in a bench_config has been
+** checked: acorn_bench_run() trusts it.
+*/
+#ifndef ACORN_BENCH_H
+#define ACORN_BENCH_H
+
+#include "acorn.h"
+
+/* The enumerated parameters.  The value is the index of its name in the
+** matching acorn_bench_az* array, which is also the order of the rows. */
+enum {
+  BENCH_ID_INTEGER, BENCH_ID_SHORTID, BENCH_ID_UUID4_TEXT,
+  BENCH_ID_UUID4_BLOB, BENCH_ID_UUID7_TEXT, BENCH_ID_UUID7_BLOB,
+  BENCH_ID_UUID8_TEXT, BENCH_ID_UUID8_BLOB
+};
+#define BENCH_ID_IS_BLOB(e) \
+  ((e)==BENCH_ID_UUID4_BLOB || (e)==BENCH_ID_UUID7_BLOB \
+   || (e)==BENCH_ID_UUID8_BLOB)
+enum {
+  BENCH_JOURNAL_WAL, BENCH_JOURNAL_DELETE, BENCH_JOURNAL_TRUNCATE,
+  BENCH_JOURNAL_PERSIST, BENCH_JOURNAL_MEMORY, BENCH_JOURNAL_OFF
+};
+enum { BENCH_SYNC_OFF, BENCH_SYNC_NORMAL, BENCH_SYNC_FULL, BENCH_SYNC_EXTRA };
+enum { BENCH_BEGIN_DEFERRED, BENCH_BEGIN_IMMEDIATE };
+enum { BENCH_PREPARE_ONCE, BENCH_PREPARE_EACH, BENCH_PREPARE_EXEC };
+enum { BENCH_LOCKING_NORMAL, BENCH_LOCKING_EXCLUSIVE };
+enum { BENCH_STORAGE_FILE, BENCH_STORAGE_MEMORY };
+
+/* Their names, in value order, each list ended by NULL. */
+extern const char *const acorn_bench_azId[];
+extern const char *const acorn_bench_azJournal[];
+extern const char *const acorn_bench_azSync[];
+extern const char *const acorn_bench_azBegin[];
+extern const char *const acorn_bench_azPrepare[];
+extern const char *const acorn_bench_azLocking[];
+extern const char *const acorn_bench_azStorage[];
+
+/* A scratch file is "<dir>/acorn-bench-<16 hex>.db" (or "acorn-fsync-
+** <16 hex>.tmp"): realpath(dir) plus this many bytes.  Its path must fit
+** in BENCH_PATH_MAX bytes, NUL included (the registry of live files holds
+** paths that long; SQLite's unix VFS allows less). */
+#define BENCH_SCRATCH_NAME_LEN 32
+#define BENCH_PATH_MAX         1024
+
+/* The settings of one run. */
+typedef struct bench_config bench_config;
+struct bench_config {
+  int eId, eJournal, eSync, nThread, bMutex, nBatch, eBegin, ePrepare;
+  int eLocking, nReader, nContent, iBusyTimeout, eStorage;
+  int bPageSize, bCacheSize, bMmapSize;
+  sqlite3_int64 iPageSize, iCacheSize, iMmapSize, nRow;
+  double rSeconds;
+  const char *zDir;        /* dir as given, for messages */
+  const char *zDirReal;    /* its realpath: absolute, no symlink */
+  const char *zSchema;     /* SQL run on the fresh database, or NULL: the
+                           ** posts table (nothing if zTemplate is set) */
+  const char *zStatement;  /* the write to time, or NULL: the built-in
+                           ** INSERT into posts */
+  const char *zTemplate;   /* template as given, or NULL: none */
+  const char *zTemplateReal;   /* its realpath */
+};
+
+/* What one run measured. */
+typedef struct bench_result bench_result;
+struct bench_result {
+  sqlite3_int64 nRowsWritten, nWrites, nReads, nBusy, nDbBytes;
+  double rElapsed, rP50, rP99, rMax;   /* seconds; microseconds */
+  int bLatency;                        /* rP50, rP99, rMax hold something */
+};
+
+/* One run with the settings in c.  dbHost is the connection running the
+** statement (its interrupt stops the run, with SQLite 3.41 or later).  On
+** error, *pzErr is the message (sqlite3_malloc'd, without the
+** "bench_insert: " prefix), or NULL for SQLITE_NOMEM. */
+int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
+                    bench_result *pRes, char **pzErr);
+
+/* Can zReal (a realpath) be copied as a template: is it a database that
+** opens read-only?  SQLITE_OK, or an error with *pzWhy (SQLite's message,
+** sqlite3_malloc'd). */
+int acorn_bench_template_check(const char *zReal, char **pzWhy);
+
+/* fsync_us: the median of 5 (4 KiB pwrite + fsync) on a new file in zDir
+** (a realpath), in microseconds. */
+int acorn_bench_fsync_us(const char *zDir, double *pUs, char **pzErr);
+
+#endif /* ACORN_BENCH_H */

@@ -1,0 +1,1720 @@
+/*
+** bench_run.c: one run of bench_insert, the engine behind the table-valued
+** function in bench_insert.c (which parses the parameters and makes the
+** rows).  The interface is bench.h: acorn_bench_run() takes a checked
+** bench_config and fills a bench_result, or returns an error message;
+** acorn_bench_fsync_us() measures a directory's fsync.
+**
+** ONE RUN (acorn_bench_run)
+**
+**  1. Room for the ids and the content.  Ids (acorn_uuid4/7/8, or
+**     acorn_random for the shortid) are made while no clock runs, so that
+**     the numbers measure SQLite, not the id maker: in chunks of about
+**     BENCH_ID_CHUNK rows (a multiple of batch), one chunk before each
+**     phase of step 4, so their memory is bounded whatever `rows` is.  An
+**     integer id is the rowid, made by SQLite: no ids, one phase.
+**  2. A scratch database "acorn-bench-<16 hex>.db" is created in
+**     realpath(dir) (absolute, so never read as a URI; no symlink, which
+**     SQLITE_OPEN_NOFOLLOW would refuse) with open(O_CREAT|O_EXCL); a name
+**     whose -wal, -shm or -journal already exists is skipped.  It is in the
+**     registry of live scratch files (below) until removed.
+**     storage=memory uses "file:/acorn-bench-<hex>" on the memdb VFS
+**     instead, shared by the run's connections, and makes no file.
+**  3. A setup connection copies the template if there is one (see "The
+**     template" below), sets page_size and journal_mode, then runs the
+**     schema, or, without schema and template, creates the posts table
+**     (STRICT; WITHOUT ROWID for text and blob ids); a user's statement is
+**     then prepared there and checked (one INSERT, UPDATE, DELETE or
+**     REPLACE, no rows returned, only ?1 ?2 ?3 bound).
+**  4. Each writer and reader opens its own connection, installs a busy
+**     handler that sleeps as SQLite's busy_timeout does and counts its
+**     calls, sets the pragmas and prepares its statements; then all wait at
+**     a start gate.  The clock runs while the gate is open, one phase per
+**     chunk of ids: the gate opens, writers claim `batch` row numbers at a
+**     time from a shared atomic counter until the chunk's rows are all
+**     claimed, readers read while the writers write, and all come back to
+**     the gate, which the next chunk's ids reopen.  elapsed is the sum of
+**     the phases.  The run writes exactly `rows` rows unless `seconds`
+**     passes (checked before each transaction), a statement fails (which
+**     stops everyone), a terminating signal comes or, with SQLite 3.41 or
+**     later, the host connection is interrupted (sqlite3_is_interrupted,
+**     checked before each transaction).  With threads=1 and readers=0 the
+**     writer runs in the calling thread.
+**  5. Every thread is joined, every statement finalized, every connection
+**     closed, rows counted and sizes taken, then the database and its -wal,
+**     -shm and -journal are unlinked, on every path.
+**
+** Latencies are kept one by one in runs of at most BENCH_EXACT_MAX rows
+** (exact percentiles) and counted in a fixed histogram per writer beyond.
+*/
+#include "bench.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const acorn_bench_azId[] = { "integer", "shortid", "uuid4_text",
+  "uuid4_blob", "uuid7_text", "uuid7_blob", "uuid8_text", "uuid8_blob", 0 };
+const char *const acorn_bench_azJournal[] = { "wal", "delete", "truncate",
+  "persist", "memory", "off", 0 };
+const char *const acorn_bench_azSync[] = { "off", "normal", "full", "extra",
+  0 };
+const char *const acorn_bench_azBegin[] = { "deferred", "immediate", 0 };
+const char *const acorn_bench_azPrepare[] = { "once", "each", "exec", 0 };
+const char *const acorn_bench_azLocking[] = { "normal", "exclusive", 0 };
+const char *const acorn_bench_azStorage[] = { "file", "memory", 0 };
+
+/* -------------------------------------------------------------------- */
+/* Clock                                                                 */
+
+static sqlite3_int64 benchMono(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (sqlite3_int64)ts.tv_sec*1000000000 + ts.tv_nsec;
+}
+
+static void benchSleepMs(int ms){
+  struct timespec ts;
+  ts.tv_sec = ms/1000;
+  ts.tv_nsec = (long)(ms%1000)*1000000L;
+  while( nanosleep(&ts, &ts)!=0 && errno==EINTR ){}
+}
+
+/* -------------------------------------------------------------------- */
+/* Scratch files still live: removed at exit and on a terminating signal */
+/*
+** Every scratch file is in a registry from its creation until it is
+** removed.  Two things read the registry outside the run that owns a file:
+**
+**   - an atexit hook, installed once: a host that calls exit() mid-run (the
+**     sqlite3 shell does on the third Ctrl-C, from its SIGINT handler)
+**     leaves no file behind;
+**   - a handler of SIGTERM, SIGINT and SIGHUP, installed while at least one
+**     file is live and replaced by what was there when the last one goes.
+**
+** The handler does only async-signal-safe work.  Where the signal had a
+** handler of the host, it calls that handler (with the siginfo it got, if
+** the host asked for one) and nothing else: the host decides, as if acorn
+** were not there.  Where the signal was ignored, nothing is installed.
+** Where it had the default action (terminate), the first signal is
+** deferred: the handler records it, every run stops at its next row (the
+** busy handler gives up too), cleans up as a failed run does, and the last
+** run to remove its files puts the default back and raises the signal
+** again, so the process dies of it (exit status 128+signal, what timeout(1),
+** systemd and docker stop expect).  The files are removed before the
+** connections close, so closing does not checkpoint them first.  If a
+** second such signal comes before that (a run that cannot get going), the
+** handler removes every registered file itself, puts the default back and
+** raises it at once.
+**
+** Worker threads start with the three signals blocked, so the host's
+** handlers run on the host's threads only, as they would without acorn.
+**
+** So that a signal handler can read it, the registry is a fixed array of
+** slots taken and released with atomic operations, no lock and no malloc:
+** a slot is FREE, BUSY (its owner writes it) or LIVE; iGen changes whenever
+** the slot's path does, so a reader that copies a path while it changes
+** (a seqlock) sees the change and skips the slot, whose file its owner has
+** removed already.  The path of a scratch file is bounded by SQLite's own
+** path limit (benchParseDir checks it), which fits in a slot.
+*/
+#define BENCH_LIVE_MAX   64       /* scratch files live at once, per process */
+#define BENCH_PATH_MAX  1024     /* bytes of a slot's path, NUL included */
+
+#define BENCH_LIVE_FREE  0
+#define BENCH_LIVE_BUSY  1
+#define BENCH_LIVE_LIVE  2
+
+typedef struct bench_live bench_live;
+struct bench_live {
+  int eState;                  /* BENCH_LIVE_FREE, _BUSY or _LIVE (atomic) */
+  unsigned int iGen;           /* bumped when zPath changes (atomic) */
+  int bSideFiles;              /* also -wal, -shm, -journal */
+  char zPath[BENCH_PATH_MAX];
+};
+static bench_live benchLive[BENCH_LIVE_MAX];
+
+/* The signals handled, what was there before, and whether ours is in. */
+#define BENCH_NSIG 3
+static const int benchSigNo[BENCH_NSIG] = { SIGTERM, SIGINT, SIGHUP };
+static struct sigaction benchSigOld[BENCH_NSIG];
+static int benchSigMine[BENCH_NSIG];
+/* A deferred signal (its number, atomic): every run stops. */
+static int benchSigPending = 0;
+
+static pthread_mutex_t benchLiveMutex = PTHREAD_MUTEX_INITIALIZER;
+static int benchLiveCount = 0;         /* slots taken (under the mutex) */
+static int benchLiveHook = 0;          /* the atexit hook is installed */
+
+/* Has a terminating signal asked every run to stop? */
+static int benchSignalled(void){
+  return __atomic_load_n(&benchSigPending, __ATOMIC_RELAXED)!=0;
+}
+
+/* Unlink zPath and, if bSideFiles, its -wal, -shm and -journal: the
+** database first, so that a writer still running cannot open a new
+** journal beside it (SQLite refuses to write a database that has moved).
+** Async-signal-safe: unlink() and byte copies into a stack buffer. */
+static void benchUnlinkAll(const char *zPath, int bSideFiles){
+  static const char *const azSuffix[] = { "-wal", "-shm", "-journal" };
+  char zBuf[BENCH_PATH_MAX+16];
+  size_t n = 0, m;
+  int k;
+  unlink(zPath);
+  if( !bSideFiles ) return;
+  while( zPath[n] && n<BENCH_PATH_MAX ) n++;
+  if( n>=BENCH_PATH_MAX ) return;
+  for(k=0; k<3; k++){
+    memcpy(zBuf, zPath, n);
+    for(m=0; azSuffix[k][m]; m++) zBuf[n+m] = azSuffix[k][m];
+    zBuf[n+m] = 0;
+    unlink(zBuf);
+  }
+}
+
+/* Unlink the files of every live slot.  Async-signal-safe: used by the
+** atexit hook and by the signal handler. */
+static void benchLiveUnlinkAll(void){
+  char zPath[BENCH_PATH_MAX];
+  int i;
+  for(i=0; i<BENCH_LIVE_MAX; i++){
+    bench_live *p = &benchLive[i];
+    unsigned int g = __atomic_load_n(&p->iGen, __ATOMIC_ACQUIRE);
+    int bSide;
+    if( __atomic_load_n(&p->eState, __ATOMIC_ACQUIRE)!=BENCH_LIVE_LIVE ){
+      continue;
+    }
+    memcpy(zPath, p->zPath, sizeof(zPath));
+    bSide = p->bSideFiles;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if( __atomic_load_n(&p->iGen, __ATOMIC_RELAXED)!=g ) continue;
+    zPath[sizeof(zPath)-1] = 0;
+    benchUnlinkAll(zPath, bSide);
+  }
+}
+
+static void benchLiveAtExit(void){
+  benchLiveUnlinkAll();
+}
+
+static void benchSigHandler(int sig, siginfo_t *pInfo, void *pCtx){
+  int e = errno, k;
+  for(k=0; k<BENCH_NSIG && benchSigNo[k]!=sig; k++){}
+  if( k<BENCH_NSIG ){
+    struct sigaction *pOld = &benchSigOld[k];
+    if( pOld->sa_handler!=SIG_DFL && pOld->sa_handler!=SIG_IGN ){
+      /* the host's handler: call it, and only it */
+      int bOnce = (pOld->sa_flags & SA_RESETHAND)!=0;
+      if( pOld->sa_flags & SA_SIGINFO ){
+        void (*xAction)(int, siginfo_t*, void*) = pOld->sa_sigaction;
+        if( bOnce ){ pOld->sa_handler = SIG_DFL; pOld->sa_flags = 0; }
+        xAction(sig, pInfo, pCtx);
+      }else{
+        void (*xHandler)(int) = pOld->sa_handler;
+        if( bOnce ){ pOld->sa_handler = SIG_DFL; pOld->sa_flags = 0; }
+        xHandler(sig);
+      }
+    }else if( __atomic_exchange_n(&benchSigPending, sig, __ATOMIC_SEQ_CST)
+              !=0 ){
+      /* the second: remove the files now and die of the signal (it is
+      ** blocked in this handler, so it arrives when the handler returns) */
+      benchLiveUnlinkAll();
+      sigaction(sig, pOld, 0);
+      raise(sig);
+    }
+    /* else the first: every run stops, and the last one re-raises it */
+  }
+  errno = e;
+}
+
+/* Install the handler for each signal not ignored.  Under benchLiveMutex. */
+static void benchSignalsInstall(void){
+  int k;
+  for(k=0; k<BENCH_NSIG; k++){
+    struct sigaction old, sa;
+    benchSigMine[k] = 0;
+    if( sigaction(benchSigNo[k], 0, &old)!=0 || old.sa_handler==SIG_IGN ){
+      continue;
+    }
+    benchSigOld[k] = old;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = benchSigHandler;
+    sa.sa_mask = old.sa_mask;       /* what the host's handler expects */
+    /* SA_ONSTACK: a Go host runs signal handlers on its alternate stacks */
+    sa.sa_flags = SA_SIGINFO|SA_ONSTACK;
+    if( old.sa_handler==SIG_DFL ){
+      sa.sa_flags |= SA_RESTART;
+    }else{
+      sa.sa_flags |= old.sa_flags & (SA_RESTART|SA_NODEFER);
+    }
+    if( sigaction(benchSigNo[k], &sa, 0)==0 ) benchSigMine[k] = 1;
+  }
+}
+
+/* Put back what was there, unless the host has replaced ours since.
+** Under benchLiveMutex. */
+static void benchSignalsRestore(void){
+  int k;
+  for(k=0; k<BENCH_NSIG; k++){
+    struct sigaction cur;
+    if( !benchSigMine[k] ) continue;
+    benchSigMine[k] = 0;
+    if( sigaction(benchSigNo[k], 0, &cur)==0
+     && (cur.sa_flags & SA_SIGINFO)!=0 && cur.sa_sigaction==benchSigHandler ){
+      sigaction(benchSigNo[k], &benchSigOld[k], 0);
+    }
+  }
+}
+
+/* Block (bBlock) the three signals in the calling thread, saving its mask
+** in *pOld, or put *pOld back.  Threads started in between inherit the
+** block. */
+static void benchSignalsBlock(int bBlock, sigset_t *pOld){
+  if( bBlock ){
+    sigset_t set;
+    int k;
+    sigemptyset(&set);
+    for(k=0; k<BENCH_NSIG; k++) sigaddset(&set, benchSigNo[k]);
+    pthread_sigmask(SIG_BLOCK, &set, pOld);
+  }else{
+    pthread_sigmask(SIG_SETMASK, pOld, 0);
+  }
+}
+
+/* Take a slot (BUSY): the first slot taken installs the signal handlers,
+** so take one before creating the file it will hold.  The slot's index, or
+** -1 if every slot is taken. */
+static int benchLiveReserve(void){
+  int i;
+  pthread_mutex_lock(&benchLiveMutex);
+  for(i=0; i<BENCH_LIVE_MAX; i++){
+    int eFree = BENCH_LIVE_FREE;
+    if( __atomic_compare_exchange_n(&benchLive[i].eState, &eFree,
+            BENCH_LIVE_BUSY, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) ) break;
+  }
+  if( i<BENCH_LIVE_MAX ){
+    if( benchLiveCount++==0 ) benchSignalsInstall();
+    if( !benchLiveHook ) benchLiveHook = atexit(benchLiveAtExit)==0;
+  }
+  pthread_mutex_unlock(&benchLiveMutex);
+  return i<BENCH_LIVE_MAX ? i : -1;
+}
+
+/* Slot i now holds zPath (which fits: benchParseDir checks the length),
+** a file just created. */
+static void benchLivePublish(int i, const char *zPath, int bSideFiles){
+  bench_live *p = &benchLive[i];
+  size_t n = strlen(zPath);
+  if( n>=BENCH_PATH_MAX ) n = BENCH_PATH_MAX-1;
+  __atomic_fetch_add(&p->iGen, 1, __ATOMIC_ACQ_REL);
+  memcpy(p->zPath, zPath, n);
+  p->zPath[n] = 0;
+  p->bSideFiles = bSideFiles;
+  __atomic_fetch_add(&p->iGen, 1, __ATOMIC_ACQ_REL);
+  __atomic_store_n(&p->eState, BENCH_LIVE_LIVE, __ATOMIC_RELEASE);
+}
+
+/* Free slot i.  The last slot freed puts the signal handlers back and, if
+** a terminating signal was deferred, raises it again now that the files
+** are gone. */
+static void benchLiveRelease(int i){
+  bench_live *p = &benchLive[i];
+  int sig = 0;
+  pthread_mutex_lock(&benchLiveMutex);
+  __atomic_store_n(&p->eState, BENCH_LIVE_BUSY, __ATOMIC_RELEASE);
+  __atomic_fetch_add(&p->iGen, 1, __ATOMIC_ACQ_REL);
+  p->zPath[0] = 0;
+  __atomic_store_n(&p->eState, BENCH_LIVE_FREE, __ATOMIC_RELEASE);
+  if( --benchLiveCount==0 ){
+    benchSignalsRestore();
+    sig = __atomic_exchange_n(&benchSigPending, 0, __ATOMIC_SEQ_CST);
+  }
+  pthread_mutex_unlock(&benchLiveMutex);
+  if( sig ){
+    /* what the signal would have done: to this thread if it can take it
+    ** (delivered before raise returns), else to the process */
+    sigset_t cur;
+    if( pthread_sigmask(SIG_BLOCK, 0, &cur)==0 && !sigismember(&cur, sig) ){
+      raise(sig);
+    }else{
+      kill(getpid(), sig);
+    }
+  }
+}
+
+/* Remove zPath (and its side files if registered so), then free its slot. */
+static void benchLiveRemove(const char *zPath){
+  int i, bSide = 1;
+  for(i=0; i<BENCH_LIVE_MAX; i++){
+    bench_live *p = &benchLive[i];
+    if( __atomic_load_n(&p->eState, __ATOMIC_ACQUIRE)==BENCH_LIVE_LIVE
+     && strcmp(p->zPath, zPath)==0 ){
+      bSide = p->bSideFiles;
+      break;
+    }
+  }
+  benchUnlinkAll(zPath, bSide);     /* first: a signal now finds it live */
+  if( i<BENCH_LIVE_MAX ) benchLiveRelease(i);
+}
+
+/* Create a fresh scratch file name in zDir exclusively: *pzPath, and, if
+** pFd is not NULL, the open descriptor in *pFd.  It is registered as live
+** until benchLiveRemove(). */
+static int benchCreateScratch(const char *zDir, const char *zPrefix,
+                              const char *zSuffix, int bSideFiles,
+                              char **pzPath, int *pFd, char **pzErr){
+  int iTry;
+  for(iTry=0; iTry<100; iTry++){
+    unsigned char a[8];
+    char zHex[17];
+    char *zPath;
+    int fd, k, iSlot;
+    struct stat st;
+    acorn_random(a, sizeof(a));
+    for(k=0; k<8; k++) sqlite3_snprintf(3, zHex+2*k, "%02x", a[k]);
+    zPath = sqlite3_mprintf("%s/%s%s%s", zDir, zPrefix, zHex, zSuffix);
+    if( zPath==0 ) return SQLITE_NOMEM;
+    if( bSideFiles ){
+      static const char *const azSide[] = { "-wal", "-shm", "-journal" };
+      int bTaken = 0;
+      for(k=0; k<3 && !bTaken; k++){
+        char *zSide = sqlite3_mprintf("%s%s", zPath, azSide[k]);
+        if( zSide==0 ){ sqlite3_free(zPath); return SQLITE_NOMEM; }
+        if( lstat(zSide, &st)==0 || errno!=ENOENT ) bTaken = 1;
+        sqlite3_free(zSide);
+      }
+      if( bTaken ){ sqlite3_free(zPath); continue; }
+    }
+    iSlot = benchLiveReserve();
+    if( iSlot<0 ){
+      *pzErr = sqlite3_mprintf("more than %d scratch files at once in this"
+                               " process", BENCH_LIVE_MAX);
+      sqlite3_free(zPath);
+      return SQLITE_ERROR;
+    }
+    fd = open(zPath, O_CREAT|O_EXCL|O_RDWR|O_CLOEXEC|O_NOFOLLOW, 0600);
+    if( fd<0 ){
+      int e = errno;
+      benchLiveRelease(iSlot);
+      if( e==EEXIST ){ sqlite3_free(zPath); continue; }
+      *pzErr = sqlite3_mprintf("cannot create a scratch file %s: %s",
+                               zPath, strerror(e));
+      sqlite3_free(zPath);
+      return SQLITE_CANTOPEN;
+    }
+    benchLivePublish(iSlot, zPath, bSideFiles);
+    if( pFd ) *pFd = fd;      /* the caller writes the file it created */
+    else close(fd);
+    *pzPath = zPath;
+    return SQLITE_OK;
+  }
+  *pzErr = sqlite3_mprintf("cannot find a free scratch file name in %s", zDir);
+  return SQLITE_CANTOPEN;
+}
+
+/* fsync_us: median of 5 (4 KiB pwrite + fsync) on a new file in zDir. */
+int acorn_bench_fsync_us(const char *zDir, double *pUs, char **pzErr){
+  char *zPath = 0;
+  char aBuf[4096];
+  sqlite3_int64 aT[5], t;
+  int rc, fd, i, j;
+  rc = benchCreateScratch(zDir, "acorn-fsync-", ".tmp", 0, &zPath, &fd,
+                          pzErr);
+  if( rc!=SQLITE_OK ) return rc;
+  memset(aBuf, 'a', sizeof(aBuf));
+  for(i=0; i<5 && rc==SQLITE_OK; i++){
+    aBuf[0] = (char)('a'+i);
+    t = benchMono();
+    if( pwrite(fd, aBuf, sizeof(aBuf), 0)!=(ssize_t)sizeof(aBuf)
+     || fsync(fd)!=0 ){
+      *pzErr = sqlite3_mprintf("cannot write and fsync %s: %s", zPath,
+                               strerror(errno));
+      rc = SQLITE_IOERR;
+    }
+    aT[i] = benchMono() - t;
+  }
+  close(fd);
+  benchLiveRemove(zPath);
+  sqlite3_free(zPath);
+  if( rc!=SQLITE_OK ) return rc;
+  for(i=1; i<5; i++){                       /* insertion sort of 5 */
+    for(j=i; j>0 && aT[j-1]>aT[j]; j--){
+      t = aT[j]; aT[j] = aT[j-1]; aT[j-1] = t;
+    }
+  }
+  *pUs = (double)aT[2]/1000.0;
+  return SQLITE_OK;
+}
+
+/* -------------------------------------------------------------------- */
+/* Latencies: exact up to BENCH_EXACT_MAX rows, a histogram beyond       */
+/*
+** A run of at most BENCH_EXACT_MAX rows keeps every latency (8 bytes a
+** row) and reports exact percentiles.  A longer run counts them in a
+** histogram per writer instead, of fixed size whatever `rows` is:
+** log-linear buckets, exact below 256 ns, then BENCH_HIST_SUB buckets per
+** power of two, so a percentile is reported as the middle of its bucket,
+** within 1/256 (0.4%) of the exact value; the maximum is kept exactly.
+*/
+#define BENCH_EXACT_MAX  1000000
+#define BENCH_HIST_SUB   128
+#define BENCH_HIST_N     (BENCH_HIST_SUB*58)   /* values up to 2^64-1 */
+
+/* The bucket of v nanoseconds. */
+static int benchHistIndex(uint64_t v){
+  int iShift;
+  if( v<2*BENCH_HIST_SUB ) return (int)v;
+  iShift = 63 - __builtin_clzll(v) - 7;        /* 1.. */
+  return (iShift+1)*BENCH_HIST_SUB + (int)((v>>iShift) - BENCH_HIST_SUB);
+}
+
+/* The middle of bucket i (its value if exact). */
+static uint64_t benchHistValue(int i){
+  int iShift;
+  uint64_t lo;
+  if( i<2*BENCH_HIST_SUB ) return (uint64_t)i;
+  iShift = i/BENCH_HIST_SUB - 1;
+  lo = (uint64_t)(BENCH_HIST_SUB + i%BENCH_HIST_SUB) << iShift;
+  return lo + (((uint64_t)1<<iShift) - 1)/2;
+}
+
+/* The value of rank iRank (1-based) among the n counted in a[]. */
+static uint64_t benchHistRank(const uint64_t *a, sqlite3_int64 iRank){
+  sqlite3_int64 nSeen = 0;
+  int i;
+  for(i=0; i<BENCH_HIST_N; i++){
+    nSeen += (sqlite3_int64)a[i];
+    if( nSeen>=iRank ) return benchHistValue(i);
+  }
+  return benchHistValue(BENCH_HIST_N-1);
+}
+
+/* -------------------------------------------------------------------- */
+/* One run                                                               */
+
+/* The busy handler of each connection: the same delays as SQLite's own
+** busy_timeout handler (sqliteDefaultBusyCallback), plus a count. */
+typedef struct bench_busy bench_busy;
+struct bench_busy {
+  int iTimeout;            /* ms */
+  sqlite3_int64 nBusy;     /* calls */
+  int *pbStop;             /* the run's stop flag: give up when set */
+};
+
+static int benchBusyHandler(void *pArg, int nCount){
+  static const unsigned char aDelay[] = {1,2,5,10,15,20,25,25,25,50,50,100};
+  static const unsigned char aTotal[] = {0,1,3,8,18,33,53,78,103,128,178,228};
+  const int nDelay = (int)sizeof(aDelay);
+  bench_busy *p = (bench_busy*)pArg;
+  int delay, prior;
+  p->nBusy++;
+  if( benchSignalled() || (p->pbStop && __atomic_load_n(p->pbStop,
+                                                        __ATOMIC_RELAXED)) ){
+    return 0;                  /* the run is stopping: wait no more */
+  }
+  if( nCount<nDelay ){
+    delay = aDelay[nCount];
+    prior = aTotal[nCount];
+  }else{
+    delay = aDelay[nDelay-1];
+    prior = aTotal[nDelay-1] + delay*(nCount-(nDelay-1));
+  }
+  if( prior+delay>p->iTimeout ){
+    delay = p->iTimeout - prior;
+    if( delay<=0 ) return 0;
+  }
+  benchSleepMs(delay);
+  return 1;
+}
+
+
+/* Ids are made in chunks of about this many rows (a multiple of batch),
+** while the clock is stopped: the memory they take is bounded whatever
+** `rows` is. */
+#define BENCH_ID_CHUNK   65536
+
+typedef struct bench_run bench_run;
+typedef struct bench_worker bench_worker;
+
+struct bench_worker {
+  bench_run *pRun;
+  int bReader;
+  int bThread;                 /* a pthread was started for it */
+  pthread_t tid;
+  sqlite3 *db;
+  sqlite3_stmt *pIns, *pBegin, *pCommit, *pSel;
+  char *zSqlBuf;               /* prepare=exec: the SQL text */
+  bench_busy busy;
+  sqlite3_int64 nDone;         /* rows inserted or SELECTs run */
+  uint64_t *aLat;              /* writers: ns per row done, in its own array
+                               ** (no cache line shared with other writers) */
+  sqlite3_int64 nLat, nLatAlloc;
+  unsigned int *aHist;         /* writers of a long run: BENCH_HIST_N counts
+                               ** instead of aLat */
+  uint64_t mxLat;              /* with aHist: the largest latency */
+  sqlite3_int64 tEnd;          /* writers: when the phase's last row was done */
+  uint64_t iRand;              /* readers: xorshift state */
+  int rc;
+  char *zErr;                  /* sqlite3_malloc'd */
+  char aPad[128];              /* keeps the fields each writer updates in its
+                               ** loop off its neighbours' cache lines */
+};
+
+struct bench_run {
+  const bench_config *pCfg;
+  sqlite3 *dbHost;             /* the connection running the statement, for
+                               ** sqlite3_is_interrupted(); 0: not checked */
+  char *zOpen;                 /* file name or URI the connections open */
+  int openFlags;
+  const char *zInsert;         /* the write with bind parameters */
+  int bCustom;                 /* zInsert is the user's statement */
+  int nParam;                  /* bind parameters of the user's statement */
+  unsigned char *aId;          /* ids of rows iChunk0.., nIdLen bytes each */
+  int nIdLen;                  /* bytes of one id (0 for integer: no ids) */
+  sqlite3_int64 nChunk;        /* rows per phase: a multiple of batch */
+  sqlite3_int64 iChunk0;       /* the current phase's rows: iChunk0.. */
+  sqlite3_int64 iChunkEnd;     /* ..iChunkEnd-1 */
+  char *zContent;
+  int bHist;                   /* latencies in histograms (a long run) */
+  char aPad1[64];              /* iNext, written by every claim, alone on */
+  sqlite3_int64 iNext;         /* next unclaimed row number (atomic) */
+  char aPad2[64];              /* its cache line, away from what is read */
+  int bStop;                   /* atomic: stop now */
+  int nWriterLeft;             /* atomic: writers still in this phase */
+  sqlite3_int64 tStart, tDeadline;   /* of the current phase */
+  pthread_mutex_t appMutex;    /* mutex=1 */
+  pthread_mutex_t gateMutex;
+  pthread_cond_t gateCond;
+  int nReady;                  /* threads waiting at the gate */
+  int iPhase;                  /* phases the gate has opened for */
+  int bDone;                   /* no more phases: the threads end */
+};
+
+static const char zTitle[] = "Some title";
+
+/* The journal_mode to set.  An in-memory database keeps its journal in
+** memory: storage=memory runs wal, delete, truncate and persist as memory
+** (setting wal on memdb would try a WAL without shared memory). */
+static const char *benchJournalPragma(const bench_config *c){
+  if( c->eStorage==BENCH_STORAGE_MEMORY && c->eJournal<=BENCH_JOURNAL_PERSIST ){
+    return "memory";
+  }
+  return acorn_bench_azJournal[c->eJournal];
+}
+
+/* A worker failed: stop the run and, if this is the failure that stops it,
+** keep it on the worker as the run's error (rc, and the message made from
+** zFmt unless it is NULL: out of memory).  A failure after the stop is its
+** consequence (a busy wait given up because of it), not kept.  Returns rc
+** (SQLITE_ERROR if rc was SQLITE_OK). */
+static int benchWorkerFail(bench_worker *w, int rc, const char *zFmt, ...){
+  if( rc==SQLITE_OK ) rc = SQLITE_ERROR;
+  if( __atomic_exchange_n(&w->pRun->bStop, 1, __ATOMIC_SEQ_CST)==0 ){
+    w->rc = rc;
+    if( zFmt ){
+      va_list ap;
+      va_start(ap, zFmt);
+      w->zErr = sqlite3_vmprintf(zFmt, ap);
+      va_end(ap);
+    }
+  }
+  return rc;
+}
+
+/* SQLite's message for the worker's last error (rc's, without a
+** connection). */
+static const char *benchErrmsg(bench_worker *w, int rc){
+  return w->db ? sqlite3_errmsg(w->db) : sqlite3_errstr(rc);
+}
+
+static int benchExec(bench_worker *w, const char *zSql){
+  int rc = sqlite3_exec(w->db, zSql, 0, 0, 0);
+  if( rc!=SQLITE_OK ){
+    return benchWorkerFail(w, rc, "%s failed: %s", zSql, benchErrmsg(w, rc));
+  }
+  return SQLITE_OK;
+}
+
+static int benchLatGrow(bench_worker *w, sqlite3_int64 nNeed);
+
+/* Open a connection to the run's scratch database, with acorn's id
+** functions (uuid7_blob() ...) for the schema and the statement to use. */
+static int benchOpenScratch(bench_run *r, sqlite3 **pDb){
+  int rc = sqlite3_open_v2(r->zOpen, pDb, r->openFlags, 0);
+  if( rc==SQLITE_OK ) rc = acorn_uuid_register(*pDb);
+  return rc;
+}
+
+/* Open the worker's connection, set the pragmas, prepare.  A failure is
+** recorded on the worker (benchWorkerFail) and stops the run. */
+static int benchWorkerSetup(bench_worker *w){
+  bench_run *r = w->pRun;
+  const bench_config *c = r->pCfg;
+  char *zSql;
+  int rc;
+  rc = benchOpenScratch(r, &w->db);
+  if( rc!=SQLITE_OK ){
+    return benchWorkerFail(w, rc, "cannot open the scratch database: %s",
+                           benchErrmsg(w, rc));
+  }
+  w->busy.iTimeout = c->iBusyTimeout;
+  w->busy.pbStop = &r->bStop;
+  sqlite3_busy_handler(w->db, benchBusyHandler, &w->busy);
+  zSql = sqlite3_mprintf(
+      "PRAGMA locking_mode=%s; PRAGMA journal_mode=%s; PRAGMA synchronous=%s;"
+      " PRAGMA foreign_keys=ON;",
+      acorn_bench_azLocking[c->eLocking], benchJournalPragma(c),
+      acorn_bench_azSync[c->eSync]);
+  if( zSql==0 ) return benchWorkerFail(w, SQLITE_NOMEM, 0);
+  rc = benchExec(w, zSql);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && c->bCacheSize ){
+    zSql = sqlite3_mprintf("PRAGMA cache_size=%lld", c->iCacheSize);
+    rc = zSql ? benchExec(w, zSql) : benchWorkerFail(w, SQLITE_NOMEM, 0);
+    sqlite3_free(zSql);
+  }
+  if( rc==SQLITE_OK && c->bMmapSize ){
+    zSql = sqlite3_mprintf("PRAGMA mmap_size=%lld", c->iMmapSize);
+    rc = zSql ? benchExec(w, zSql) : benchWorkerFail(w, SQLITE_NOMEM, 0);
+    sqlite3_free(zSql);
+  }
+  if( rc!=SQLITE_OK ) return rc;
+  if( w->bReader ){
+    rc = sqlite3_prepare_v2(w->db,
+        "SELECT title, content, created FROM posts WHERE id=?1", -1,
+        &w->pSel, 0);
+    if( rc!=SQLITE_OK ){
+      return benchWorkerFail(w, rc, "cannot prepare the SELECT: %s",
+                             benchErrmsg(w, rc));
+    }
+    acorn_random(&w->iRand, sizeof(w->iRand));
+    w->iRand |= 1;
+    return SQLITE_OK;
+  }
+  if( r->bHist ){
+    w->aHist = sqlite3_malloc64(sizeof(unsigned int)*BENCH_HIST_N);
+    if( w->aHist==0 ) return benchWorkerFail(w, SQLITE_NOMEM, 0);
+    memset(w->aHist, 0, sizeof(unsigned int)*BENCH_HIST_N);
+  }else{
+    /* a fair share of the rows, touched now so that no page fault lands
+    ** in the timed loop */
+    sqlite3_int64 nShare = c->nRow/c->nThread + c->nBatch + 16;
+    if( nShare>c->nRow ) nShare = c->nRow;
+    if( benchLatGrow(w, nShare) ) return SQLITE_NOMEM;
+    memset(w->aLat, 0, sizeof(uint64_t)*(size_t)w->nLatAlloc);
+  }
+  if( c->ePrepare==BENCH_PREPARE_EXEC ){
+    w->zSqlBuf = sqlite3_malloc(c->nContent + 200);
+    return w->zSqlBuf ? SQLITE_OK : benchWorkerFail(w, SQLITE_NOMEM, 0);
+  }
+  rc = sqlite3_prepare_v2(w->db,
+      c->eBegin==BENCH_BEGIN_IMMEDIATE ? "BEGIN IMMEDIATE" : "BEGIN",
+      -1, &w->pBegin, 0);
+  if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(w->db, "COMMIT", -1,
+                                              &w->pCommit, 0);
+  if( rc==SQLITE_OK && c->ePrepare==BENCH_PREPARE_ONCE ){
+    rc = sqlite3_prepare_v2(w->db, r->zInsert, -1, &w->pIns, 0);
+  }
+  if( rc!=SQLITE_OK ){
+    return benchWorkerFail(w, rc, "cannot prepare the %s: %s",
+                           r->bCustom ? "statement" : "INSERT",
+                           benchErrmsg(w, rc));
+  }
+  return SQLITE_OK;
+}
+
+static void benchWorkerClose(bench_worker *w){
+  sqlite3_finalize(w->pIns);
+  sqlite3_finalize(w->pBegin);
+  sqlite3_finalize(w->pCommit);
+  sqlite3_finalize(w->pSel);
+  w->pIns = w->pBegin = w->pCommit = w->pSel = 0;
+  sqlite3_close_v2(w->db);   /* rolls back an open transaction */
+  w->db = 0;
+  sqlite3_free(w->zSqlBuf);
+  w->zSqlBuf = 0;
+}
+
+static void benchWorkerFree(bench_worker *w){
+  sqlite3_free(w->aLat);
+  sqlite3_free(w->aHist);
+  w->aLat = 0;
+  w->aHist = 0;
+}
+
+/* prepare=exec: the INSERT of row i as SQL text with literal values. */
+static const char *benchInsertText(bench_worker *w, sqlite3_int64 i){
+  bench_run *r = w->pRun;
+  const bench_config *c = r->pCfg;
+  char *z = w->zSqlBuf;
+  static const char zHex[] = "0123456789abcdef";
+  if( c->eId==BENCH_ID_INTEGER ){
+    memcpy(z, "INSERT INTO posts(title,content) VALUES('", 41); z += 41;
+  }else{
+    /* only here: integer ids make no aId (it is NULL, and NULL+0 is UB) */
+    const unsigned char *aId = r->aId + (i - r->iChunk0)*r->nIdLen;
+    memcpy(z, "INSERT INTO posts(id,title,content) VALUES(", 43); z += 43;
+    if( BENCH_ID_IS_BLOB(c->eId) ){            /* the blob kinds */
+      int k;
+      *z++ = 'x'; *z++ = '\'';
+      for(k=0; k<16; k++){
+        *z++ = zHex[aId[k]>>4];
+        *z++ = zHex[aId[k]&15];
+      }
+      *z++ = '\'';
+    }else{
+      *z++ = '\'';
+      memcpy(z, aId, r->nIdLen); z += r->nIdLen;
+      *z++ = '\'';
+    }
+    *z++ = ','; *z++ = '\'';
+  }
+  memcpy(z, zTitle, sizeof(zTitle)-1); z += sizeof(zTitle)-1;
+  memcpy(z, "','", 3); z += 3;
+  memcpy(z, r->zContent, c->nContent); z += c->nContent;
+  memcpy(z, "')", 3);
+  return w->zSqlBuf;
+}
+
+/* The write of row i failed: "insert failed: ..." for the built-in
+** INSERT, "statement failed at row N: ..." for the user's statement. */
+static int benchRowFail(bench_worker *w, int rc, sqlite3_int64 i){
+  if( w->pRun->bCustom ){
+    return benchWorkerFail(w, rc, "statement failed at row %lld: %s", i+1,
+                           benchErrmsg(w, rc));
+  }
+  return benchWorkerFail(w, rc, "insert failed: %s", benchErrmsg(w, rc));
+}
+
+/* Write row i.  SQLITE_OK or an error already recorded. */
+static int benchInsertRow(bench_worker *w, sqlite3_int64 i){
+  bench_run *r = w->pRun;
+  const bench_config *c = r->pCfg;
+  sqlite3_stmt *pStmt = w->pIns;
+  int rc, iCol = 1;
+  if( c->ePrepare==BENCH_PREPARE_EXEC ){
+    rc = sqlite3_exec(w->db, benchInsertText(w, i), 0, 0, 0);
+    return rc==SQLITE_OK ? SQLITE_OK : benchRowFail(w, rc, i);
+  }
+  if( c->ePrepare==BENCH_PREPARE_EACH ){
+    rc = sqlite3_prepare_v2(w->db, r->zInsert, -1, &pStmt, 0);
+    if( rc!=SQLITE_OK ) return benchRowFail(w, rc, i);
+  }
+  if( r->bCustom ){
+    /* ?1 the row number, ?2 the id (NULL for integer: the rowid), ?3 the
+    ** content; the statement uses those it names */
+    if( r->nParam>=1 ) sqlite3_bind_int64(pStmt, 1, i+1);
+    if( r->nParam>=2 && c->eId!=BENCH_ID_INTEGER ){
+      const unsigned char *a = r->aId + (i - r->iChunk0)*r->nIdLen;
+      if( BENCH_ID_IS_BLOB(c->eId) ){
+        sqlite3_bind_blob(pStmt, 2, a, 16, SQLITE_STATIC);
+      }else{
+        sqlite3_bind_text(pStmt, 2, (const char*)a, r->nIdLen, SQLITE_STATIC);
+      }
+    }
+    if( r->nParam>=3 ){
+      sqlite3_bind_text(pStmt, 3, r->zContent, c->nContent, SQLITE_STATIC);
+    }
+  }else{
+    if( c->eId!=BENCH_ID_INTEGER ){
+      const unsigned char *a = r->aId + (i - r->iChunk0)*r->nIdLen;
+      if( BENCH_ID_IS_BLOB(c->eId) ){
+        sqlite3_bind_blob(pStmt, 1, a, 16, SQLITE_STATIC);
+      }else{
+        sqlite3_bind_text(pStmt, 1, (const char*)a, r->nIdLen, SQLITE_STATIC);
+      }
+      iCol = 2;
+    }
+    sqlite3_bind_text(pStmt, iCol, zTitle, sizeof(zTitle)-1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, iCol+1, r->zContent, c->nContent, SQLITE_STATIC);
+  }
+  rc = sqlite3_step(pStmt);
+  if( rc==SQLITE_DONE ){
+    rc = c->ePrepare==BENCH_PREPARE_EACH ? sqlite3_finalize(pStmt)
+                                         : sqlite3_reset(pStmt);
+  }else{
+    /* the message first: finalize would lose it */
+    rc = benchRowFail(w, rc, i);
+    if( c->ePrepare==BENCH_PREPARE_EACH ) sqlite3_finalize(pStmt);
+    else sqlite3_reset(pStmt);
+    return rc;
+  }
+  if( rc!=SQLITE_OK ) return benchRowFail(w, rc, i);
+  return SQLITE_OK;
+}
+
+/* BEGIN or COMMIT of a batch. */
+static int benchTxn(bench_worker *w, int bCommit){
+  const bench_config *c = w->pRun->pCfg;
+  int rc;
+  if( c->ePrepare==BENCH_PREPARE_EXEC ){
+    rc = sqlite3_exec(w->db, bCommit ? "COMMIT"
+        : c->eBegin==BENCH_BEGIN_IMMEDIATE ? "BEGIN IMMEDIATE" : "BEGIN",
+        0, 0, 0);
+  }else{
+    sqlite3_stmt *p = bCommit ? w->pCommit : w->pBegin;
+    rc = sqlite3_step(p);
+    sqlite3_reset(p);
+    if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+  }
+  if( rc!=SQLITE_OK ){
+    return benchWorkerFail(w, rc, "%s failed: %s",
+                           bCommit ? "COMMIT" : "BEGIN", benchErrmsg(w, rc));
+  }
+  return SQLITE_OK;
+}
+
+/* Room for at least nNeed latencies in w->aLat (rarely reached: the
+** first allocation is a fair share of the rows).  Nonzero on failure. */
+static int benchLatGrow(bench_worker *w, sqlite3_int64 nNeed){
+  sqlite3_int64 nNew = w->nLatAlloc*2;
+  uint64_t *aNew;
+  if( nNew<nNeed ) nNew = nNeed;
+  aNew = sqlite3_realloc64(w->aLat, sizeof(uint64_t)*(sqlite3_uint64)nNew);
+  if( aNew==0 ){
+    benchWorkerFail(w, SQLITE_NOMEM, "out of memory for the latencies");
+    return 1;
+  }
+  w->aLat = aNew;
+  w->nLatAlloc = nNew;
+  return 0;
+}
+
+/* Has the host connection been interrupted (sqlite3_interrupt, Ctrl-C in
+** the shell)?  Needs SQLite 3.41 in the headers to compile the call and in
+** the library to make it (an older library's sqlite3_api has no such
+** entry); otherwise never. */
+static int benchInterrupted(sqlite3 *db){
+#if SQLITE_VERSION_NUMBER>=3041000
+  return db!=0 && sqlite3_is_interrupted(db);
+#else
+  (void)db;
+  return 0;
+#endif
+}
+
+/* Record one latency of ns nanoseconds. */
+static void benchLatAdd(bench_worker *w, uint64_t ns){
+  if( w->aHist ){
+    w->aHist[benchHistIndex(ns)]++;
+    if( ns>w->mxLat ) w->mxLat = ns;
+  }else{
+    w->aLat[w->nLat++] = ns;
+  }
+}
+
+/* A writer's part of one phase: claim `batch` rows at a time until the
+** phase's rows are all claimed, the deadline passes or the run stops. */
+static void benchWriterLoop(bench_worker *w){
+  bench_run *r = w->pRun;
+  const bench_config *c = r->pCfg;
+  sqlite3_int64 t = benchMono();
+  for(;;){
+    sqlite3_int64 i0, n, j, tPrev;
+    int rc = SQLITE_OK;
+    if( __atomic_load_n(&r->bStop, __ATOMIC_RELAXED) ) break;
+    if( benchSignalled() ) break;
+    if( t>=r->tDeadline ) break;
+    if( benchInterrupted(r->dbHost) ){
+      benchWorkerFail(w, SQLITE_INTERRUPT, "interrupted");
+      break;
+    }
+    i0 = __atomic_fetch_add(&r->iNext, (sqlite3_int64)c->nBatch,
+                            __ATOMIC_RELAXED);
+    if( i0>=r->iChunkEnd ) break;
+    n = r->iChunkEnd - i0;
+    if( n>c->nBatch ) n = c->nBatch;
+    if( w->aHist==0 && w->nLat+n>w->nLatAlloc
+     && benchLatGrow(w, w->nLat+n) ) break;
+    tPrev = benchMono();          /* latency includes waiting for the mutex */
+    if( c->bMutex ) pthread_mutex_lock(&r->appMutex);
+    if( c->nBatch>1 ) rc = benchTxn(w, 0);
+    for(j=0; rc==SQLITE_OK && j<n; j++){
+      if( benchSignalled() ){ rc = SQLITE_INTERRUPT; break; }
+      rc = benchInsertRow(w, i0+j);
+      if( rc==SQLITE_OK && (j<n-1 || c->nBatch==1) ){
+        t = benchMono();
+        benchLatAdd(w, t>tPrev ? (uint64_t)(t-tPrev) : 1);
+        tPrev = t;
+      }
+    }
+    if( rc==SQLITE_OK && c->nBatch>1 ){
+      rc = benchTxn(w, 1);
+      t = benchMono();
+      benchLatAdd(w, t>tPrev ? (uint64_t)(t-tPrev) : 1);      /* + COMMIT */
+    }
+    if( c->bMutex ) pthread_mutex_unlock(&r->appMutex);
+    if( rc!=SQLITE_OK ) break;
+    w->nDone += n;
+  }
+  w->tEnd = benchMono();
+  __atomic_fetch_sub(&r->nWriterLeft, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A reader's part of one phase: point SELECTs of rows claimed so far
+** (integer ids: any row of the run; other ids: rows of this phase, whose
+** ids are in memory) until the phase's writers are done. */
+static void benchReaderLoop(bench_worker *w){
+  bench_run *r = w->pRun;
+  const bench_config *c = r->pCfg;
+  while( !__atomic_load_n(&r->bStop, __ATOMIC_RELAXED) && !benchSignalled()
+      && __atomic_load_n(&r->nWriterLeft, __ATOMIC_RELAXED)>0 ){
+    sqlite3_int64 n = __atomic_load_n(&r->iNext, __ATOMIC_RELAXED);
+    sqlite3_int64 k;
+    int rc;
+    if( n>r->iChunkEnd ) n = r->iChunkEnd;
+    if( c->eId!=BENCH_ID_INTEGER ) n -= r->iChunk0;
+    if( n<1 ) n = 1;
+    w->iRand ^= w->iRand<<13; w->iRand ^= w->iRand>>7; w->iRand ^= w->iRand<<17;
+    k = (sqlite3_int64)(w->iRand % (uint64_t)n);
+    if( c->eId==BENCH_ID_INTEGER ){
+      sqlite3_bind_int64(w->pSel, 1, k+1);
+    }else if( BENCH_ID_IS_BLOB(c->eId) ){
+      sqlite3_bind_blob(w->pSel, 1, r->aId + k*16, 16, SQLITE_STATIC);
+    }else{
+      sqlite3_bind_text(w->pSel, 1, (const char*)r->aId + k*r->nIdLen,
+                        r->nIdLen, SQLITE_STATIC);
+    }
+    while( (rc = sqlite3_step(w->pSel))==SQLITE_ROW ){}
+    if( rc==SQLITE_DONE ) rc = sqlite3_reset(w->pSel);
+    else sqlite3_reset(w->pSel);
+    if( rc!=SQLITE_OK ){
+      benchWorkerFail(w, rc, "read failed: %s", benchErrmsg(w, rc));
+      break;
+    }
+    w->nDone++;
+  }
+}
+
+/* A worker thread: set up, then, each time the gate opens for a phase,
+** do its part and come back to wait, until there are no more phases. */
+static void *benchThreadMain(void *pArg){
+  bench_worker *w = (bench_worker*)pArg;
+  bench_run *r = w->pRun;
+  int iSeen = 0;
+  benchWorkerSetup(w);
+  pthread_mutex_lock(&r->gateMutex);
+  for(;;){
+    r->nReady++;
+    pthread_cond_broadcast(&r->gateCond);
+    while( r->iPhase==iSeen && !r->bDone ){
+      pthread_cond_wait(&r->gateCond, &r->gateMutex);
+    }
+    if( r->bDone ) break;
+    iSeen = r->iPhase;
+    pthread_mutex_unlock(&r->gateMutex);
+    if( w->bReader ){
+      benchReaderLoop(w);
+    }else{
+      benchWriterLoop(w);
+    }
+    pthread_mutex_lock(&r->gateMutex);
+  }
+  pthread_mutex_unlock(&r->gateMutex);
+  return 0;
+}
+
+static int benchCmpU64(const void *a, const void *b){
+  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return x<y ? -1 : x>y;
+}
+
+/* The size of one id, the rows of a phase, and room for their ids.  An
+** integer id is made by SQLite (the rowid): no ids, one phase. */
+static int benchIdsAlloc(bench_run *r){
+  const bench_config *c = r->pCfg;
+  switch( c->eId ){
+    case BENCH_ID_INTEGER:    r->nIdLen = 0;  break;
+    case BENCH_ID_SHORTID:    r->nIdLen = 16; break;
+    case BENCH_ID_UUID4_BLOB:
+    case BENCH_ID_UUID7_BLOB:
+    case BENCH_ID_UUID8_BLOB: r->nIdLen = 16; break;
+    default:                  r->nIdLen = 36; break;
+  }
+  if( r->nIdLen==0 ){
+    r->nChunk = c->nRow;
+    return SQLITE_OK;
+  }
+  r->nChunk = c->nBatch>=BENCH_ID_CHUNK ? c->nBatch
+              : (BENCH_ID_CHUNK/c->nBatch)*c->nBatch;
+  if( r->nChunk>c->nRow ) r->nChunk = c->nRow;
+  r->aId = sqlite3_malloc64((sqlite3_uint64)r->nChunk * r->nIdLen);
+  return r->aId ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+/* Make the ids of rows i0..i1-1 into aId, while no clock runs. */
+static void benchMakeIds(bench_run *r, sqlite3_int64 i0, sqlite3_int64 i1){
+  const bench_config *c = r->pCfg;
+  static const char zAlpha[] = "ABEGHNQRTadeghnqrt2345789";
+  sqlite3_int64 i;
+  for(i=i0; i<i1 && r->nIdLen>0; i++){
+    unsigned char *p = r->aId + (i-i0)*r->nIdLen;
+    unsigned char a[16];
+    int k;
+    switch( c->eId ){
+      case BENCH_ID_SHORTID:
+        for(k=0; k<16; ){
+          unsigned char b;
+          acorn_random(&b, 1);
+          if( b<250 ) p[k++] = (unsigned char)zAlpha[b%25];
+        }
+        continue;
+      case BENCH_ID_UUID4_TEXT: case BENCH_ID_UUID4_BLOB: acorn_uuid4(a); break;
+      case BENCH_ID_UUID7_TEXT: case BENCH_ID_UUID7_BLOB: acorn_uuid7(a); break;
+      default:                                acorn_uuid8(a); break;
+    }
+    if( BENCH_ID_IS_BLOB(c->eId) ) memcpy(p, a, 16);
+    else acorn_uuid_format(a, (char*)p);
+  }
+}
+
+/* The timed part, in phases of nChunk rows: for each, make its ids with
+** the clock stopped (the workers wait at the gate), open the gate, and
+** wait until every worker is back.  nThread is the number of worker
+** threads started; 0: the one writer, aW[0], runs in this thread.  The
+** phases' times add up to the elapsed time, which `seconds` bounds.
+** Returns the elapsed nanoseconds. */
+static sqlite3_int64 benchPhases(bench_run *r, bench_worker *aW, int nThread){
+  const bench_config *c = r->pCfg;
+  sqlite3_int64 tBudget = (sqlite3_int64)(c->rSeconds*1e9), tUsed = 0, i0;
+  int i;
+  if( nThread ){
+    pthread_mutex_lock(&r->gateMutex);
+    while( r->nReady<nThread ){
+      pthread_cond_wait(&r->gateCond, &r->gateMutex);
+    }
+    pthread_mutex_unlock(&r->gateMutex);
+  }
+  for(i0=0; i0<c->nRow; i0+=r->nChunk){
+    sqlite3_int64 tEnd;
+    if( __atomic_load_n(&r->bStop, __ATOMIC_SEQ_CST) || benchSignalled()
+     || tUsed>=tBudget ){
+      break;
+    }
+    r->iChunk0 = i0;
+    r->iChunkEnd = i0+r->nChunk<c->nRow ? i0+r->nChunk : c->nRow;
+    benchMakeIds(r, r->iChunk0, r->iChunkEnd);
+    r->iNext = i0;
+    r->nWriterLeft = c->nThread;
+    if( nThread ){
+      pthread_mutex_lock(&r->gateMutex);
+      r->nReady = 0;
+      r->tStart = benchMono();
+      r->tDeadline = r->tStart + (tBudget - tUsed);
+      r->iPhase++;
+      pthread_cond_broadcast(&r->gateCond);
+      while( r->nReady<nThread ){
+        pthread_cond_wait(&r->gateCond, &r->gateMutex);
+      }
+      pthread_mutex_unlock(&r->gateMutex);
+    }else{
+      r->tStart = benchMono();
+      r->tDeadline = r->tStart + (tBudget - tUsed);
+      benchWriterLoop(&aW[0]);
+    }
+    tEnd = r->tStart;
+    for(i=0; i<c->nThread; i++){
+      if( aW[i].tEnd>tEnd ) tEnd = aW[i].tEnd;
+    }
+    tUsed += tEnd - r->tStart;
+  }
+  if( nThread ){
+    pthread_mutex_lock(&r->gateMutex);
+    r->bDone = 1;
+    pthread_cond_broadcast(&r->gateCond);
+    pthread_mutex_unlock(&r->gateMutex);
+  }
+  return tUsed;
+}
+
+/* -------------------------------------------------------------------- */
+/* The template: copied, never written                                   */
+/*
+** A template is opened read-only and copied with the backup API into each
+** fresh scratch database.  How it is opened depends on what lies beside it:
+**
+**   - a -wal or a -journal: the database is in use (or was left so), and
+**     SQLite's own locks and recovery decide what a reader sees.  It is
+**     opened as any read-only reader opens it: the database and its -wal
+**     are never written (a WAL reader does use the -shm, as every reader
+**     does);
+**   - neither: every change is in the database file.  A read-only reader
+**     of a WAL-mode database would create an empty -wal and -shm beside it
+**     and leave them there, so it is opened with immutable=1 (no locks, no
+**     side files) and checked afterwards: if its size, mtime, ctime or
+**     inode changed, or a -wal or -journal appeared, while it was copied,
+**     the copy is done again (three tries, then an error).
+*/
+
+/* Does zPath followed by zSuffix exist (as anything)? */
+static int benchExists(const char *zPath, const char *zSuffix){
+  struct stat st;
+  char *z = sqlite3_mprintf("%s%s", zPath, zSuffix);
+  int b = z && lstat(z, &st)==0;
+  sqlite3_free(z);
+  return b;
+}
+
+/* Open the template zReal read-only as described above: *pbQuiet is set
+** when it was opened immutable (and must be checked after use). */
+static int benchTemplateOpen(const char *zReal, sqlite3 **pDb, int *pbQuiet){
+  int rc;
+  *pDb = 0;
+  *pbQuiet = !benchExists(zReal, "-wal") && !benchExists(zReal, "-journal");
+  if( *pbQuiet ){
+    /* file:<the path, percent-encoded>?immutable=1 */
+    static const char zHex[] = "0123456789ABCDEF";
+    size_t n = strlen(zReal), k, j = 0;
+    char *zUri = sqlite3_malloc64(3*n + 32);
+    if( zUri==0 ) return SQLITE_NOMEM;
+    memcpy(zUri, "file:", 5);
+    j = 5;
+    for(k=0; k<n; k++){
+      unsigned char ch = (unsigned char)zReal[k];
+      if( (ch>='a' && ch<='z') || (ch>='A' && ch<='Z') || (ch>='0' && ch<='9')
+       || ch=='/' || ch=='.' || ch=='-' || ch=='_' || ch=='~' ){
+        zUri[j++] = (char)ch;
+      }else{
+        zUri[j++] = '%';
+        zUri[j++] = zHex[ch>>4];
+        zUri[j++] = zHex[ch&15];
+      }
+    }
+    memcpy(zUri+j, "?immutable=1", 13);
+    rc = sqlite3_open_v2(zUri, pDb, SQLITE_OPEN_READONLY|SQLITE_OPEN_URI, 0);
+    sqlite3_free(zUri);
+  }else{
+    /* an absolute path: never read as a URI */
+    rc = sqlite3_open_v2(zReal, pDb, SQLITE_OPEN_READONLY, 0);
+  }
+  return rc;
+}
+
+/* Did the file change between the two stats? */
+static int benchStatChanged(const struct stat *a, const struct stat *b){
+  return a->st_ino!=b->st_ino || a->st_dev!=b->st_dev
+      || a->st_size!=b->st_size
+      || a->st_mtim.tv_sec!=b->st_mtim.tv_sec
+      || a->st_mtim.tv_nsec!=b->st_mtim.tv_nsec
+      || a->st_ctim.tv_sec!=b->st_ctim.tv_sec
+      || a->st_ctim.tv_nsec!=b->st_ctim.tv_nsec;
+}
+
+int acorn_bench_template_check(const char *zReal, char **pzWhy){
+  sqlite3 *db = 0;
+  int bQuiet, rc;
+  rc = benchTemplateOpen(zReal, &db, &bQuiet);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_exec(db, "SELECT 1 FROM sqlite_schema LIMIT 1", 0, 0, 0);
+  }
+  if( rc!=SQLITE_OK ){
+    *pzWhy = sqlite3_mprintf("%s", db ? sqlite3_errmsg(db)
+                                      : sqlite3_errstr(rc));
+  }
+  sqlite3_close_v2(db);
+  return rc;
+}
+
+/* A copy of a WAL-mode database says so in its header (bytes 18 and 19 are
+** 2), and the memdb VFS cannot run a WAL: storage=memory rewrites them to
+** 1 (rollback), in the memdb file itself, and bumps the file change
+** counter (bytes 24..27) so that the connection drops its cached page 1. */
+static int benchMemdbNoWal(sqlite3 *db){
+  sqlite3_file *pFile = 0;
+  unsigned char a[10];
+  unsigned int iCounter;
+  int rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &pFile);
+  if( rc!=SQLITE_OK || pFile==0 || pFile->pMethods==0 ) return SQLITE_ERROR;
+  rc = pFile->pMethods->xRead(pFile, a, sizeof(a), 18);
+  if( rc!=SQLITE_OK || (a[0]!=2 && a[1]!=2) ) return rc;
+  a[0] = a[1] = 1;
+  iCounter = ((unsigned)a[6]<<24 | (unsigned)a[7]<<16
+              | (unsigned)a[8]<<8 | a[9]) + 1;
+  a[6] = (unsigned char)(iCounter>>24);
+  a[7] = (unsigned char)(iCounter>>16);
+  a[8] = (unsigned char)(iCounter>>8);
+  a[9] = (unsigned char)iCounter;
+  return pFile->pMethods->xWrite(pFile, a, sizeof(a), 18);
+}
+
+/* Copy the template into dbDest's main database (replacing all of it). */
+static int benchTemplateCopy(const bench_config *c, sqlite3 *dbDest,
+                             char **pzErr){
+  int iTry, rc = SQLITE_OK;
+  for(iTry=0; iTry<3; iTry++){
+    struct stat st0, st1;
+    sqlite3 *dbSrc = 0;
+    sqlite3_backup *pBackup;
+    int bQuiet;
+    if( stat(c->zTemplateReal, &st0)!=0 ){
+      *pzErr = sqlite3_mprintf("cannot copy the template: %s",
+                               strerror(errno));
+      return SQLITE_CANTOPEN;
+    }
+    rc = benchTemplateOpen(c->zTemplateReal, &dbSrc, &bQuiet);
+    if( rc==SQLITE_OK ){
+      sqlite3_busy_timeout(dbSrc, c->iBusyTimeout);
+      pBackup = sqlite3_backup_init(dbDest, "main", dbSrc, "main");
+      if( pBackup==0 ){
+        rc = sqlite3_errcode(dbDest);
+        *pzErr = sqlite3_mprintf("cannot copy the template: %s",
+                                 sqlite3_errmsg(dbDest));
+      }else{
+        rc = sqlite3_backup_step(pBackup, -1);
+        if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+        sqlite3_backup_finish(pBackup);
+        if( rc!=SQLITE_OK ){
+          *pzErr = sqlite3_mprintf("cannot copy the template: %s",
+              sqlite3_errcode(dbSrc)!=SQLITE_OK ? sqlite3_errmsg(dbSrc)
+                                                : sqlite3_errstr(rc));
+        }
+      }
+    }else{
+      *pzErr = sqlite3_mprintf("cannot open the template: %s",
+                 dbSrc ? sqlite3_errmsg(dbSrc) : sqlite3_errstr(rc));
+    }
+    sqlite3_close_v2(dbSrc);
+    if( rc==SQLITE_OK && c->eStorage==BENCH_STORAGE_MEMORY ){
+      rc = benchMemdbNoWal(dbDest);
+      if( rc!=SQLITE_OK ){
+        *pzErr = sqlite3_mprintf("cannot copy the template: %s",
+                                 sqlite3_errstr(rc));
+      }
+    }
+    if( rc!=SQLITE_OK || !bQuiet ) return rc;
+    /* opened without locks: it must not have changed meanwhile */
+    if( stat(c->zTemplateReal, &st1)==0 && !benchStatChanged(&st0, &st1)
+     && !benchExists(c->zTemplateReal, "-wal")
+     && !benchExists(c->zTemplateReal, "-journal") ){
+      return SQLITE_OK;
+    }
+  }
+  *pzErr = sqlite3_mprintf("the template changed each time it was copied"
+                           " (%d tries): copy it while its writers rest",
+                           iTry);
+  return SQLITE_BUSY;
+}
+
+/* -------------------------------------------------------------------- */
+/* The scratch database's content, and the statement                     */
+
+/* z past white space, comments and semicolons. */
+static const char *benchSkipSpace(const char *z){
+  for(;;){
+    if( *z==' ' || *z=='\t' || *z=='\n' || *z=='\r' || *z=='\f' || *z==';' ){
+      z++;
+    }else if( z[0]=='-' && z[1]=='-' ){
+      while( *z && *z!='\n' ) z++;
+    }else if( z[0]=='/' && z[1]=='*' ){
+      z += 2;
+      while( *z && !(z[0]=='*' && z[1]=='/') ) z++;
+      if( *z ) z += 2;
+    }else{
+      return z;
+    }
+  }
+}
+
+/* Is the user's statement one INSERT, UPDATE, DELETE or REPLACE that
+** returns no rows and binds only ?1, ?2, ?3?  Prepared on db, the fresh
+** scratch database with its schema; r->nParam is set.  SQLITE_OK, or an
+** error with *pzErr. */
+static int benchStatementCheck(bench_run *r, sqlite3 *db, char **pzErr){
+  static const char *const azVerb[] = {
+    "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH"
+  };
+  const char *zSql = r->zInsert, *zTail = 0, *zWhy = 0, *z;
+  char zParam[32];
+  sqlite3_stmt *pStmt = 0;
+  int rc, k, n;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, &zTail);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("cannot prepare the statement: %s",
+                             sqlite3_errmsg(db));
+    return rc;
+  }
+  z = benchSkipSpace(zSql);
+  for(n=0; (z[n]>='a' && z[n]<='z') || (z[n]>='A' && z[n]<='Z'); n++){}
+  for(k=0; k<5; k++){
+    if( n==(int)strlen(azVerb[k]) && sqlite3_strnicmp(z, azVerb[k], n)==0 ){
+      break;
+    }
+  }
+  if( pStmt==0 ){
+    zWhy = "no statement";
+  }else if( *benchSkipSpace(zTail) ){
+    zWhy = "more than one statement";
+  }else if( k==5 ){
+    zWhy = "it is not an INSERT, UPDATE, DELETE or REPLACE";
+  }else if( sqlite3_stmt_readonly(pStmt) ){
+    zWhy = "it writes nothing";
+  }else if( sqlite3_column_count(pStmt)>0 ){
+    zWhy = "it returns rows";
+  }
+  if( zWhy ){
+    *pzErr = sqlite3_mprintf("statement must be one INSERT, UPDATE, DELETE"
+                             " or REPLACE that returns no rows (got %Q: %s)",
+                             zSql, zWhy);
+    sqlite3_finalize(pStmt);
+    return SQLITE_ERROR;
+  }
+  n = sqlite3_bind_parameter_count(pStmt);
+  for(k=1; k<=n && zWhy==0; k++){
+    const char *zName = sqlite3_bind_parameter_name(pStmt, k);
+    sqlite3_snprintf(sizeof(zParam), zParam, "?%d", k);
+    if( k>3 ) zWhy = zName ? zName : zParam;
+    else if( zName && strcmp(zName, zParam)!=0 ) zWhy = zName;
+  }
+  if( zWhy ){
+    /* before the finalize: zWhy may be the statement's own name text */
+    *pzErr = sqlite3_mprintf("statement may use only the parameters ?1 (the"
+                             " row number), ?2 (the id) and ?3 (the content)"
+                             " (got %Q: it has %s)", zSql, zWhy);
+    rc = SQLITE_ERROR;
+  }
+  sqlite3_finalize(pStmt);
+  r->nParam = n;
+  return rc;
+}
+
+/* The scratch database as the run needs it, on the setup connection:
+** the template's copy, page_size, journal_mode, then schema (or the posts
+** table), then the user's statement checked against it. */
+static int benchSetupSchema(bench_run *r, sqlite3 *db, char **pzErr){
+  const bench_config *c = r->pCfg;
+  static const char *const azType[] = { "INTEGER", "TEXT", "BLOB" };
+  int iType = c->eId==BENCH_ID_INTEGER ? 0 : (BENCH_ID_IS_BLOB(c->eId)) ? 2 : 1;
+  char *zSql;
+  int rc = SQLITE_OK;
+  if( c->zTemplate ){
+    rc = benchTemplateCopy(c, db, pzErr);
+  }else if( c->bPageSize ){
+    zSql = sqlite3_mprintf("PRAGMA page_size=%lld", c->iPageSize);
+    rc = zSql ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if( rc==SQLITE_OK ){
+    sqlite3_stmt *pStmt = 0;
+    zSql = sqlite3_mprintf("PRAGMA journal_mode=%s", benchJournalPragma(c));
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW
+     && c->eStorage==BENCH_STORAGE_FILE ){
+      const char *zGot = (const char*)sqlite3_column_text(pStmt, 0);
+      const char *zWant = acorn_bench_azJournal[c->eJournal];
+      if( zGot==0 || sqlite3_stricmp(zGot, zWant)!=0 ){
+        *pzErr = sqlite3_mprintf("journal_mode=%s was not applied; SQLite"
+            " reports %s", zWant, zGot ? zGot : "NULL");
+        rc = SQLITE_ERROR;
+      }
+    }
+    if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+    else sqlite3_finalize(pStmt);
+  }
+  if( rc==SQLITE_OK && c->zSchema ){
+    rc = sqlite3_exec(db, c->zSchema, 0, 0, 0);
+    if( rc!=SQLITE_OK && *pzErr==0 ){
+      *pzErr = sqlite3_mprintf("schema failed: %s", sqlite3_errmsg(db));
+    }
+  }else if( rc==SQLITE_OK && c->zTemplate==0 ){
+    zSql = sqlite3_mprintf(
+        "CREATE TABLE posts(id %s PRIMARY KEY, title TEXT NOT NULL,"
+        " content TEXT NOT NULL, created TEXT NOT NULL DEFAULT"
+        " (strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ'))) STRICT%s",
+        azType[iType], iType ? ", WITHOUT ROWID" : "");
+    rc = zSql ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if( rc==SQLITE_OK && r->bCustom ) rc = benchStatementCheck(r, db, pzErr);
+  if( rc!=SQLITE_OK && *pzErr==0 ){
+    *pzErr = sqlite3_mprintf("cannot set up the scratch database: %s",
+                             sqlite3_errmsg(db));
+  }
+  return rc;
+}
+
+/* Sizes at the end: database plus WAL. */
+static sqlite3_int64 benchDbBytes(bench_run *r, sqlite3 *db){
+  const bench_config *c = r->pCfg;
+  sqlite3_int64 n = 0;
+  if( c->eStorage==BENCH_STORAGE_FILE ){
+    struct stat st;
+    char *zWal = sqlite3_mprintf("%s-wal", r->zOpen);
+    if( stat(r->zOpen, &st)==0 ) n += st.st_size;
+    if( zWal && stat(zWal, &st)==0 ) n += st.st_size;
+    sqlite3_free(zWal);
+  }else{
+    sqlite3_stmt *pStmt = 0;
+    if( sqlite3_prepare_v2(db, "SELECT page_count*page_size FROM"
+          " pragma_page_count, pragma_page_size", -1, &pStmt, 0)==SQLITE_OK
+     && sqlite3_step(pStmt)==SQLITE_ROW ){
+      n = sqlite3_column_int64(pStmt, 0);
+    }
+    sqlite3_finalize(pStmt);
+  }
+  return n;
+}
+
+/* p50, p99 and max of every writer's latencies, merged: exact from the
+** arrays of a short run, from the histograms of a long one. */
+static int benchLatencies(bench_run *r, bench_worker *aW, bench_result *pRes){
+  const bench_config *c = r->pCfg;
+  sqlite3_int64 n = 0;
+  int i;
+  if( r->bHist ){
+    uint64_t *aSum = sqlite3_malloc64(sizeof(uint64_t)*BENCH_HIST_N);
+    uint64_t mx = 0;
+    int k;
+    if( aSum==0 ) return SQLITE_NOMEM;
+    memset(aSum, 0, sizeof(uint64_t)*BENCH_HIST_N);
+    for(i=0; i<c->nThread; i++){
+      if( aW[i].aHist==0 ) continue;
+      for(k=0; k<BENCH_HIST_N; k++){
+        aSum[k] += aW[i].aHist[k];
+        n += aW[i].aHist[k];
+      }
+      if( aW[i].mxLat>mx ) mx = aW[i].mxLat;
+    }
+    if( n>0 ){
+      uint64_t p50 = benchHistRank(aSum, (n+1)/2);
+      uint64_t p99 = benchHistRank(aSum, (n*99+99)/100);
+      /* a bucket's middle can pass the largest value in it */
+      pRes->rP50 = (p50<mx ? p50 : mx)/1000.0;
+      pRes->rP99 = (p99<mx ? p99 : mx)/1000.0;
+      pRes->rMax = mx/1000.0;
+      pRes->bLatency = 1;
+    }
+    sqlite3_free(aSum);
+  }else{
+    uint64_t *aAll;
+    for(i=0; i<c->nThread; i++) n += aW[i].nLat;
+    if( n==0 ) return SQLITE_OK;
+    aAll = sqlite3_malloc64(sizeof(uint64_t)*(sqlite3_uint64)n);
+    if( aAll==0 ) return SQLITE_NOMEM;
+    n = 0;
+    for(i=0; i<c->nThread; i++){
+      if( aW[i].nLat==0 ) continue;
+      memcpy(aAll+n, aW[i].aLat, sizeof(uint64_t)*(size_t)aW[i].nLat);
+      n += aW[i].nLat;
+    }
+    qsort(aAll, (size_t)n, sizeof(uint64_t), benchCmpU64);
+    pRes->rP50 = aAll[(n+1)/2-1]/1000.0;
+    pRes->rP99 = aAll[(n*99+99)/100-1]/1000.0;
+    pRes->rMax = aAll[n-1]/1000.0;
+    pRes->bLatency = 1;
+    sqlite3_free(aAll);
+  }
+  return SQLITE_OK;
+}
+
+/* One run with the settings in c (see bench.h). */
+int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
+                    bench_result *pRes, char **pzErr){
+  bench_run run;
+  bench_worker *aW = 0;
+  sqlite3 *dbSetup = 0;
+  int nW = c->nThread + c->nReader;
+  int bThreads = nW>1;
+  int rc, i, nStarted = 0;
+  int bMutexInit = 0;
+  sqlite3_int64 tElapsed = 0;
+
+  memset(&run, 0, sizeof(run));
+  memset(pRes, 0, sizeof(*pRes));
+  run.pCfg = c;
+#if SQLITE_VERSION_NUMBER>=3041000
+  if( sqlite3_libversion_number()>=3041000 ) run.dbHost = dbHost;
+#else
+  (void)dbHost;
+#endif
+  run.nWriterLeft = c->nThread;
+  run.bHist = c->nRow>BENCH_EXACT_MAX;
+
+  /* 1. room for the ids (made phase by phase) and the content */
+  rc = benchIdsAlloc(&run);
+  if( rc==SQLITE_OK ){
+    run.zContent = sqlite3_malloc(c->nContent+1);
+    aW = sqlite3_malloc64(sizeof(bench_worker)*(sqlite3_uint64)nW);
+    if( aW ) memset(aW, 0, sizeof(bench_worker)*(size_t)nW);
+    if( run.zContent==0 || aW==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ){
+    static const char zPat[] = "Some content";
+    for(i=0; i<c->nContent; i++) run.zContent[i] = zPat[i%12];
+    run.zContent[c->nContent] = 0;
+    if( c->zStatement ){
+      run.zInsert = c->zStatement;
+      run.bCustom = 1;
+    }else if( c->eId==BENCH_ID_INTEGER ){
+      run.zInsert = "INSERT INTO posts(title,content) VALUES(?1,?2)";
+    }else{
+      run.zInsert = "INSERT INTO posts(id,title,content) VALUES(?1,?2,?3)";
+    }
+  }
+
+  /* 2. the scratch database */
+  if( rc==SQLITE_OK ){
+    if( c->eStorage==BENCH_STORAGE_FILE ){
+      rc = benchCreateScratch(c->zDirReal, "acorn-bench-", ".db", 1,
+                              &run.zOpen, 0, pzErr);
+      run.openFlags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_NOFOLLOW;
+    }else{
+      unsigned char a[8];
+      acorn_random(a, sizeof(a));
+      run.zOpen = sqlite3_mprintf("file:/acorn-bench-%02x%02x%02x%02x%02x"
+          "%02x%02x%02x?vfs=memdb", a[0], a[1], a[2], a[3], a[4], a[5],
+          a[6], a[7]);
+      if( run.zOpen==0 ) rc = SQLITE_NOMEM;
+      run.openFlags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_URI;
+    }
+    if( bThreads ) run.openFlags |= SQLITE_OPEN_NOMUTEX;
+  }
+
+  /* 3. schema */
+  if( rc==SQLITE_OK ){
+    rc = benchOpenScratch(&run, &dbSetup);
+    if( rc!=SQLITE_OK ){
+      *pzErr = sqlite3_mprintf("cannot open the scratch database: %s",
+                 dbSetup ? sqlite3_errmsg(dbSetup) : sqlite3_errstr(rc));
+    }else{
+      rc = benchSetupSchema(&run, dbSetup, pzErr);
+    }
+  }
+
+  /* 4. the workers */
+  if( rc==SQLITE_OK ){
+    for(i=0; i<nW; i++){
+      aW[i].pRun = &run;
+      aW[i].bReader = i>=c->nThread;
+    }
+    if( pthread_mutex_init(&run.appMutex, 0)==0 ){
+      if( pthread_mutex_init(&run.gateMutex, 0)==0 ){
+        if( pthread_cond_init(&run.gateCond, 0)==0 ){
+          bMutexInit = 1;
+        }else{
+          pthread_mutex_destroy(&run.gateMutex);
+          pthread_mutex_destroy(&run.appMutex);
+        }
+      }else{
+        pthread_mutex_destroy(&run.appMutex);
+      }
+    }
+    if( !bMutexInit ){
+      rc = SQLITE_ERROR;
+      *pzErr = sqlite3_mprintf("cannot create a mutex");
+    }
+  }
+  /* For file storage the setup connection is closed while the workers
+  ** run (locking=exclusive lets no other connection in) and opened again
+  ** to count.  A memdb database lives only while a connection holds it. */
+  if( rc==SQLITE_OK && c->eStorage==BENCH_STORAGE_FILE ){
+    sqlite3_close_v2(dbSetup);
+    dbSetup = 0;
+  }
+  if( rc==SQLITE_OK && !bThreads ){
+    if( benchWorkerSetup(&aW[0])==SQLITE_OK ){
+      tElapsed = benchPhases(&run, aW, 0);
+    }
+  }else if( rc==SQLITE_OK ){
+    sigset_t oldMask;
+    benchSignalsBlock(1, &oldMask);    /* the threads start with them blocked */
+    for(i=0; i<nW; i++){
+      if( pthread_create(&aW[i].tid, 0, benchThreadMain, &aW[i])!=0 ){
+        *pzErr = sqlite3_mprintf("cannot start thread %d of %d: %s",
+                                 i+1, nW, strerror(errno));
+        rc = SQLITE_ERROR;
+        __atomic_store_n(&run.bStop, 1, __ATOMIC_SEQ_CST);
+        break;
+      }
+      aW[i].bThread = 1;
+      nStarted++;
+    }
+    benchSignalsBlock(0, &oldMask);
+    tElapsed = benchPhases(&run, aW, nStarted);
+    for(i=0; i<nStarted; i++) pthread_join(aW[i].tid, 0);
+  }
+
+  /* 5. results, then close and remove everything, on every path */
+  if( benchSignalled() ){
+    /* the process is about to die of a signal: remove the files before
+    ** the connections close, so that closing has nothing to checkpoint */
+    if( run.zOpen && c->eStorage==BENCH_STORAGE_FILE ){
+      benchUnlinkAll(run.zOpen, 1);
+    }
+    if( rc==SQLITE_OK ){
+      int sig = __atomic_load_n(&benchSigPending, __ATOMIC_RELAXED);
+      rc = SQLITE_INTERRUPT;
+      *pzErr = sqlite3_mprintf("stopped by %s", sig==SIGTERM ? "SIGTERM"
+                               : sig==SIGINT ? "SIGINT" : "SIGHUP");
+    }
+  }
+  if( aW ){
+    for(i=0; i<nW; i++){
+      if( rc==SQLITE_OK && aW[i].rc!=SQLITE_OK ){
+        rc = aW[i].rc;
+        sqlite3_free(*pzErr);
+        *pzErr = aW[i].zErr;
+        aW[i].zErr = 0;
+      }
+      if( !aW[i].bReader ){
+        pRes->nWrites += aW[i].nDone;
+      }else{
+        pRes->nReads += aW[i].nDone;
+      }
+      pRes->nBusy += aW[i].busy.nBusy;
+      sqlite3_free(aW[i].zErr);
+      benchWorkerClose(&aW[i]);
+    }
+    pRes->rElapsed = (double)tElapsed/1e9;
+  }
+  if( rc==SQLITE_OK && dbSetup==0 ){
+    rc = benchOpenScratch(&run, &dbSetup);
+    if( rc!=SQLITE_OK ){
+      *pzErr = sqlite3_mprintf("cannot open the scratch database: %s",
+                 dbSetup ? sqlite3_errmsg(dbSetup) : sqlite3_errstr(rc));
+    }
+  }
+  if( rc==SQLITE_OK && (c->zSchema || c->zStatement || c->zTemplate) ){
+    /* the user's workload: the rows it ran for */
+    pRes->nDbBytes = benchDbBytes(&run, dbSetup);
+    pRes->nRowsWritten = pRes->nWrites;
+  }else if( rc==SQLITE_OK ){
+    sqlite3_stmt *pStmt = 0;
+    pRes->nDbBytes = benchDbBytes(&run, dbSetup);
+    rc = sqlite3_prepare_v2(dbSetup, "SELECT count(*) FROM posts", -1,
+                            &pStmt, 0);
+    if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+      pRes->nRowsWritten = sqlite3_column_int64(pStmt, 0);
+    }
+    if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+    else sqlite3_finalize(pStmt);
+    if( rc!=SQLITE_OK ){
+      *pzErr = sqlite3_mprintf("cannot count the rows: %s",
+                               sqlite3_errmsg(dbSetup));
+    }
+  }
+  if( rc==SQLITE_OK ) rc = benchLatencies(&run, aW, pRes);
+  sqlite3_close_v2(dbSetup);
+  if( run.zOpen && c->eStorage==BENCH_STORAGE_FILE ){
+    benchLiveRemove(run.zOpen);
+  }
+  if( bMutexInit ){
+    pthread_cond_destroy(&run.gateCond);
+    pthread_mutex_destroy(&run.gateMutex);
+    pthread_mutex_destroy(&run.appMutex);
+  }
+  sqlite3_free(run.zOpen);
+  sqlite3_free(run.aId);
+  sqlite3_free(run.zContent);
+  for(i=0; aW && i<nW; i++) benchWorkerFree(&aW[i]);
+  sqlite3_free(aW);
+  return rc;
+}
+

@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Run the SQL examples of the documentation and compare their output.
+
+The convention for examples is written at the top of tests/docs.bats.  This
+program has two steps, so that tests/docs.bats can run sqlite3 itself (plain,
+under sanitizers or under valgrind, like every other suite):
+
+    doc_examples.py extract OUTDIR EXT FILE...
+        Writes one sqlite3 script per ```sql block of the FILEs to
+        OUTDIR/NNN.sql (it loads EXT first) and what the block expects to
+        OUTDIR/NNN.json.  Prints "N blocks, M statements checked".
+    doc_examples.py compare OUTDIR
+        Reads OUTDIR/NNN.out and OUTDIR/NNN.err (sqlite3's stdout and stderr
+        for NNN.sql) and prints every difference as FILE:LINE.  Exit status 1
+        if there is any.
+    doc_examples.py links FILE...
+        Checks that every relative link [text](path#anchor) of the FILEs
+        names an existing file and, for a markdown file, a heading in it
+        (anchors made as GitHub makes them).  Exit status 1 if one does not.
+"""
+import json
+import os
+import re
+import sqlite3
+import sys
+
+MARK = "@@acorn-doc-example@@"
+NOT_RUN = "-- not run"
+ERROR_RE = re.compile(r"^(?:Runtime error|Parse error|Error:?) near line (\d+): (.*)$")
+
+
+def parse_block(lines):
+    """Split the lines of one ```sql block into items.
+
+    Returns (not_run, items); an item is ("dot", lineno, text) or
+    ("stmt", first_lineno, last_lineno, sql, expected) where expected is a
+    list of (lineno, kind, text), kind "exact" or "shape".
+    """
+    items = []
+    not_run = bool(lines) and lines[0][1].startswith(NOT_RUN)
+    i = 0
+    n = len(lines)
+    while i < n:
+        lineno, text = lines[i]
+        stripped = text.strip()
+        if not stripped or stripped.startswith("--"):
+            i += 1                      # commentary or a blank line
+            continue
+        if stripped.startswith("."):
+            items.append(("dot", lineno, stripped))
+            i += 1
+            continue
+        first = lineno
+        sql = []
+        while i < n:
+            sql.append(lines[i][1])
+            i += 1
+            if sqlite3.complete_statement("\n".join(sql)):
+                break
+        else:
+            raise SyntaxError(f"line {first}: statement without a closing ';'")
+        last = lines[i - 1][0]
+        expected = []
+        while i < n:
+            lno, t = lines[i]
+            if t == "--" or t.startswith("-- "):
+                expected.append((lno, "exact", t[3:]))
+            elif t == "--~" or t.startswith("--~ "):
+                expected.append((lno, "shape", t[4:]))
+            else:
+                break
+            i += 1
+        items.append(("stmt", first, last, "\n".join(sql), expected))
+    return not_run, items
+
+
+def blocks_of(path):
+    """Yield (first_lineno, [(lineno, text), ...]) for each ```sql block."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^(\s*)```sql\s*$", lines[i])
+        if not m:
+            i += 1
+            continue
+        indent = len(m.group(1))
+        start = i + 1
+        body = []
+        i += 1
+        while i < len(lines) and lines[i].strip() != "```":
+            body.append((i + 1, lines[i][indent:].rstrip()))
+            i += 1
+        if i == len(lines):
+            raise SyntaxError(f"{path}:{start}: ```sql block is not closed")
+        yield start, body
+        i += 1
+
+
+def extract(outdir, ext, files):
+    os.makedirs(outdir, exist_ok=True)
+    nblock = nstmt = nrun = 0
+    for path in files:
+        for start, body in blocks_of(path):
+            try:
+                not_run, items = parse_block(body)
+            except SyntaxError as e:
+                sys.exit(f"{path}: {e}")
+            script = [f".load {ext}"]
+            stmts = []
+            for it in items:
+                if it[0] == "dot":
+                    if not_run or it[2].startswith(".load"):
+                        continue        # the extension is loaded above
+                    script.append(it[2])
+                    continue
+                _, first, last, sql, expected = it
+                if not_run:
+                    if not re.match(r"(?is)^\s*(SELECT|WITH)\b", sql):
+                        continue
+                    if expected:
+                        sys.exit(f"{path}:{expected[0][0]}: a block marked "
+                                 f"'{NOT_RUN}' shows output; it cannot be checked")
+                    # Compiled, not run: EXPLAIN prepares the query, so a
+                    # name or a constraint that no longer exists still fails.
+                    sql = "EXPLAIN " + sql.lstrip()
+                script.append(f".print {MARK} {len(stmts)}")
+                if not_run:
+                    script.append(".output /dev/null")
+                begin = len(script) + 1
+                script.extend(sql.split("\n"))
+                if not_run:
+                    script.append(".output stdout")
+                stmts.append({"file": path, "first": first, "last": last,
+                              "lines": [begin, len(script)],
+                              "expected": [] if not_run else expected,
+                              "compiled_only": not_run})
+            script.append(f".print {MARK} end")
+            name = f"{nblock:03d}"
+            with open(os.path.join(outdir, name + ".sql"), "w") as f:
+                f.write("\n".join(script) + "\n")
+            with open(os.path.join(outdir, name + ".json"), "w") as f:
+                json.dump({"file": path, "start": start, "stmts": stmts}, f)
+            nblock += 1
+            nstmt += len(stmts)
+            nrun += sum(1 for s in stmts if not s["compiled_only"])
+    print(f"{nblock} blocks, {nstmt} statements: {nrun} run and compared, "
+          f"{nstmt - nrun} compiled only")
+
+
+def shape_regex(text):
+    """The regular expression a --~ line stands for (see tests/docs.bats)."""
+    hexd = "[0-9a-fA-F]"
+    out = []
+    pos = 0
+    token = re.compile(
+        r"(?P<dots>\.\.\.)"
+        rf"|(?P<uuid>{hexd}{{8}}-{hexd}{{4}}-(?P<ver>{hexd}){hexd}{{3}}-{hexd}{{4}}-{hexd}{{12}})"
+        rf"|(?P<hex>{hexd}*[0-9]{hexd}*)"
+        r"|(?P<space> +)"
+        r"|(?P<rule>─+)")
+    for m in token.finditer(text):
+        out.append(re.escape(text[pos:m.start()]))
+        if m.group("dots"):
+            out.append(".*")
+        elif m.group("uuid"):
+            out.append(f"{hexd}{{8}}-{hexd}{{4}}-{re.escape(m.group('ver'))}{hexd}{{3}}"
+                       f"-[89abAB]{hexd}{{3}}-{hexd}{{12}}")
+        elif m.group("hex"):
+            out.append(f"{hexd}+")
+        elif m.group("space"):
+            out.append(" +")
+        else:
+            out.append("─+")
+        pos = m.end()
+    out.append(re.escape(text[pos:]))
+    return "".join(out)
+
+
+def matches(kind, want, got):
+    if kind == "exact":
+        return want == got
+    return re.fullmatch(shape_regex(want), got) is not None
+
+
+def compare(outdir):
+    problems = []
+    names = sorted(f[:-5] for f in os.listdir(outdir) if f.endswith(".json"))
+    for name in names:
+        with open(os.path.join(outdir, name + ".json")) as f:
+            block = json.load(f)
+        with open(os.path.join(outdir, name + ".out"), encoding="utf-8") as f:
+            out = f.read().split("\n")
+        with open(os.path.join(outdir, name + ".err"), encoding="utf-8") as f:
+            err = f.read().split("\n")
+        stmts = block["stmts"]
+        got = [[] for _ in stmts]
+        cur = None
+        seen_end = False
+        for line in out:
+            if line.startswith(MARK + " "):
+                tag = line[len(MARK) + 1:]
+                if tag == "end":
+                    seen_end = True
+                    cur = None
+                else:
+                    cur = int(tag)
+                continue
+            if cur is not None:
+                got[cur].append(line.rstrip())
+        if not seen_end:
+            problems.append(f"{block['file']}:{block['start']}: the block did not run "
+                            f"to its end (sqlite3 stopped early)")
+        # Errors go to stderr with the script line of their statement.
+        for line in err:
+            if not line.strip() or line.startswith("  "):
+                continue                # empty, or newer shells' SQL echo
+            m = ERROR_RE.match(line)
+            where = None
+            if m:
+                n = int(m.group(1))
+                for k, s in enumerate(stmts):
+                    if s["lines"][0] <= n <= s["lines"][1]:
+                        where = k
+            if where is None:
+                problems.append(f"{block['file']}:{block['start']}: sqlite3 said: {line}")
+            else:
+                got[where].append("error: " + m.group(2))
+        for s, g in zip(stmts, got):
+            if s["compiled_only"]:
+                for line in g:
+                    if line.startswith("error: "):
+                        problems.append(f"{s['file']}:{s['first']}: does not compile: {line[7:]}")
+                continue
+            exp = s["expected"]
+            ok = len(exp) == len(g) and all(matches(k, w, x) for (_, k, w), x in zip(exp, g))
+            if not ok:
+                lines = [f"{s['file']}:{s['first']}: the output differs from the page"]
+                lines.append("  shown:")
+                lines += [f"    {'--~' if k == 'shape' else '--'} {w}" for _, k, w in exp] or ["    (nothing)"]
+                lines.append("  got:")
+                lines += [f"    {x}" for x in g] or ["    (nothing)"]
+                problems.append("\n".join(lines))
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+def anchors(path):
+    """The anchors GitHub gives the headings of a markdown file."""
+    seen = {}
+    out = set()
+    fence = False
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("```"):
+                fence = not fence
+            m = re.match(r"^#{1,6}\s+(.*?)\s*$", line)
+            if fence or not m:
+                continue
+            a = re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-")
+            n = seen.get(a, 0)
+            seen[a] = n + 1
+            out.add(a if n == 0 else f"{a}-{n}")
+    return out
+
+
+def links(files):
+    bad = []
+    for path in files:
+        base = os.path.dirname(path)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        text = re.sub(r"(?ms)^```.*?^```", "", text)
+        for m in re.finditer(r"\]\(([^)\s]+)\)", text):
+            target = m.group(1)
+            if re.match(r"^[a-z]+:", target):
+                continue                # http:, mailto: ...
+            file, _, anchor = target.partition("#")
+            full = os.path.normpath(os.path.join(base, file)) if file else path
+            if not os.path.exists(full):
+                bad.append(f"{path}: link to a missing file: {target}")
+            elif anchor and full.endswith(".md") and anchor not in anchors(full):
+                bad.append(f"{path}: link to a missing heading: {target}")
+    for b in bad:
+        print(b)
+    return 1 if bad else 0
+
+
+def main(argv):
+    if len(argv) >= 4 and argv[1] == "extract":
+        extract(argv[2], argv[3], argv[4:])
+        return 0
+    if len(argv) == 3 and argv[1] == "compare":
+        return compare(argv[2])
+    if len(argv) >= 3 and argv[1] == "links":
+        return links(argv[2:])
+    sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

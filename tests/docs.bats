@@ -1,0 +1,171 @@
+#!/usr/bin/env bats
+# The SQL examples of README.md and docs/*.md give the output the pages show,
+# and the links between the pages hold.
+#
+# HOW TO WRITE AN EXAMPLE (every ```sql block of README.md and docs/*.md is
+# run by this suite, in a fresh sqlite3 :memory: database with acorn loaded):
+#
+#   ```sql
+#   SELECT uuid_version('0123abcd-ef45-7789-8abc-def012345678');
+#   -- 7
+#   SELECT uuid7();
+#   --~ 01a22945-d426-7674-963b-7ced8a55032f
+#   SELECT uuid7(-1);
+#   -- error: uuid7: ms must be an integer in 0..281474976710655
+#   ```
+#
+# - A statement ends at its ';' (it may span lines).  The lines right below
+#   it that start with `-- ` are its output, one line each, exactly as the
+#   sqlite3 shell prints it (list mode with '|' unless the block changes the
+#   mode with a dot command such as `.mode box` or `.headers on`); `--` alone
+#   is an empty line.  An error is shown as `-- error: <message>`.
+# - A statement with no `-- ` lines below it must print nothing.  So a
+#   comment for the reader goes above a statement, after a blank line, never
+#   right below one (it would be read as output).  A comment after the ';' on
+#   the statement's own line is not checked.
+# - `--~ ` instead of `-- ` marks a line whose values change from run to run
+#   (ids, times, rates, sizes): it is compared by shape.  Every run of hex
+#   digits that contains a digit stands for any such run (12, 0.041659,
+#   8172a26 and 2026-11-30 all keep only their punctuation); a UUID stands for
+#   any UUID of the same version; runs of spaces and of box-drawing '─' may
+#   have any length; `...` stands for any text.  Everything else must match.
+# - A block whose first line starts with `-- not run` (say why: it takes
+#   long, it needs another connection ...) is not run: its SELECT statements
+#   are only compiled (EXPLAIN), so a renamed function, column or parameter
+#   still fails here, and it must show no output.
+# - `.load` lines are skipped (the suite loads the build under test); other
+#   dot commands run.  Each block starts from an empty database and runs in
+#   a scratch directory, which is also $TMPDIR (bench_insert's default dir).
+# - Blocks other than ```sql (```sh, plain ```) are not run.
+# - Relative links between the pages ([text](uuid.md#converters)) must lead
+#   to a file and a heading that exist.
+
+load test_helper
+
+# Under valgrind (make memcheck) every sqlite3 start costs seconds and threads
+# run one at a time, so bench_insert's examples with several writers outlast
+# their busy_timeout; what this suite guards (the pages against the code) does
+# not depend on the build, and make test and make test-asan run it.
+setup() {
+  [ -z "${ACORN_VALGRIND:-}" ] || skip "the examples are checked by make test and make test-asan"
+}
+
+DOCS=("$ROOT/README.md" "$ROOT"/docs/*.md)
+
+# check_docs DIR FILE...: run every example of the FILEs, compare, print the
+# differences; fails if there is any.
+check_docs() {
+  local dir=$1 s
+  shift
+  mkdir -p "$dir/ex" "$dir/run"
+  /usr/bin/python3 "$TESTS/doc_examples.py" extract "$dir/ex" "$ACORN" "$@" || return 1
+  for s in "$dir"/ex/*.sql; do
+    (cd "$dir/run" && TMPDIR="$dir/run" wrap sqlite3 -batch :memory: \
+       <"$s" >"${s%.sql}.out" 2>"${s%.sql}.err") || true
+  done
+  /usr/bin/python3 "$TESTS/doc_examples.py" compare "$dir/ex"
+}
+
+@test "every SQL example in README.md and docs/ gives the output the page shows" {
+  run check_docs "$BATS_TEST_TMPDIR" "${DOCS[@]}"
+  echo "$output"
+  assert_success
+  # the count, for the log: "N blocks, M statements: ..."
+  [[ "${lines[0]}" =~ ^[0-9]+\ blocks ]]
+  echo "# ${lines[0]}" >&3
+  # bench_insert's examples leave no scratch database behind
+  [ -z "$(ls -A "$BATS_TEST_TMPDIR/run")" ]
+}
+
+@test "every link between README.md and docs/ leads to a file and heading that exist" {
+  run /usr/bin/python3 "$TESTS/doc_examples.py" links "${DOCS[@]}"
+  assert_success
+  # and the check catches a broken one
+  cp "$ROOT/docs/uuid.md" "$BATS_TEST_TMPDIR/uuid.md"
+  printf '%s\n' '[a](uuid.md#converters) [b](uuid.md#no-such-heading) [c](nope.md)' \
+    >"$BATS_TEST_TMPDIR/page.md"
+  run /usr/bin/python3 "$TESTS/doc_examples.py" links "$BATS_TEST_TMPDIR/page.md"
+  assert_failure "link to a missing heading: uuid.md#no-such-heading"
+  assert_output_contains "link to a missing file: nope.md"
+  [[ "$output" != *"#converters"* ]]
+}
+
+@test "the README's quick start is among the examples checked" {
+  run /usr/bin/python3 "$TESTS/doc_examples.py" extract "$BATS_TEST_TMPDIR/ex" "$ACORN" "$ROOT/README.md"
+  assert_success
+  grep -q 'uuid7()' "$BATS_TEST_TMPDIR"/ex/000.sql
+  grep -q 'USING cache' "$BATS_TEST_TMPDIR"/ex/000.sql
+  grep -q 'bench_insert' "$BATS_TEST_TMPDIR"/ex/000.sql
+}
+
+# The check itself must fail when a page and the code disagree.  Each case
+# copies a page, changes one thing, and expects the check to name the line.
+
+@test "a changed output line on a page fails the check, naming file and line" {
+  local page="$BATS_TEST_TMPDIR/page.md"
+  printf '%s\n' '```sql' "SELECT uuid_version('0123abcd-ef45-7789-8abc-def012345678');" \
+    '-- 7' '```' >"$page"
+  run check_docs "$BATS_TEST_TMPDIR/a" "$page"
+  assert_success
+  sed -i 's/^-- 7$/-- 4/' "$page"
+  run check_docs "$BATS_TEST_TMPDIR/b" "$page"
+  assert_failure "$page:2: the output differs from the page"
+  assert_output_contains "    7"
+}
+
+@test "a changed line of a real page fails the check" {
+  mkdir -p "$BATS_TEST_TMPDIR/d"
+  cp "$ROOT/docs/uuid.md" "$BATS_TEST_TMPDIR/d/uuid.md"
+  # the first exact output line of the page, with its last character changed
+  local n
+  n=$(grep -n -m1 '^-- [0-9a-z]' "$BATS_TEST_TMPDIR/d/uuid.md" | cut -d: -f1)
+  [ -n "$n" ]
+  sed -i "${n}s/.\$/#/" "$BATS_TEST_TMPDIR/d/uuid.md"
+  run check_docs "$BATS_TEST_TMPDIR/x" "$BATS_TEST_TMPDIR/d/uuid.md"
+  assert_failure "the output differs from the page"
+}
+
+@test "a missing output, an extra output and a changed error text all fail" {
+  local page="$BATS_TEST_TMPDIR/page.md"
+  printf '%s\n' '```sql' 'SELECT 1;' '```' >"$page"
+  run check_docs "$BATS_TEST_TMPDIR/a" "$page"
+  assert_failure "$page:2: the output differs from the page"
+  printf '%s\n' '```sql' 'CREATE TABLE t(x);' '-- 1' '```' >"$page"
+  run check_docs "$BATS_TEST_TMPDIR/b" "$page"
+  assert_failure "$page:2: the output differs from the page"
+  printf '%s\n' '```sql' 'SELECT uuid7(-1);' '-- error: uuid7: ms must be an integer' '```' >"$page"
+  run check_docs "$BATS_TEST_TMPDIR/c" "$page"
+  assert_failure "$page:2: the output differs from the page"
+  assert_output_contains "error: uuid7: ms must be an integer in 0..281474976710655"
+}
+
+@test "shape lines mask values but not the version of a uuid, the columns or the words" {
+  local page="$BATS_TEST_TMPDIR/page.md"
+  printf '%s\n' '```sql' 'SELECT uuid7(), 12.5, '"'wal'"';' \
+    '--~ 01a22945-d426-7674-963b-7ced8a55032f|0.041659|wal' '```' >"$page"
+  run check_docs "$BATS_TEST_TMPDIR/a" "$page"
+  assert_success
+  sed -i 's/-7674-/-4674-/' "$page"
+  run check_docs "$BATS_TEST_TMPDIR/b" "$page"
+  assert_failure "the output differs from the page"
+  printf '%s\n' '```sql' 'SELECT uuid7(), 12.5, '"'wal'"';' \
+    '--~ 01a22945-d426-7674-963b-7ced8a55032f|0.041659|delete' '```' >"$page"
+  run check_docs "$BATS_TEST_TMPDIR/c" "$page"
+  assert_failure "the output differs from the page"
+  printf '%s\n' '```sql' 'SELECT uuid7(), 12.5;' \
+    '--~ 01a22945-d426-7674-963b-7ced8a55032f|0.041659|7' '```' >"$page"
+  run check_docs "$BATS_TEST_TMPDIR/d" "$page"
+  assert_failure "the output differs from the page"
+}
+
+@test "a block marked not run is compiled: a query that no longer compiles fails" {
+  local page="$BATS_TEST_TMPDIR/page.md"
+  printf '%s\n' '```sql' '-- not run: long' \
+    "SELECT writes_per_sec FROM bench_insert WHERE rows = 100000000;" '```' >"$page"
+  run check_docs "$BATS_TEST_TMPDIR/a" "$page"
+  assert_success
+  printf '%s\n' '```sql' '-- not run: long' \
+    "SELECT writes_per_sec FROM bench_insert WHERE nonesuch = 1;" '```' >"$page"
+  run check_docs "$BATS_TEST_TMPDIR/b" "$page"
+  assert_failure "$page:3: does not compile: no such column: nonesuch"
+}
