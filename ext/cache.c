@@ -519,6 +519,8 @@ struct cache_vtab {
   int bStale;           /* a newer instance has the table (and the buffer),
                         ** or the table under this name is another one */
   int bParked;          /* disconnected, kept only for its buffer */
+  int bInUse;           /* cache_read or cache_stats is using it: 1; and
+                        ** SQLite has disconnected it meanwhile: 2 */
   int bUtf16;           /* the database's text encoding is UTF-16 */
   cache_vtab *pRegNext; /* registry list */
 };
@@ -2742,6 +2744,14 @@ static void cachePark(cache_vtab *p){
 static int cacheDisconnect(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
   cache_buffer *b = p->pBuf;
+  if( p->bInUse ){
+    /* In the middle of cache_read or cache_stats: after DDL (another
+    ** connection's, or a CREATE that failed), SQLite re-prepares one of
+    ** p's statements as it runs and lets go of the instances the new
+    ** schema replaces.  cacheUseEnd() finishes this. */
+    p->bInUse = 2;
+    return SQLITE_OK;
+  }
   /* Keep this connection's buffered recency if that can be done safely. */
   if( !p->bStale && cacheBufferUnwritten(b) && p->bAutoflush ){
     sqlite3_stmt *pStmt = 0;
@@ -3724,10 +3734,20 @@ static sqlite3_module cacheModule = {
 
 /* ------------------------------------------------------- cache_read, _stats */
 
+/* The caller is done with p, an instance cacheResolve() returned: if SQLite
+** disconnected it meanwhile, do it now. */
+static void cacheUseEnd(cache_vtab *p){
+  int bGone = p->bInUse==2;
+  p->bInUse = 0;
+  if( bGone ) cacheDisconnect(&p->base);
+}
+
 /* The cache table named zTab on db, with its config row read into op->cfg
 ** (op is begun for it).  An instance found out of date (another connection
 ** dropped the table, or dropped and created it again) is marked stale and
-** the name looked up once more.  0 with op->zErr if there is none. */
+** the name looked up once more.  0 with op->zErr if there is none.  The
+** instance returned is marked in use: the caller passes it to
+** cacheUseEnd() when done. */
 static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
                                 const char *zWho, cache_op *op){
   int i, rc = SQLITE_OK;
@@ -3735,6 +3755,7 @@ static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
   for(i=0; i<2; i++){
     cache_vtab *p = zTab ? cacheFind(db, zTab) : 0;
     if( p==0 ) break;
+    p->bInUse = 1;
     sqlite3_free(op->zErr);
     memset(op, 0, sizeof(*op));
     op->p = p;
@@ -3743,8 +3764,12 @@ static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
     cacheHeldCheck(p);
     rc = cacheConfigLoad(op);
     if( rc==SQLITE_OK && !p->bStale ) return p;
-    if( rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR ) return 0;
+    if( rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR ){
+      cacheUseEnd(p);
+      return 0;
+    }
     cacheSetStale(p);         /* gone or another table: look again */
+    cacheUseEnd(p);
   }
   /* no such table now, or still another one after looking again */
   sqlite3_free(op->zErr);
@@ -3752,7 +3777,18 @@ static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
   return 0;
 }
 
+static void cacheRead(sqlite3_context*, sqlite3_value**, cache_vtab**);
+
 static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  cache_vtab *pUsed = 0;
+  (void)argc;
+  cacheRead(ctx, argv, &pUsed);
+  if( pUsed ) cacheUseEnd(pUsed);
+}
+
+/* The body of cache_read; *ppUsed is the instance it uses. */
+static void cacheRead(sqlite3_context *ctx, sqlite3_value **argv,
+                      cache_vtab **ppUsed){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   const char *zTab = (const char*)sqlite3_value_text(argv[0]);
   cache_vtab *p;
@@ -3763,7 +3799,6 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   i64 iOff, nLen, id = 0, nTotal;
   unsigned char *aBuf;
   int rc;
-  (void)argc;
   zErr = cacheCheckKey("cache_read", argv[1]);
   if( zErr ){
     sqlite3_result_error(ctx, zErr, -1);
@@ -3779,6 +3814,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   p = cacheResolve(db, zTab, "cache_read", &op);
+  *ppUsed = p;
   rc = p ? cacheStmt(&op, CACHE_STMT_FIND_LIVE, &pStmt) : SQLITE_ERROR;
   if( rc==SQLITE_OK ){
     cacheBindKey(pStmt, 1, argv[1]);
@@ -3949,6 +3985,7 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
   pCur->a[5] = op.cfg.evictions;
   pCur->a[6] = op.cfg.expired;
   pCur->bFifo = op.cfg.ePolicy==CACHE_POLICY_FIFO;
+  cacheUseEnd(p);
   pCur->zTable = sqlite3_mprintf("%s", zTab);
   if( pCur->zTable==0 ) return SQLITE_NOMEM;
   pCur->bEof = 0;
