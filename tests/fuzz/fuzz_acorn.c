@@ -116,15 +116,16 @@ static const char *const azName[] = {
 static const char *const azKey[] = {
   "'a'", "'b'", "'c'", "1", "2", "x'61'", "'1'", "'d'", "0", "-1",
   "9223372036854775807", "-9223372036854775808", "NULL", "1.5", "''", "x''",
-  "'A'", "zeroblob(20)", "uuid7()", "printf('%.60c','k')", "'\xc3\xa9'",
+  "'A'", "zeroblob(20)", "uuid7()", "printf('%%.60c','k')", "'\xc3\xa9'",
   "'a'||char(0)||'b'", "randomblob(4)", "3", "'e'", "CAST(1 AS TEXT)",
+  "1.0", "-0.0", "9.2233720368547758e18",
 };
 
 /* Values. */
 static const char *const azValue[] = {
   "'v'", "x'0102'", "zeroblob(10)", "zeroblob(40)", "'hello'", "zeroblob(90)",
   "''", "x''", "zeroblob(200)", "zeroblob(1000)", "randomblob(30)", "NULL",
-  "1", "1.5", "'\xc3\xbcn\xc3\xaf'", "printf('%.300c','v')", "uuid4_blob()",
+  "1", "1.5", "'\xc3\xbcn\xc3\xaf'", "printf('%%.300c','v')", "uuid4_blob()",
   "'a'||char(0)||'b'", "zeroblob(5000)", "x'00'", "-1", "zeroblob(95)",
 };
 
@@ -135,7 +136,7 @@ static const char *const azExpires[] = {
   "x'00'", "@60000",
 };
 
-/* Capacity option, recency_buffer option (joined by %O). */
+/* Capacity option, then the others (joined by %O). */
 static const char *const azCapOpt[] = {
   "", "capacity=100", "capacity=50", "capacity=1000", "capacity='1KiB'",
   "capacity=20", "capacity=1", "capacity = ' 2 kB '", "capacity=0",
@@ -149,6 +150,10 @@ static const char *const azBufOpt[] = {
   "recency_buffer=100000", "recency_buffer=0", "recency_buffer=1000000",
   "recency_buffer=1000001", "recency_buffer=x", "recency_buffer=10",
   "recency_buffer=99999999999999999999", "recency_buffer=-1",
+  "policy=fifo", "policy=lru", "policy=x", "autoflush=off", "autoflush=on",
+  "autoflush=maybe", "recency_buffer=2, policy=fifo",
+  "autoflush=off, recency_buffer=1", "policy=fifo, policy=lru",
+  "recency_buffer='2.0'", "policy=fifo, autoflush=off",
 };
 
 /* Commands and their argument. */
@@ -294,6 +299,10 @@ static const char *const azInsert[] = {
   "INSERT INTO %R(key, value) VALUES(%K, %V) ON CONFLICT DO NOTHING",
   "INSERT INTO %R(key, value) VALUES(%K, cache_read(%T, %K, 0, 100))",
   "INSERT INTO %R SELECT * FROM %R",
+  "UPDATE OR IGNORE %R SET key=%K WHERE key=%K",
+  "UPDATE OR REPLACE %R SET key=%K WHERE key=%K",
+  "UPDATE OR ROLLBACK %R SET key=%K",
+  "INSERT OR IGNORE INTO %R(key, value, expires) VALUES(%K, %V, %E)",
 };
 
 /* Other DDL, views, triggers, pragmas. */
@@ -358,6 +367,15 @@ static const char *const azBenchWhere[] = {
   " AND dir='/nonexistent'", " AND dir=NULL", " AND dir='.'",
   " AND threads>1", " AND id=NULL", " AND id IN ('uuid7_text','uuid8_text')",
   " AND id IN ('uuid4_blob', %X)",
+  (" AND schema='CREATE TABLE ev(id INTEGER PRIMARY KEY, kind, body)'"
+   " AND statement='INSERT INTO ev(kind, body) VALUES(?1 %% 7, ?3)'"),
+  " AND statement='UPDATE posts SET content=?3 WHERE rowid=?1'",
+  " AND statement='DELETE FROM posts WHERE rowid=?1'",
+  " AND statement='SELECT 1'",
+  " AND schema='CREATE TABLE x('",
+  " AND template='/nonexistent.db' AND statement='DELETE FROM posts'",
+  " AND prepare='exec' AND statement='DELETE FROM posts'",
+  " AND schema='CREATE INDEX pc ON posts(content)'",
 };
 
 /* How far 'w' moves the clock, in ms. */
