@@ -2689,16 +2689,27 @@ static int cacheInit(
     cacheFinalizeAll(p);
   }
   if( rc==SQLITE_OK ){
+    /* The plain pragmas, not pragma_encoding and pragma_page_size: those
+    ** are virtual tables of main, and a statement using them makes SQLite
+    ** reload main's schema if it is out of date (after a CREATE refused
+    ** in this transaction), which also drops temp's: in xCreate of a temp
+    ** table, the table being created. */
     sqlite3_stmt *pStmt = 0;
-    zSql = sqlite3_mprintf("SELECT * FROM pragma_encoding,"
-                           " \"%w\".pragma_page_size", p->zDb);
-    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    p->nChunkMax = 4096 - 200;
+    rc = sqlite3_prepare_v2(db, "PRAGMA encoding", -1, &pStmt, 0);
     if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
       const char *zEnc = (const char*)sqlite3_column_text(pStmt, 0);
-      int nPage = sqlite3_column_int(pStmt, 1);
       p->bUtf16 = zEnc && sqlite3_strnicmp(zEnc, "UTF-16", 6)==0;
+    }
+    sqlite3_finalize(pStmt);
+    pStmt = 0;
+    p->nChunkMax = 4096 - 200;
+    zSql = sqlite3_mprintf("PRAGMA \"%w\".page_size", p->zDb);
+    if( rc==SQLITE_OK ){
+      rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    }
+    sqlite3_free(zSql);
+    if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+      int nPage = sqlite3_column_int(pStmt, 0);
       if( nPage>=512 ) p->nChunkMax = nPage - nPage/16 - 64;
     }
     sqlite3_finalize(pStmt);

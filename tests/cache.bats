@@ -441,6 +441,22 @@ SELECT hits FROM cache_stats('t');"
 Runtime error near line 7: cache: a cache table cannot be named 'value': that is the name of a column"
 }
 
+@test "CREATE of a temp cache table after a refused CREATE in the same transaction" {
+  # The refused CREATE leaves main's schema to be reloaded by the next
+  # statement that reads main; xCreate of a temp table must not be that
+  # statement (reloading main also drops temp's schema, the new table's).
+  run cache_sql "" "
+BEGIN;
+CREATE VIRTUAL TABLE t USING cache(autoflush = maybe);
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.t USING cache;
+INSERT INTO temp.t(key, value) VALUES ('k', 'v');
+COMMIT;
+SELECT key, value FROM temp.t;
+INSERT INTO temp.t(t) VALUES ('integrity_check');"
+  assert_output "k|v
+Runtime error near line 4: cache: bad autoflush 'maybe'; expected on or off"
+}
+
 # ---------------------------------------------------------------- expiry
 
 @test "expired entries are invisible to every read and reclaimed by writes and by purge" {
