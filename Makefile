@@ -31,7 +31,8 @@ ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-fil
 
 .PHONY: all loadable auto static install uninstall clean deps deps-test deps-bench \
         demo test test-long test-matrix test-asan test-oom memcheck test-bindings test-cluster deps-cluster \
-        bench bench-record bench-cache-1m help dist dist-npm dist-python dist-deb test-dist deps-dist
+        bench bench-record bench-cache-1m help dist dist-npm dist-python dist-deb test-dist deps-dist \
+        fuzz fuzz-repro deps-fuzz
 
 all: loadable
 loadable: dist/acorn.so
@@ -59,6 +60,10 @@ help:
 	@echo "make deps            install the Debian packages to build (deps-test: to test, deps-bench: to benchmark)"
 	@echo "make dist            npm tarball, Python wheel and Debian package in dist/ (make dist-npm, dist-python, dist-deb: one)"
 	@echo "make test-dist       build them and install, load and remove each one (deps-dist: its Debian packages)"
+	@echo "make fuzz            libFuzzer with ASan+UBSan on tests/fuzz/fuzz_acorn.c for FUZZ_SECONDS (60); a crash is"
+	@echo "                     saved as build/fuzz/crash-<sha1> and fails it (deps-fuzz: clang; FUZZ_SQLITE=.../sqlite3.c:"
+	@echo "                     an instrumented SQLite amalgamation instead of the system library)"
+	@echo "make fuzz-repro      FILE=build/fuzz/crash-...: run that input again, printing every statement and its result"
 	@echo "make help            this list"
 
 # dist/acorn.so is built again when the flags change: make test builds it
@@ -125,6 +130,8 @@ deps-test:
 	@tests/install-deps test
 deps-bench:
 	@tests/install-deps bench
+deps-fuzz:
+	@tests/install-deps fuzz
 
 demo: deps
 	$(MAKE) --no-print-directory dist/acorn.so
@@ -515,3 +522,56 @@ test-dist: deps-dist
 
 deps-dist:
 	@tests/install-deps dist
+
+# ---------------------------------------------------------------- fuzzing
+# `make fuzz`: libFuzzer on tests/fuzz/fuzz_acorn.c, built with clang from
+# acorn's sources (-DSQLITE_CORE, plus -DACORN_TESTING for the clock hook)
+# and linked against the system libsqlite3.  New inputs go to
+# build/fuzz/corpus; tests/fuzz/corpus (the hand-written starting inputs)
+# is only read.  Any crash, sanitizer report, leak or broken invariant
+# stops the run, saves the input as build/fuzz/crash-* and fails.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS    = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=all
+FUZZ_ARGS    ?=
+# FUZZ_SQLITE=path/to/sqlite3.c: link that amalgamation, built with the same
+# sanitizers and coverage, instead of the system library.  ASan then also
+# sees SQLite's own reads of memory that acorn made it free (the system
+# library is not instrumented), and the fuzzer is guided by SQLite's
+# branches too.  FACTS.md says where amalgamations come from (npm tarballs).
+FUZZ_SQLITE  ?=
+ifeq ($(FUZZ_SQLITE),)
+FUZZ_BIN      = build/fuzz/fuzz_acorn
+FUZZ_LIB      = -lsqlite3
+FUZZ_DEP      =
+FUZZ_INC      =
+else
+FUZZ_BIN      = build/fuzz/fuzz_acorn_amalg
+FUZZ_LIB      = build/fuzz/sqlite3.o
+FUZZ_DEP      = build/fuzz/sqlite3.o
+FUZZ_INC      = -I$(dir $(FUZZ_SQLITE))
+endif
+
+build/fuzz/sqlite3.o: $(FUZZ_SQLITE) Makefile
+	@mkdir -p build/fuzz
+	$(FUZZ_CC) -c -g -O1 -fno-omit-frame-pointer \
+	  -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+	  -DSQLITE_ENABLE_API_ARMOR -o $@ $(FUZZ_SQLITE)
+
+$(FUZZ_BIN): tests/fuzz/fuzz_acorn.c $(SRC) $(HDR) $(FUZZ_DEP) VERSION Makefile
+	@mkdir -p build/fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -Werror -std=gnu11 -DSQLITE_CORE -DACORN_TESTING \
+	  -DACORN_VERSION='"$(VERSION)"' -DACORN_COMMIT='"$(COMMIT)"' $(FUZZ_INC) -Iext \
+	  -o $@ tests/fuzz/fuzz_acorn.c $(SRC) $(FUZZ_LIB) $(LDLIBS)
+
+fuzz: deps-fuzz
+	$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@mkdir -p build/fuzz/corpus
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+	  -max_len=2048 -dict=tests/fuzz/acorn.dict -artifact_prefix=build/fuzz/ \
+	  -print_final_stats=1 $(FUZZ_ARGS) build/fuzz/corpus tests/fuzz/corpus
+
+fuzz-repro: $(FUZZ_BIN)
+	@test -n "$(FILE)" || { echo "usage: make fuzz-repro FILE=build/fuzz/crash-..."; exit 2; }
+	ACORN_FUZZ_TRACE=1 $(FUZZ_BIN) $(FILE)

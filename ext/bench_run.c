@@ -754,11 +754,12 @@ static const char *benchInsertText(bench_worker *w, sqlite3_int64 i){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
   char *z = w->zSqlBuf;
-  const unsigned char *aId = r->aId + (i - r->iChunk0)*r->nIdLen;
   static const char zHex[] = "0123456789abcdef";
   if( c->eId==BENCH_ID_INTEGER ){
     memcpy(z, "INSERT INTO posts(title,content) VALUES('", 41); z += 41;
   }else{
+    /* only here: integer ids make no aId (it is NULL, and NULL+0 is UB) */
+    const unsigned char *aId = r->aId + (i - r->iChunk0)*r->nIdLen;
     memcpy(z, "INSERT INTO posts(id,title,content) VALUES(", 43); z += 43;
     if( BENCH_ID_IS_BLOB(c->eId) ){            /* the blob kinds */
       int k;

@@ -519,6 +519,8 @@ struct cache_vtab {
   int bStale;           /* a newer instance has the table (and the buffer),
                         ** or the table under this name is another one */
   int bParked;          /* disconnected, kept only for its buffer */
+  int bInUse;           /* cache_read or cache_stats is using it: 1; and
+                        ** SQLite has disconnected it meanwhile: 2 */
   int bUtf16;           /* the database's text encoding is UTF-16 */
   cache_vtab *pRegNext; /* registry list */
 };
@@ -2700,16 +2702,27 @@ static int cacheInit(
     cacheFinalizeAll(p);
   }
   if( rc==SQLITE_OK ){
+    /* The plain pragmas, not pragma_encoding and pragma_page_size: those
+    ** are virtual tables of main, and a statement using them makes SQLite
+    ** reload main's schema if it is out of date (after a CREATE refused
+    ** in this transaction), which also drops temp's: in xCreate of a temp
+    ** table, the table being created. */
     sqlite3_stmt *pStmt = 0;
-    zSql = sqlite3_mprintf("SELECT * FROM pragma_encoding,"
-                           " \"%w\".pragma_page_size", p->zDb);
-    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    p->nChunkMax = 4096 - 200;
+    rc = sqlite3_prepare_v2(db, "PRAGMA encoding", -1, &pStmt, 0);
     if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
       const char *zEnc = (const char*)sqlite3_column_text(pStmt, 0);
-      int nPage = sqlite3_column_int(pStmt, 1);
       p->bUtf16 = zEnc && sqlite3_strnicmp(zEnc, "UTF-16", 6)==0;
+    }
+    sqlite3_finalize(pStmt);
+    pStmt = 0;
+    p->nChunkMax = 4096 - 200;
+    zSql = sqlite3_mprintf("PRAGMA \"%w\".page_size", p->zDb);
+    if( rc==SQLITE_OK ){
+      rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    }
+    sqlite3_free(zSql);
+    if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+      int nPage = sqlite3_column_int(pStmt, 0);
       if( nPage>=512 ) p->nChunkMax = nPage - nPage/16 - 64;
     }
     /* A step that failed (out of memory) may have rolled back the whole
@@ -2761,6 +2774,14 @@ static void cachePark(cache_vtab *p){
 static int cacheDisconnect(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
   cache_buffer *b = p->pBuf;
+  if( p->bInUse ){
+    /* In the middle of cache_read or cache_stats: after DDL (another
+    ** connection's, or a CREATE that failed), SQLite re-prepares one of
+    ** p's statements as it runs and lets go of the instances the new
+    ** schema replaces.  cacheUseEnd() finishes this. */
+    p->bInUse = 2;
+    return SQLITE_OK;
+  }
   /* Keep this connection's buffered recency if that can be done safely. */
   if( !p->bStale && cacheBufferUnwritten(b) && p->bAutoflush ){
     sqlite3_stmt *pStmt = 0;
@@ -3744,11 +3765,20 @@ static sqlite3_module cacheModule = {
 
 /* ------------------------------------------------------- cache_read, _stats */
 
+/* The caller is done with p, an instance cacheResolve() returned: if SQLite
+** disconnected it meanwhile, do it now. */
+static void cacheUseEnd(cache_vtab *p){
+  int bGone = p->bInUse==2;
+  p->bInUse = 0;
+  if( bGone ) cacheDisconnect(&p->base);
+}
+
 /* The cache table named zTab on db, with its config row read into op->cfg
 ** (op is begun for it).  An instance found out of date (another connection
 ** dropped the table, or dropped and created it again) is marked stale and
 ** the name looked up once more.  0 with op->zErr if there is none; 0
-** without a message if memory ran out. */
+** without a message if memory ran out.  The instance returned is marked in
+** use: the caller passes it to cacheUseEnd() when done. */
 static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
                                 const char *zWho, cache_op *op){
   int i, rc = SQLITE_OK;
@@ -3761,6 +3791,7 @@ static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
       return 0;
     }
     if( p==0 ) break;
+    p->bInUse = 1;
     sqlite3_free(op->zErr);
     memset(op, 0, sizeof(*op));
     op->p = p;
@@ -3770,12 +3801,17 @@ static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
     rc = cacheConfigLoad(op);
     if( rc==SQLITE_OK && !p->bStale ) return p;
     if( (rc&0xff)==SQLITE_NOMEM ){
+      cacheUseEnd(p);
       sqlite3_free(op->zErr);
       op->zErr = 0;
       return 0;
     }
-    if( rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR ) return 0;
+    if( rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR ){
+      cacheUseEnd(p);
+      return 0;
+    }
     cacheSetStale(p);         /* gone or another table: look again */
+    cacheUseEnd(p);
   }
   /* no such table now, or still another one after looking again */
   sqlite3_free(op->zErr);
@@ -3783,7 +3819,18 @@ static cache_vtab *cacheResolve(sqlite3 *db, const char *zTab,
   return 0;
 }
 
+static void cacheRead(sqlite3_context*, sqlite3_value**, cache_vtab**);
+
 static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  cache_vtab *pUsed = 0;
+  (void)argc;
+  cacheRead(ctx, argv, &pUsed);
+  if( pUsed ) cacheUseEnd(pUsed);
+}
+
+/* The body of cache_read; *ppUsed is the instance it uses. */
+static void cacheRead(sqlite3_context *ctx, sqlite3_value **argv,
+                      cache_vtab **ppUsed){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   const char *zTab = (const char*)sqlite3_value_text(argv[0]);
   cache_vtab *p;
@@ -3794,7 +3841,6 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   i64 iOff, nLen, id = 0, nTotal;
   unsigned char *aBuf;
   int rc;
-  (void)argc;
   zErr = cacheCheckKey("cache_read", argv[1]);
   if( zErr ){
     sqlite3_result_error(ctx, zErr, -1);
@@ -3810,6 +3856,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   p = cacheResolve(db, zTab, "cache_read", &op);
+  *ppUsed = p;
   rc = p ? cacheStmt(&op, CACHE_STMT_FIND_LIVE, &pStmt)
          : op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
@@ -3993,6 +4040,7 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
   pCur->a[5] = op.cfg.evictions;
   pCur->a[6] = op.cfg.expired;
   pCur->bFifo = op.cfg.ePolicy==CACHE_POLICY_FIFO;
+  cacheUseEnd(p);
   pCur->zTable = sqlite3_mprintf("%s", zTab);
   if( pCur->zTable==0 ) return SQLITE_NOMEM;
   pCur->bEof = 0;

@@ -82,6 +82,26 @@ INSERT INTO t(t, value) VALUES ('capacity', '4294967297GiB');"
   assert_failure "cache: a cache table cannot be named 'value': that is the name of a column"
 }
 
+@test "renaming a cache table to the name of one of its columns is refused and changes nothing" {
+  local db="$BATS_TEST_TMPDIR/r.db"
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', 'b');
+ALTER TABLE t RENAME TO VALUE;" "$db"
+  assert_failure "cache: a cache table cannot be named 'VALUE': that is the name of a column"
+  run acorn_sql "
+SELECT value FROM t WHERE key = 'a';
+INSERT INTO t(t) VALUES ('integrity_check');
+ALTER TABLE t RENAME TO expires;" "$db"
+  assert_failure "cache: a cache table cannot be named 'expires': that is the name of a column"
+  assert_output_contains "b"
+  run acorn_sql "
+DROP TABLE t;
+SELECT count(*) FROM sqlite_schema;" "$db"
+  assert_success
+  assert_output "0"
+}
+
 # ---------------------------------------------------------------- set, get, delete
 
 @test "set, get, replace and delete; size is the bytes of key plus value" {
@@ -397,6 +417,61 @@ a|2
 a|2
 a|2
 2"
+}
+
+@test "an UPDATE refused inside a transaction writes nothing, buffered uses included" {
+  run cache_sql "" "
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(10)), ('b', zeroblob(10));
+BEGIN;
+SELECT length(value) FROM t WHERE key = 'b';
+UPDATE t SET value = NULL WHERE key = 'b';
+UPDATE t SET value = zeroblob(100) WHERE key = 'b';
+INSERT INTO t(t) VALUES ('integrity_check');
+COMMIT;
+INSERT INTO t(key, value) VALUES ('c', zeroblob(10));
+INSERT INTO t(t) VALUES ('integrity_check');
+SELECT key, hits FROM t;
+SELECT entries, hits FROM cache_stats('t');"
+  assert_output "10
+a|0
+b|1
+c|0
+3|1
+Runtime error near line 7: cache: value must not be NULL; expected BLOB or TEXT
+Runtime error near line 8: cache: entry of 101 bytes exceeds capacity of 100 bytes"
+}
+
+@test "cache_read after a refused CREATE in a transaction (SQLite reloads the schema) reads on" {
+  run cache_sql "" "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', x'0102');
+SELECT hex(cache_read('t', 'a', 0, 2));
+BEGIN;
+CREATE VIRTUAL TABLE value USING cache;
+SELECT hex(cache_read('t', 'a', 1, 1));
+COMMIT;
+SELECT hits FROM cache_stats('t');"
+  assert_output "0102
+02
+2
+Runtime error near line 7: cache: a cache table cannot be named 'value': that is the name of a column"
+}
+
+@test "CREATE of a temp cache table after a refused CREATE in the same transaction" {
+  # The refused CREATE leaves main's schema to be reloaded by the next
+  # statement that reads main; xCreate of a temp table must not be that
+  # statement (reloading main also drops temp's schema, the new table's).
+  run cache_sql "" "
+BEGIN;
+CREATE VIRTUAL TABLE t USING cache(autoflush = maybe);
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.t USING cache;
+INSERT INTO temp.t(key, value) VALUES ('k', 'v');
+COMMIT;
+SELECT key, value FROM temp.t;
+INSERT INTO temp.t(t) VALUES ('integrity_check');"
+  assert_output "k|v
+Runtime error near line 4: cache: bad autoflush 'maybe'; expected on or off"
 }
 
 # ---------------------------------------------------------------- expiry

@@ -51,3 +51,56 @@ A's listing after B closed: p=0,q=0,r=0
 after DROP: cache_read: no such cache table: 't'
 after DROP: cache_stats: no such cache table: 't'"
 }
+
+@test "a connection with buffered uses closes safely after another connection changed the schema" {
+  local db="$BATS_TEST_TMPDIR/s.db"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES (1, x'02');" "$db"
+  assert_success
+  # Connection 1 buffers a use; connection 0 creates a table, so the schema
+  # connection 1 holds is out of date when it closes.  Closing disconnects
+  # the cache table while SQLite walks that schema: the buffered use is not
+  # written then (writing would make SQLite reload the schema it is walking).
+  run acorn_sql ".connection 1
+.open $db
+.load $ACORN
+SELECT hex(value) FROM t WHERE key = 1;
+.connection 0
+CREATE TABLE other(x);
+.connection close 1
+SELECT hits, misses FROM cache_stats('t');
+INSERT INTO t(t) VALUES ('integrity_check');" "$db"
+  assert_success
+  assert_output "02
+0|0"
+}
+
+@test "cache_read and cache_stats after another connection changed the schema use the new instance" {
+  local db="$BATS_TEST_TMPDIR/r.db"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('k', x'0102');" "$db"
+  assert_success
+  # Connection 0 reads through cache_read (which keeps an instance of t);
+  # connection 1 changes the schema; connection 0 reads again, then after a
+  # drop and re-create by connection 1 finds the new, empty table.
+  run acorn_sql "SELECT hex(cache_read('t', 'k', 0, 2));
+.connection 1
+.open $db
+.load $ACORN
+CREATE TABLE other(x);
+.connection 0
+SELECT hex(cache_read('t', 'k', 1, 1));
+SELECT entries, hits FROM cache_stats('t');
+.connection 1
+DROP TABLE t;
+CREATE VIRTUAL TABLE t USING cache;
+.connection 0
+SELECT quote(cache_read('t', 'k', 0, 2));
+SELECT entries, hits, misses FROM cache_stats('t');" "$db"
+  assert_success
+  assert_output "0102
+02
+1|2
+NULL
+0|0|1"
+}
