@@ -94,8 +94,10 @@
 **
 **   Recency is a sequence number (seq in the config row).  Every set takes
 **   the next one as the entry's id (a set of a stored key makes a new entry,
-**   so ids are never reused and id order is set order); every written use
-**   takes the next one as the entry's `used`.  An entry's recency is its
+**   so id order is set order; a rolled-back set gives its id back, and uses
+**   buffered for ids above the seq of a rolled-back savepoint are dropped
+**   with it, so a use never lands on the entry that reuses an id); every
+**   written use takes the next one as the entry's `used`.  An entry's recency is its
 **   latest such number: no ties, and under lru the order of eviction is
 **   exactly the order of last use (sets count as uses); under fifo it is
 **   the order of ids.
