@@ -4,8 +4,8 @@
 # SQLITE_NOMEM "out of memory" (or, for bench_insert's own scratch
 # connections, as its run's error saying so), leave every cache table's
 # invariants intact, and leak nothing.  `make test-oom` fails every
-# allocation in turn under ASan; this suite runs the small phases in full
-# and a sample of the rest.
+# allocation in turn under ASan; this suite runs a sample of them,
+# tests/long/oom.bats the small phases in full.
 
 load test_helper
 
@@ -23,33 +23,6 @@ oom_dir() {
 teardown() {
   [ -z "${OOM_DIR:-}" ] || rm -rf "$OOM_DIR"
   check_reports
-}
-
-@test "every allocation of CREATE, cache_read, cache_stats, UPDATE, a listing of hits and bench_insert's setup failed in turn: SQLITE_NOMEM, invariants intact" {
-  oom_dir
-  run wrap "$BUILD/acorn_oom" "$OOM_DIR" -mode once -stride "${ACORN_SCALE:-1}" \
-    -phase cache-new,cache-lookup,cache-update,cache-list
-  assert_success
-  assert_output_contains "cache-lookup, once: "
-  assert_output_contains "cache-new, once: "
-  assert_output_contains "cache-list, once: "
-  [[ "$output" == *$'\nok' ]] || fail "no ok line: $output"
-  # bench_insert runs in memory and on files: the first 600 allocations
-  # hold the parameters, the fsync probe in dir and the scratch schema
-  run wrap "$BUILD/acorn_oom" "$OOM_DIR" -mode once -stride "${ACORN_SCALE:-1}" -end 600 \
-    -phase bench-memory,bench-file
-  assert_success
-  assert_output_contains "bench-memory, once: "
-  assert_output_contains "bench-file, once: "
-  [[ "$output" == *$'\nok' ]] || fail "no ok line: $output"
-}
-
-@test "every allocation of a get that writes the buffered uses failed in turn, once and for good: the flush's transaction always ends" {
-  oom_dir
-  run wrap "$BUILD/acorn_oom" "$OOM_DIR" -stride "${ACORN_SCALE:-1}" -phase cache-flush
-  assert_success
-  assert_output_contains "cache-flush, persist: "
-  [[ "$output" == *$'\nok' ]] || fail "no ok line: $output"
 }
 
 @test "a sample of allocation failures across every feature: SQLITE_NOMEM, invariants intact" {
