@@ -54,7 +54,7 @@ sets_until_full() {
       echo "INSERT INTO t(key, value) VALUES ('k$i', ${VALUE//@/\'k$i\'});"
     done
   } >"$BATS_TEST_TMPDIR/fill.sql"
-  run wrap sqlite3 -batch -bail "$db" <"$BATS_TEST_TMPDIR/fill.sql"
+  run wrap "$SQLITE3" -batch -bail "$db" <"$BATS_TEST_TMPDIR/fill.sql"
   assert_failure
   # the set of line 3+i failed: sets 1..i-1 were acknowledged
   [[ "$output" =~ Runtime\ error\ near\ line\ ([0-9]+):\ (cache:\ )?database\ or\ disk\ is\ full\ \(13\) ]] \
@@ -187,7 +187,7 @@ INSERT INTO t(key, value) VALUES ('a', x'0102'), ('b', x'0304');" "$RODIR/x.db"
 ro_sql() {
   local err="$BATS_TEST_TMPDIR/ro.err" rc=0
   printf '.load %s\n%s\n' "$RODIR/acorn" "$RO_SQL" \
-    | wrap sqlite3 -batch ${2:-} "$1" 2>"$err" || rc=$?
+    | wrap "$SQLITE3" -batch ${2:-} "$1" 2>"$err" || rc=$?
   cat "$err"
   return $rc
 }
@@ -250,7 +250,7 @@ b|0
   chmod 444 "$RODIR/x.db"
   local rep="$RODIR/reports" cmd err="$BATS_TEST_TMPDIR/ro.err" rc=0
   mkdir -m 1777 "$rep"
-  cmd=(sqlite3 -batch "$RODIR/x.db")
+  cmd=("$SQLITE3" -batch "$RODIR/x.db")
   if [ -n "${ACORN_VALGRIND:-}" ]; then
     cmd=(valgrind -q --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite
          --show-leak-kinds=definite --log-file="$rep/report.valgrind.%p" "${cmd[@]}")

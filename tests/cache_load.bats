@@ -20,9 +20,9 @@ load test_helper
     printf '.load %s\n.timeout 10000\n' "$ACORN"
     yes "SELECT quote(length(cache_read('t', 'k', 0, 1000)));" | head -n $(( 5 * n ))
   } >"$BATS_TEST_TMPDIR/r.sql"
-  wrap sqlite3 -batch "$db" <"$BATS_TEST_TMPDIR/w.sql" >"$BATS_TEST_TMPDIR/w.out" 2>&1 &
+  wrap "$SQLITE3" -batch "$db" <"$BATS_TEST_TMPDIR/w.sql" >"$BATS_TEST_TMPDIR/w.out" 2>&1 &
   local pid=$!
-  run wrap sqlite3 -batch "$db" <"$BATS_TEST_TMPDIR/r.sql"
+  run wrap "$SQLITE3" -batch "$db" <"$BATS_TEST_TMPDIR/r.sql"
   wait "$pid" || fail "writer: $(head "$BATS_TEST_TMPDIR/w.out")"
   # a line per read: the value's length or NULL (e.g. no "no such rowid")
   [ -z "$(grep -v -x -e 100 -e NULL <<<"$output" | head -5)" ] \
