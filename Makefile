@@ -354,8 +354,14 @@ test-matrix: deps-test
 	  EXTRA_CFLAGS="-Werror -UNDEBUG"
 	tests/run-matrix $(MATRIX_SQLITE) -- $(MATRIX_SUITES)
 
+# `make memcheck`: the suites under valgrind, but for the runs that only
+# repeat under it what ASan already watches, at many times its cost: the
+# crash and load tests (processes killed or racing; make test-asan runs
+# them), the allocation-failure sweeps (make test-oom), the docs' examples.
+MEMCHECK_SUITES = $(filter-out tests/cache_crash.bats tests/cache_load.bats tests/oom.bats \
+                    tests/docs.bats,$(wildcard tests/*.bats))
 memcheck: dist/acorn.so dist/acorn-auto.so $(TEST_BINS)
-	ACORN_VALGRIND=1 ACORN_SCALE=20 tests/run-bats tests/*.bats
+	ACORN_VALGRIND=1 ACORN_SCALE=20 tests/run-bats $(MEMCHECK_SUITES)
 
 test-bindings: dist/acorn.so
 	tests/bindings/run
