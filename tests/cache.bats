@@ -438,8 +438,8 @@ a|0
 b|1
 c|0
 3|1
-Runtime error near line 7: cache: value must not be NULL; expected BLOB or TEXT
-Runtime error near line 8: cache: entry of 101 bytes exceeds capacity of 100 bytes"
+$(runtime_error 7) cache: value must not be NULL; expected BLOB or TEXT
+$(runtime_error 8) cache: entry of 101 bytes exceeds capacity of 100 bytes"
 }
 
 @test "cache_read after a refused CREATE in a transaction (SQLite reloads the schema) reads on" {
@@ -455,7 +455,7 @@ SELECT hits FROM cache_stats('t');"
   assert_output "0102
 02
 2
-Runtime error near line 7: cache: a cache table cannot be named 'value': that is the name of a column"
+$(runtime_error 7) cache: a cache table cannot be named 'value': that is the name of a column"
 }
 
 @test "CREATE of a temp cache table after a refused CREATE in the same transaction" {
@@ -471,7 +471,7 @@ COMMIT;
 SELECT key, value FROM temp.t;
 INSERT INTO temp.t(t) VALUES ('integrity_check');"
   assert_output "k|v
-Runtime error near line 4: cache: bad autoflush 'maybe'; expected on or off"
+$(runtime_error 4) cache: bad autoflush 'maybe'; expected on or off"
 }
 
 # ---------------------------------------------------------------- expiry

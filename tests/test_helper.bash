@@ -102,6 +102,20 @@ runtime_error() {
   echo "${p% near line 1: integer overflow} near line $1:"
 }
 
+# shell_error N MESSAGE CODE: the line this sqlite3 shell prints, in batch
+# mode, for an error of result code CODE (not SQLITE_ERROR) with MESSAGE at
+# line N: the shells of 3.38 and 3.40 add " (CODE)", that of 3.52 does not.
+# Asked of the shell, with a write refused by query_only (SQLITE_READONLY).
+shell_error() {
+  local p
+  p=$(printf 'PRAGMA query_only = 1;\nCREATE TABLE x(a);\n' | "$SQLITE3" -batch 2>&1)
+  if [[ "$p" == *" (8)" ]]; then
+    echo "$(runtime_error "$1") $2 ($3)"
+  else
+    echo "$(runtime_error "$1") $2"
+  fi
+}
+
 # skip_unless_sqlite X.Y.Z WHAT: skip the test unless acorn is built
 # against SQLite X.Y.Z or later and runs on X.Y.Z or later (acorn uses WHAT,
 # new in X.Y.Z, only then).
