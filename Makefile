@@ -548,7 +548,8 @@ FUZZ_ARGS    ?=
 # sanitizers and coverage, instead of the system library.  ASan then also
 # sees SQLite's own reads of memory that acorn made it free (the system
 # library is not instrumented), and the fuzzer is guided by SQLite's
-# branches too.  FACTS.md says where amalgamations come from (npm tarballs).
+# branches too.  make test-matrix leaves two amalgamations in build/sqlite/:
+# FUZZ_SQLITE=build/sqlite/3.52.0/sqlite3.c, for one.
 FUZZ_SQLITE  ?=
 ifeq ($(FUZZ_SQLITE),)
 FUZZ_BIN      = build/fuzz/fuzz_acorn
