@@ -452,6 +452,21 @@ static void benchValueError(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
   sqlite3_free(zGot);
 }
 
+
+/* Keep path z as given and zReal, its realpath (malloc()ed, freed here),
+** in *pOut.  SQLITE_OK or SQLITE_NOMEM. */
+static int benchKeepPath(bench_value *pOut, const char *z, char *zReal){
+  pOut->z = sqlite3_mprintf("%s", z);
+  pOut->zReal = sqlite3_mprintf("%s", zReal);
+  free(zReal);
+  if( pOut->z==0 || pOut->zReal==0 ){
+    sqlite3_free(pOut->z);
+    sqlite3_free(pOut->zReal);
+    pOut->z = pOut->zReal = 0;
+    return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
 /* Check directory z (the value of dir, or the default) and fill *pOut with
 ** it and with its realpath.  Files are made under the realpath: it is
 ** absolute, so SQLite never reads it as a URI (a relative dir such as
@@ -503,16 +518,7 @@ static int benchParseDir(sqlite3_vtab *pVtab, const char *z,
     free(zReal);
     return SQLITE_ERROR;
   }
-  pOut->z = sqlite3_mprintf("%s", z);
-  pOut->zReal = sqlite3_mprintf("%s", zReal);
-  free(zReal);
-  if( pOut->z==0 || pOut->zReal==0 ){
-    sqlite3_free(pOut->z);
-    sqlite3_free(pOut->zReal);
-    pOut->z = pOut->zReal = 0;
-    return SQLITE_NOMEM;
-  }
-  return SQLITE_OK;
+  return benchKeepPath(pOut, z, zReal);
 }
 
 /* Check template z (given, not NULL) and fill *pOut with it and its
@@ -547,16 +553,7 @@ static int benchParseTemplate(sqlite3_vtab *pVtab, sqlite3_value *v,
     free(zReal);
     return SQLITE_ERROR;
   }
-  pOut->z = sqlite3_mprintf("%s", z);
-  pOut->zReal = sqlite3_mprintf("%s", zReal);
-  free(zReal);
-  if( pOut->z==0 || pOut->zReal==0 ){
-    sqlite3_free(pOut->z);
-    sqlite3_free(pOut->zReal);
-    pOut->z = pOut->zReal = 0;
-    return SQLITE_NOMEM;
-  }
-  return SQLITE_OK;
+  return benchKeepPath(pOut, z, zReal);
 }
 
 /* Check value v of parameter p; fill *pOut.  SQLITE_OK or an error set. */

@@ -8,22 +8,7 @@
 # tests/long/oom.bats the small phases in full.
 
 load test_helper
-
-# oom_dir: an empty scratch directory, on tmpfs when there is one (the
-# bench_insert runs fsync there).
-oom_dir() {
-  if [ -d /dev/shm ] && [ -w /dev/shm ]; then
-    OOM_DIR=$(mktemp -d /dev/shm/acorn-oom.XXXXXX)
-  else
-    OOM_DIR="$BATS_TEST_TMPDIR/oom"
-    mkdir "$OOM_DIR"
-  fi
-}
-
-teardown() {
-  [ -z "${OOM_DIR:-}" ] || rm -rf "$OOM_DIR"
-  check_reports
-}
+load oom
 
 @test "a sample of allocation failures across every feature: SQLITE_NOMEM, invariants intact" {
   local stride=$(( 307 * ${ACORN_SCALE:-1} ))

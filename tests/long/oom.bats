@@ -5,22 +5,7 @@
 # build.  `make test-oom` runs every phase so under ASan.
 
 load ../test_helper
-
-# oom_dir: an empty scratch directory, on tmpfs when there is one (the
-# bench_insert runs fsync there).
-oom_dir() {
-  if [ -d /dev/shm ] && [ -w /dev/shm ]; then
-    OOM_DIR=$(mktemp -d /dev/shm/acorn-oom.XXXXXX)
-  else
-    OOM_DIR="$BATS_TEST_TMPDIR/oom"
-    mkdir "$OOM_DIR"
-  fi
-}
-
-teardown() {
-  [ -z "${OOM_DIR:-}" ] || rm -rf "$OOM_DIR"
-  check_reports
-}
+load ../oom
 
 @test "every allocation of CREATE, cache_read, cache_stats, UPDATE, a listing of hits and bench_insert's setup failed in turn: SQLITE_NOMEM, invariants intact" {
   oom_dir
