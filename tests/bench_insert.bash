@@ -25,10 +25,13 @@ W="synchronous='off'"
 
 # sql_cmd: SQLCMD=(the sqlite3 command line as wrap would run it: plain,
 # preloaded or in valgrind), for callers that exec it or hand it to timeout.
+# Under valgrind without the leak check: a process that dies of a signal
+# in the middle of a statement leaves its heap as it was, and valgrind
+# reports SQLite's own memory of that statement (sqlite3 alone shows it);
+# memory errors are still reported.
 sql_cmd() {
   if [ -n "${ACORN_VALGRIND:-}" ]; then
-    SQLCMD=(valgrind -q --error-exitcode=97 --leak-check=full
-      --errors-for-leak-kinds=definite --show-leak-kinds=definite
+    SQLCMD=(valgrind -q --error-exitcode=97 --leak-check=no
       "--log-file=$BATS_TEST_TMPDIR/report.valgrind.%p" "$SQLITE3" -batch -bail :memory:)
   elif [ -n "${ACORN_PRELOAD:-}" ]; then
     SQLCMD=(env "LD_PRELOAD=$ACORN_PRELOAD"
