@@ -1648,17 +1648,21 @@ static int cacheConfigSync(cache_op *op){
 }
 
 /* Which format is the stored table: 2, or 1 (made by acorn 0.1, recency
-** in <t>_lru)?  Format 2 has the head column in its config row. */
-static int cacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName){
+** in <t>_lru)?  Format 2 has the head column in its config row: a probe
+** that fails for want of memory says nothing, and is SQLITE_NOMEM. */
+static int cacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
+                            int *piFormat){
   char *zSql = sqlite3_mprintf("SELECT head FROM \"%w\".\"%w_config\"",
                                zDb, zName);
   sqlite3_stmt *pStmt = 0;
   int rc;
-  if( zSql==0 ) return 2;
+  if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
   sqlite3_finalize(pStmt);
   sqlite3_free(zSql);
-  return rc==SQLITE_OK ? 2 : 1;
+  if( (rc&0xff)==SQLITE_NOMEM ) return SQLITE_NOMEM;
+  *piFormat = rc==SQLITE_OK ? 2 : 1;
+  return SQLITE_OK;
 }
 
 /* SQL that makes <t>_rec and its index on minused.  The index is named
@@ -1680,8 +1684,11 @@ static int cacheUpgrade(cache_op *op){
   cache_rec *aRec = 0;
   int nRec = 0, nAlloc = 0, rc;
   char *zSql;
+  int iFormat = 1;
   if( p->iFormat!=1 ) return SQLITE_OK;
-  if( cacheFormatProbe(p->db, p->zDb, p->zName)==2 ){
+  rc = cacheFormatProbe(p->db, p->zDb, p->zName, &iFormat);
+  if( rc ) return cacheOpError(op, rc);
+  if( iFormat==2 ){
     p->iFormat = 2;          /* converted by another connection */
   }else{
     const char *d = p->zDb, *n = p->zName;
@@ -1849,7 +1856,15 @@ static int cacheSchemaCurrent(cache_vtab *p){
 ** current.  The transaction is ours, so a failure ends it with a whole
 ** ROLLBACK, prepared before anything is written: a RELEASE can fail (busy,
 ** with a reader on a rollback journal; out of memory) and would leave the
-** transaction open, with the connection's next statements inside it. */
+** transaction open, with the connection's next statements inside it.
+**
+** Without bIdle the flush runs inside the step of another statement (a
+** read of the table, cache_read).  Before SQLite 3.40, after an allocation
+** fails there no statement steps (not even that ROLLBACK) until the outer
+** one ends, and an outer statement that reads no table (SELECT
+** cache_read(...)) then ends without rolling back: the transaction would
+** stay open.  There the uses wait for the table's next write, 'flush' or
+** close. */
 static int cacheFlushStandalone(cache_vtab *p, int bIdle){
   sqlite3_stmt *pRollback = 0;
   cache_op op;
@@ -1858,6 +1873,7 @@ static int cacheFlushStandalone(cache_vtab *p, int bIdle){
   if( !sqlite3_get_autocommit(p->db) || cacheWriterBusy(p->db) ){
     return SQLITE_BUSY;
   }
+  if( !bIdle && sqlite3_libversion_number()<3040000 ) return SQLITE_BUSY;
   if( p->iFormat==1 && !bIdle ) return SQLITE_BUSY;
   memset(&op, 0, sizeof(op));
   rc = sqlite3_prepare_v2(p->db, "ROLLBACK", -1, &pRollback, 0);
@@ -2695,10 +2711,10 @@ static int cacheInit(
     cache_op op;
     memset(&op, 0, sizeof(op));
     op.p = p;
-    p->iFormat = cacheFormatProbe(db, p->zDb, p->zName);
+    rc = cacheFormatProbe(db, p->zDb, p->zName, &p->iFormat);
     /* If the config row cannot be read now (a lock), uid stays unknown
     ** (-1) until the first write or flush reads it. */
-    rc = cacheConfigLoad(&op);
+    if( rc==SQLITE_OK ) rc = cacheConfigLoad(&op);
     sqlite3_free(op.zErr);
     if( rc!=SQLITE_NOMEM ) rc = SQLITE_OK;
     cacheFinalizeAll(p);
