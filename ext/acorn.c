@@ -168,6 +168,14 @@ static int acornMarkLoaded(sqlite3 *db){
   return rc;
 }
 
+/* What a failed registration says: the connection's message, or the result
+** code's own where SQLite left none (out of memory in sqlite3_create_*()
+** sets no message before 3.40: "not an error"). */
+static const char *acornRegisterError(sqlite3 *db, int rc){
+  if( sqlite3_errcode(db)!=rc ) return sqlite3_errstr(rc);
+  return sqlite3_errmsg(db);
+}
+
 /* The registration table: one row per feature file. */
 static const struct {
   const char *zName;
@@ -201,14 +209,14 @@ int sqlite3_acorn_init(
     rc = aFeature[i].xRegister(db);
     if( rc!=SQLITE_OK && pzErrMsg ){
       *pzErrMsg = sqlite3_mprintf("acorn: cannot register %s: %s",
-                                  aFeature[i].zName, sqlite3_errmsg(db));
+                                  aFeature[i].zName, acornRegisterError(db, rc));
     }
   }
   if( rc==SQLITE_OK ){
     rc = acornMarkLoaded(db);
     if( rc!=SQLITE_OK && pzErrMsg ){
       *pzErrMsg = sqlite3_mprintf("acorn: cannot register acorn_version: %s",
-                                  sqlite3_errmsg(db));
+                                  acornRegisterError(db, rc));
     }
   }
   return rc;
