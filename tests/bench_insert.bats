@@ -187,6 +187,7 @@ delete|exclusive|65536|40|1"
 }
 
 @test "readers run point SELECTs beside the writers and report reads_per_sec" {
+  skip_under_valgrind
   run bi "SELECT readers, rows_written, reads_per_sec > 0 FROM bench_insert
  WHERE readers IN (0, 2) AND id IN ('integer','uuid7_text') AND rows=$(big 400) AND $W AND dir='$D';"
   assert_success
@@ -238,6 +239,7 @@ memory|1"
 }
 
 @test "an insert failure in one of several threads joins them all and leaves no file" {
+  skip_under_valgrind
   run limited_sql "SELECT rows_written FROM bench_insert WHERE content=10000 AND rows=200 AND threads=3 AND readers=1 AND $W AND dir='$D';"
   assert_failure
   assert_output_contains "bench_insert: "
