@@ -2859,6 +2859,8 @@ static const char *const azCacheShadow[] = {
   "config", "data", "expiry", "rec", "lru"
 };
 
+static void cacheBufferTxnEnd(cache_vtab*, cache_buffer*, int);
+
 static int cacheDestroy(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
   char *zSql = 0;
@@ -2880,14 +2882,18 @@ static int cacheDestroy(sqlite3_vtab *pVtab){
    && !sqlite3_get_autocommit(p->db) ){
     /* DROP TABLE inside a transaction: a ROLLBACK or ROLLBACK TO brings
     ** the table back (same uid), and its next instance adopts the uses
-    ** not written yet.  Uses written earlier in this transaction are not
-    ** kept: whether the rollback undoes them is not known here. */
+    ** not written yet.  What this instance held of the transaction goes,
+    ** as in a rollback of it, since no xRollback may reach it now: the
+    ** config row it changed (the restored table has the stored one), and
+    ** every use of an entry made in the transaction (a rollback would
+    ** give its id to a new entry).  Uses and counts written earlier in
+    ** the transaction are not put back: whether the rollback undoes them
+    ** is not known here. */
     cache_buffer *b = p->pBuf;
     b->nFlushed = 0;
     b->nCount = 0;
-    b->bInTxn = 0;
-    b->iLevel = -1;
-    cacheBufferLevelSeq(b, -1);
+    cacheBufferRollback(b, -1);
+    cacheBufferTxnEnd(p, b, 0);
     cachePark(p);
     return SQLITE_OK;
   }

@@ -40,7 +40,7 @@ skip_under_valgrind() {
 # memory errors are still reported.
 sql_cmd() {
   if [ -n "${ACORN_VALGRIND:-}" ]; then
-    SQLCMD=(valgrind -q --error-exitcode=97 --leak-check=no
+    SQLCMD=(valgrind -q --fair-sched=yes --error-exitcode=97 --leak-check=no
       "--log-file=$BATS_TEST_TMPDIR/report.valgrind.%p" "$SQLITE3" -batch -bail :memory:)
   elif [ -n "${ACORN_PRELOAD:-}" ]; then
     SQLCMD=(env "LD_PRELOAD=$ACORN_PRELOAD"

@@ -884,6 +884,29 @@ main|aux
 $(runtime_error 16) cache_stats: no such cache table: 'u'"
 }
 
+@test "DROP TABLE in a transaction that sets, rolled back: the counters are the stored ones, no use lands on a reused id" {
+  run cache_sql "" "
+CREATE VIRTUAL TABLE t USING cache(capacity = 200);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(40));
+BEGIN;
+INSERT INTO t(key, value) VALUES (2, zeroblob(40));
+SELECT length(value) FROM t WHERE key = 2;
+DROP TABLE t;
+ROLLBACK;
+SELECT entries, bytes FROM cache_stats('t');
+INSERT INTO t(t) VALUES ('integrity_check');
+INSERT INTO t(key, value) VALUES ('b', zeroblob(40));
+SELECT key, hits FROM t ORDER BY key;
+SELECT entries, bytes FROM cache_stats('t');
+INSERT INTO t(t) VALUES ('integrity_check');"
+  assert_success
+  assert_output "40
+1|41
+a|0
+b|0
+2|82"
+}
+
 @test "DROP TABLE rolled back keeps the uses not yet written" {
   run acorn_sql "
 CREATE VIRTUAL TABLE t USING cache(capacity = 1000);

@@ -253,7 +253,7 @@ b|0
   mkdir -m 1777 "$rep"
   cmd=("$SQLITE3" -batch "$RODIR/x.db")
   if [ -n "${ACORN_VALGRIND:-}" ]; then
-    cmd=(valgrind -q --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite
+    cmd=(valgrind -q --fair-sched=yes --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite
          --show-leak-kinds=definite --log-file="$rep/report.valgrind.%p" "${cmd[@]}")
   fi
   cmd=(env LD_PRELOAD="${ACORN_PRELOAD:-}" ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$rep/report.asan"

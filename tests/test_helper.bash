@@ -32,9 +32,12 @@ SQLITE3="${SQLITE3:-sqlite3}"
 PYTHON="${ACORN_PYTHON:-/usr/bin/python3}"
 
 # Run a program the way this build wants: plain, preloaded, or in valgrind.
+# valgrind runs one thread at a time; --fair-sched=yes hands the CPU round
+# the threads in turn, or a reader thread that never sleeps can keep a
+# writer off it past a run's time limit.
 wrap() {
   if [ -n "${ACORN_VALGRIND:-}" ]; then
-    valgrind -q --error-exitcode=97 --leak-check=full \
+    valgrind -q --fair-sched=yes --error-exitcode=97 --leak-check=full \
       --errors-for-leak-kinds=definite --show-leak-kinds=definite \
       --log-file="$BATS_TEST_TMPDIR/report.valgrind.%p" "$@"
   elif [ -n "${ACORN_PRELOAD:-}" ]; then
