@@ -363,8 +363,10 @@ test-matrix: deps-test
 # them), the allocation-failure sweeps (make test-oom), the docs' examples.
 MEMCHECK_SUITES = $(filter-out tests/cache_crash.bats tests/cache_load.bats tests/oom.bats \
                     tests/docs.bats,$(wildcard tests/*.bats))
+# The suites run in as many groups at once as there are processors
+# (tests/run-split): valgrind keeps one busy per program.
 memcheck: dist/acorn.so dist/acorn-auto.so $(TEST_BINS)
-	ACORN_VALGRIND=1 ACORN_SCALE=20 tests/run-bats $(MEMCHECK_SUITES)
+	ACORN_VALGRIND=1 ACORN_SCALE=20 tests/run-split $(MEMCHECK_SUITES)
 
 test-bindings: dist/acorn.so
 	tests/bindings/run
