@@ -3070,7 +3070,9 @@ static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
 static int cacheRelease(sqlite3_vtab *pVtab, int iSavepoint){
   cache_buffer *b = cacheTxnBuffer(pVtab);
   int i;
-  if( b==0 ) return SQLITE_OK;
+  /* not in the transaction (a DROP TABLE in it ended what the buffer held
+  ** of it, cacheDestroy): nothing to move */
+  if( b==0 || !b->bInTxn ) return SQLITE_OK;
   for(i=0; i<b->nFlushed; i++){
     if( b->aFlushed[i].iLevel>=iSavepoint ) b->aFlushed[i].iLevel = iSavepoint-1;
   }
@@ -3095,6 +3097,12 @@ static int cacheRollbackTo(sqlite3_vtab *pVtab, int iSavepoint){
   cache_buffer *b = cacheTxnBuffer(pVtab);
   cache_vtab *p = (cache_vtab*)pVtab;
   if( b==0 ) return SQLITE_OK;
+  if( !b->bInTxn ){
+    /* a DROP TABLE in the transaction ended what the buffer held of it
+    ** (cacheDestroy); what is held of the table may be out of date now */
+    b->iGen++;
+    return SQLITE_OK;
+  }
   cacheBufferRollback(b, iSavepoint);
   b->iLevel = iSavepoint;
   b->iGen++;
