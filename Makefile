@@ -32,7 +32,7 @@ ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-fil
 .PHONY: all loadable auto static install uninstall clean deps deps-test deps-bench \
         demo test test-long test-matrix test-asan test-oom memcheck test-bindings test-cluster deps-cluster \
         bench bench-record bench-cache-1m help dist dist-npm dist-python dist-deb test-dist deps-dist \
-        fuzz fuzz-repro deps-fuzz
+        fuzz fuzz-corpus fuzz-repro deps-fuzz
 
 all: loadable
 loadable: dist/acorn.so
@@ -63,6 +63,7 @@ help:
 	@echo "make fuzz            libFuzzer with ASan+UBSan on tests/fuzz/fuzz_acorn.c for FUZZ_SECONDS (60); a crash is"
 	@echo "                     saved as build/fuzz/crash-<sha1> and fails it (deps-fuzz: clang; FUZZ_SQLITE=.../sqlite3.c:"
 	@echo "                     an instrumented SQLite amalgamation instead of the system library)"
+	@echo "make fuzz-corpus     every input kept in tests/fuzz/corpus/ once through the fuzzer's checks (what CI runs)"
 	@echo "make fuzz-repro      FILE=build/fuzz/crash-...: run that input again, printing every statement and its result"
 	@echo "make help            this list"
 
@@ -583,6 +584,12 @@ fuzz: deps-fuzz
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
 	  -max_len=2048 -dict=tests/fuzz/acorn.dict -artifact_prefix=build/fuzz/ \
 	  -print_final_stats=1 $(FUZZ_ARGS) build/fuzz/corpus tests/fuzz/corpus
+
+# `make fuzz-corpus`: every kept input once, with every check, no mutation:
+# the regression run CI gates on (each fixed crash leaves its input there).
+fuzz-corpus: deps-fuzz
+	$(MAKE) --no-print-directory $(FUZZ_BIN)
+	$(FUZZ_BIN) -runs=0 -timeout=20 -max_len=2048 -print_final_stats=1 tests/fuzz/corpus
 
 fuzz-repro: $(FUZZ_BIN)
 	@test -n "$(FILE)" || { echo "usage: make fuzz-repro FILE=build/fuzz/crash-..."; exit 2; }
