@@ -651,8 +651,9 @@ static void fuzzFail(fuzz_state *s, const char *zFmt, ...);
 ** error, if any, must be one acorn may give: not CORRUPT, INTERNAL or
 ** MISUSE, not NOMEM unless an allocation was made to fail, and with a
 ** message ("not an error" is the text of SQLITE_OK: an error code was
-** passed on without its message; unless the statement zSql, n bytes,
-** says those words itself, for an error message to quote). */
+** passed on without its message, and the message ends with it; unless the
+** statement zSql, n bytes, says those words itself, for an error message
+** to quote). */
 static void fuzzEnd(fuzz_state *s, int rc, const char *zSql, int n){
   static const char zNotAnError[] = "not an error";
   const int nNot = (int)sizeof(zNotAnError)-1;
@@ -674,7 +675,8 @@ static void fuzzEnd(fuzz_state *s, int rc, const char *zSql, int n){
   }
   if( e==SQLITE_CORRUPT || e==SQLITE_INTERNAL || e==SQLITE_MISUSE
    || (e==SQLITE_NOMEM && !bOom)
-   || (!bQuoted && strstr(zMsg, zNotAnError)!=0) ){
+   || (!bQuoted && strlen(zMsg)>=(size_t)nNot
+       && sqlite3_stricmp(zMsg+strlen(zMsg)-nNot, zNotAnError)==0) ){
     fuzzFail(s, "a statement failed with code %d: %s", rc, zMsg);
   }
 }
