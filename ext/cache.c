@@ -159,7 +159,9 @@
 **   the evicted row, their key index entries) plus the config row.
 **
 **   What a connection holds.  Inside a transaction the config row is read
-**   once and written at xSync (each savepoint keeps a copy for ROLLBACK TO);
+**   once and written at xSync and as a savepoint begins (so the table as it
+**   stood at each savepoint has its counters; each savepoint also keeps a
+**   copy for ROLLBACK TO);
 **   decoded chunks (CACHE_NCHUNK) are kept.  Both stay good from one
 **   transaction to the next while the file's data version is the one noted
 **   at the last commit (another connection's commit changes it), and go at
@@ -407,10 +409,10 @@ typedef struct cache_count cache_count;
 struct cache_count { int iLevel; i64 nMiss; i64 nHit; };
 
 /* What a transaction holds of the config row (cache_buffer.eCfg).  Inside
-** a transaction the row is read once and written at xSync: a write to the
-** table reads and writes cfg instead (one b-tree update a transaction, not
-** two a statement).  A savepoint keeps a copy (cache_snap) that ROLLBACK TO
-** puts back. */
+** a transaction the row is read once and written at xSync and as a
+** savepoint begins: a write to the table reads and writes cfg instead (one
+** b-tree update a transaction, not two a statement).  A savepoint keeps a
+** copy (cache_snap) that ROLLBACK TO puts back. */
 #define CACHE_CFG_NONE   0      /* not held: read the row */
 #define CACHE_CFG_CLEAN  1      /* held, equal to the row */
 #define CACHE_CFG_DIRTY  2      /* held, newer than the row */
@@ -1535,6 +1537,8 @@ static int cacheSweep(cache_op *op){
 
 /* The buffer that holds op's transaction state: p's, or its successor's
 ** if p is stale. */
+static void cacheAdopt(cache_vtab*, int);
+
 static cache_buffer *cacheOpBuffer(cache_op *op){
   cache_vtab *p = op->p;
   if( p->bStale ) p = cacheSuccessor(p);
@@ -1578,6 +1582,14 @@ static int cacheConfigLoad(cache_op *op){
     if( rc==SQLITE_OK ){
       if( p->uid<0 ){
         p->uid = pCfg->uid;
+        if( !p->bStale && cacheBufferEmpty(p->pBuf) ){
+          cacheAdopt(p, 0);
+          b = p->pBuf;
+          if( b && b->eCfg!=CACHE_CFG_NONE ){
+            *pCfg = b->cfg;            /* the transaction's copy */
+            return SQLITE_OK;
+          }
+        }
       }else if( p->uid!=pCfg->uid ){
         cacheSetStale(p);
         p->uid = pCfg->uid;
@@ -2598,14 +2610,19 @@ static void cacheFree(cache_vtab *p){
 ** the buffer of an older or parked instance of the same table moves to p
 ** (a pointer handed over), and that instance goes inert.  An older
 ** instance of another table under the same name (dropped and created
-** again) keeps its buffer out of p, and goes inert too. */
-static void cacheAdopt(cache_vtab *p){
+** again) keeps its buffer out of p, and goes inert too.  Until p knows
+** its table's uid (the config row could not be read at connect, as in a
+** schema reload inside a statement) live instances are left alone: the
+** first config read that learns it calls this again (bRegister 0), or the
+** older instance's transaction state, in its buffer, would be lost. */
+static void cacheAdopt(cache_vtab *p, int bRegister){
   cache_vtab *q, **pp, *pFree = 0;
   pthread_mutex_lock(&gCacheMutex);
   for(pp=&gCacheList; (q = *pp)!=0; ){
-    if( q->db==p->db && !q->bStale
+    if( q!=p && q->db==p->db && !q->bStale
      && (q->bParked ? cacheSameTable(q, p)
-                    : sqlite3_stricmp(q->zDb, p->zDb)==0
+                    : p->uid>=0
+                      && sqlite3_stricmp(q->zDb, p->zDb)==0
                       && sqlite3_stricmp(q->zName, p->zName)==0) ){
       if( cacheSameTable(q, p) && cacheBufferEmpty(p->pBuf) && q->pBuf ){
         cache_buffer *t = p->pBuf;
@@ -2625,8 +2642,10 @@ static void cacheAdopt(cache_vtab *p){
     }
     pp = &q->pRegNext;
   }
-  p->pRegNext = gCacheList;
-  gCacheList = p;
+  if( bRegister ){
+    p->pRegNext = gCacheList;
+    gCacheList = p;
+  }
   pthread_mutex_unlock(&gCacheMutex);
   while( pFree ){
     q = pFree;
@@ -2759,7 +2778,7 @@ static int cacheInit(
     sqlite3_free(p);
     return rc;
   }
-  cacheAdopt(p);
+  cacheAdopt(p, 1);
   *ppVtab = &p->base;
   return SQLITE_OK;
 }
@@ -3042,6 +3061,15 @@ static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
     b->iLevel = -1;
   }
   if( iSavepoint>b->iLevel ) b->iLevel = iSavepoint;
+  /* The config row goes to the table as a savepoint begins, so that the
+  ** table as it stood at every savepoint holds its own counters: a DROP
+  ** TABLE rolled back to a savepoint brings them back with the table, the
+  ** dropped instance's copy being gone.  Between savepoints (the writes of
+  ** one statement) it stays held. */
+  if( b->eCfg==CACHE_CFG_DIRTY ){
+    int rc = cacheSync(pVtab);
+    if( rc ) return rc;
+  }
   /* (delivered twice, through a stale instance and its successor: the
   ** first copy stands) */
   if( b->nSnap==0 || b->aSnap[b->nSnap-1].iLevel<iSavepoint ){

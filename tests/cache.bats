@@ -907,6 +907,45 @@ b|0
 2|82"
 }
 
+@test "DROP TABLE after a set, rolled back to a savepoint between them: the set and its counters stay" {
+  run cache_sql "" "
+CREATE VIRTUAL TABLE t USING cache(capacity = 100000);
+BEGIN;
+INSERT INTO t(key, value) VALUES (1, zeroblob(30));
+SAVEPOINT a;
+INSERT INTO t(key, value) VALUES (2, zeroblob(30));
+DROP TABLE t;
+ROLLBACK TO a;
+COMMIT;
+SELECT key FROM t;
+SELECT entries, bytes FROM cache_stats('t');
+INSERT INTO t(t) VALUES ('integrity_check');"
+  assert_success
+  assert_output "1
+1|38"
+}
+
+@test "a schema reloaded twice in a transaction (refused CREATEs) keeps the counters of its sets" {
+  # the second reload connects the table while its config row cannot be
+  # read: the older instance's transaction state must still move over
+  run cache_sql "" "
+CREATE VIRTUAL TABLE t USING cache();
+BEGIN;
+INSERT INTO t(key, value) VALUES (1, 'v') RETURNING key;
+CREATE VIRTUAL TABLE \"key\" USING cache();
+CREATE VIRTUAL TABLE \"x\"\"y\" USING cache(capacity = 0);
+INSERT INTO t(key, value) VALUES (2, 'v');
+SELECT entries, bytes FROM cache_stats('t');
+COMMIT;
+SELECT entries, bytes FROM cache_stats('t');
+INSERT INTO t(t) VALUES ('integrity_check');"
+  assert_output "1
+2|18
+2|18
+$(runtime_error 6) cache: a cache table cannot be named 'key': that is the name of a column
+$(runtime_error 7) cache: bad capacity '0'; expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')"
+}
+
 @test "DROP TABLE rolled back keeps the uses not yet written" {
   run acorn_sql "
 CREATE VIRTUAL TABLE t USING cache(capacity = 1000);
