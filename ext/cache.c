@@ -97,10 +97,10 @@
 **   so id order is set order; a rolled-back set gives its id back, and uses
 **   buffered for ids above the seq of a rolled-back savepoint are dropped
 **   with it, so a use never lands on the entry that reuses an id); every
-**   written use takes the next one as the entry's `used`.  An entry's recency is its
-**   latest such number: no ties, and under lru the order of eviction is
-**   exactly the order of last use (sets count as uses); under fifo it is
-**   the order of ids.
+**   written use takes the next one as the entry's `used`.  An entry's
+**   recency is its latest such number: no ties, and under lru the order of
+**   eviction is exactly the order of last use (sets count as uses); under
+**   fifo it is the order of ids.
 **
 ** HOW IT WORKS
 **
@@ -523,6 +523,8 @@ struct cache_vtab {
   int bStale;           /* a newer instance has the table (and the buffer),
                         ** or the table under this name is another one */
   int bParked;          /* disconnected, kept only for its buffer */
+  int bRegistered;      /* in the registry (cacheAdopt, bRegister): until
+                        ** then the connect that makes it adopts nothing */
   int bInUse;           /* cache_read or cache_stats is using it: 1; and
                         ** SQLite has disconnected it meanwhile: 2 */
   int bUtf16;           /* the database's text encoding is UTF-16 */
@@ -1535,10 +1537,10 @@ static int cacheSweep(cache_op *op){
 
 /* ------------------------------------------------------- config, format */
 
-/* The buffer that holds op's transaction state: p's, or its successor's
-** if p is stale. */
 static void cacheAdopt(cache_vtab*, int);
 
+/* The buffer that holds op's transaction state: p's, or its successor's
+** if p is stale. */
 static cache_buffer *cacheOpBuffer(cache_op *op){
   cache_vtab *p = op->p;
   if( p->bStale ) p = cacheSuccessor(p);
@@ -1582,7 +1584,7 @@ static int cacheConfigLoad(cache_op *op){
     if( rc==SQLITE_OK ){
       if( p->uid<0 ){
         p->uid = pCfg->uid;
-        if( !p->bStale && cacheBufferEmpty(p->pBuf) ){
+        if( p->bRegistered && !p->bStale && cacheBufferEmpty(p->pBuf) ){
           cacheAdopt(p, 0);
           b = p->pBuf;
           if( b && b->eCfg!=CACHE_CFG_NONE ){
@@ -2613,8 +2615,10 @@ static void cacheFree(cache_vtab *p){
 ** again) keeps its buffer out of p, and goes inert too.  Until p knows
 ** its table's uid (the config row could not be read at connect, as in a
 ** schema reload inside a statement) live instances are left alone: the
-** first config read that learns it calls this again (bRegister 0), or the
-** older instance's transaction state, in its buffer, would be lost. */
+** first config read that learns it after p is registered calls this again
+** (bRegister 0), or the older instance's transaction state, in its buffer,
+** would be lost.  (The read at connect waits for the call with bRegister
+** that ends it: a connect that then fails must not have taken a buffer.) */
 static void cacheAdopt(cache_vtab *p, int bRegister){
   cache_vtab *q, **pp, *pFree = 0;
   pthread_mutex_lock(&gCacheMutex);
@@ -2645,6 +2649,7 @@ static void cacheAdopt(cache_vtab *p, int bRegister){
   if( bRegister ){
     p->pRegNext = gCacheList;
     gCacheList = p;
+    p->bRegistered = 1;
   }
   pthread_mutex_unlock(&gCacheMutex);
   while( pFree ){
