@@ -779,6 +779,7 @@ static void fuzzHold(fuzz_state *s, char c){
       if( rc==SQLITE_ROW ) fuzzReadRow(s, *pp);
     }
     fuzzEnd(s, rc, z, n);
+    if( rc!=SQLITE_ROW && rc!=SQLITE_DONE ) sqlite3_reset(*pp);  /* see 'H' */
     sqlite3_free(z);
   }else if( *pp ){
     fuzzLogf(s, "sql> -- %s slot %d\n", c=='H' ? "step" : "finalize", iSlot);
@@ -790,6 +791,16 @@ static void fuzzHold(fuzz_state *s, char c){
       rc = sqlite3_step(*pp);
       if( rc==SQLITE_ROW ) fuzzReadRow(s, *pp);
       fuzzEnd(s, rc, zSql, zSql ? (int)strlen(zSql) : 0);
+      /* A failed step is reset, as an application does.  It matters after
+      ** an allocation failure: when the schema changed since the statement
+      ** last ran, sqlite3_step() prepares it again, and if that runs out of
+      ** memory SQLite returns SQLITE_NOMEM without clearing the
+      ** connection's failed-allocation flag (sqlite3_step's "Reprepare"
+      ** branch skips sqlite3ApiExit then, in every version from 3.38 to
+      ** 3.52), so the next statement prepared on the connection fails with
+      ** SQLITE_NOMEM as well, with plain tables and no acorn loaded.  A
+      ** reset or finalize of the statement clears the flag. */
+      if( rc!=SQLITE_ROW && rc!=SQLITE_DONE ) sqlite3_reset(*pp);
     }else{
       sqlite3_finalize(*pp);
       *pp = 0;
