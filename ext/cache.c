@@ -436,7 +436,14 @@ struct cache_snap { int iLevel; int eCfg; cache_config cfg; };
 **     empty, iLevel is -1, eCfg is not CACHE_CFG_DIRTY and no aLevelSeq is
 **     set;
 **     inside, no aFlushed, aCount or aSnap level is above iLevel, aSnap is
-**     in ascending level order, and no aLevelSeq is set above iLevel.
+**     in ascending level order, no aSnap level is below iSnapLow, and no
+**     aLevelSeq is set above iLevel.
+** Savepoints.  Every xSavepoint that succeeds leaves a copy of the config
+** row for its level in aSnap, so a level at or above iSnapLow without one
+** is a level whose xSavepoint failed: nothing was done at it, and a
+** rollback to it keeps what is held.  A level below iSnapLow began before
+** the table joined the transaction: a rollback to it leaves the table's
+** own row.
 ** Rollbacks.  The seq of a table goes back with a rollback, so the ids of
 ** entries made in the part rolled back will be given again.  Their uses
 ** (buffered, or written there and put back) must not land on those new
@@ -470,6 +477,8 @@ struct cache_buffer {
   cache_config cfg;     /* the config row as the transaction has it */
   cache_snap *aSnap;    /* eCfg and cfg as each open savepoint began */
   int nSnap, nSnapAlloc;
+  int iSnapLow;         /* the least level xSavepoint was called with in
+                        ** the open transaction, INT_MAX for none */
   unsigned iGen;        /* bumped when what the connection holds of the
                         ** table may be out of date: a rollback, another
                         ** connection's commit (cache_chunk keeps it) */
@@ -937,9 +946,11 @@ static void cacheBufferCheck(const cache_buffer *b){
   if( !b->bInTxn ){
     assert( b->nFlushed==0 && b->nCount==0 && b->iLevel==-1 );
     assert( b->nSnap==0 && b->eCfg!=CACHE_CFG_DIRTY );
+    assert( b->iSnapLow==INT_MAX );
   }
   for(i=0; i<b->nSnap; i++){
     assert( b->aSnap[i].iLevel<=b->iLevel );
+    assert( b->aSnap[i].iLevel>=b->iSnapLow );
     assert( i==0 || b->aSnap[i-1].iLevel<b->aSnap[i].iLevel );
   }
   for(i=b->iLevel+2; i<b->nLevelSeq; i++) assert( b->aLevelSeq[i]<0 );
@@ -955,6 +966,7 @@ static cache_buffer *cacheBufferNew(void){
   if( b ){
     memset(b, 0, sizeof(*b));
     b->iLevel = -1;
+    b->iSnapLow = INT_MAX;
   }
   return b;
 }
@@ -3028,6 +3040,7 @@ static void cacheBufferTxnEnd(cache_vtab *p, cache_buffer *b, int bCommit){
   b->iLevel = -1;
   b->bLevelLost = 0;
   b->nSnap = 0;
+  b->iSnapLow = INT_MAX;
   cacheBufferLevelSeq(b, -1);
   cacheBufferCheck(b);
 }
@@ -3066,6 +3079,7 @@ static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
     b->iLevel = -1;
   }
   if( iSavepoint>b->iLevel ) b->iLevel = iSavepoint;
+  if( iSavepoint<b->iSnapLow ) b->iSnapLow = iSavepoint;
   /* The config row goes to the table as a savepoint begins, so that the
   ** table as it stood at every savepoint holds its own counters: a DROP
   ** TABLE rolled back to a savepoint brings them back with the table, the
@@ -3083,11 +3097,9 @@ static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
       cache_snap *aNew = sqlite3_realloc64(b->aSnap,
                                            sizeof(cache_snap)*(size_t)nNew);
       if( aNew==0 ){
-        /* cannot keep the copy: write the row now, so that a rollback to
-        ** this savepoint restores it from the table */
-        int rc = cacheSync(pVtab);
-        b->eCfg = CACHE_CFG_NONE;
-        return rc;
+        /* no copy: the savepoint fails, nothing is done at its level */
+        cacheBufferCheck(b);
+        return SQLITE_NOMEM;
       }
       b->aSnap = aNew;
       b->nSnapAlloc = nNew;
@@ -3139,14 +3151,16 @@ static int cacheRollbackTo(sqlite3_vtab *pVtab, int iSavepoint){
   cacheBufferRollback(b, iSavepoint);
   b->iLevel = iSavepoint;
   b->iGen++;
-  /* The config row as savepoint iSavepoint began (it stays open).  No copy
-  ** for it: the table joined the transaction later, so the row then was
-  ** the table's, which the rollback restored. */
+  /* The config row as savepoint iSavepoint began (it stays open): its
+  ** copy; without one, below iSnapLow the table joined the transaction
+  ** later, so the row then was the table's, which the rollback restored;
+  ** at or above, its xSavepoint failed (out of memory), nothing was done
+  ** at the level, and what is held is how it began. */
   cacheSnapDrop(b, iSavepoint+1);
   if( b->nSnap>0 && b->aSnap[b->nSnap-1].iLevel==iSavepoint ){
     b->eCfg = b->aSnap[b->nSnap-1].eCfg;
     b->cfg = b->aSnap[b->nSnap-1].cfg;
-  }else{
+  }else if( iSavepoint<b->iSnapLow ){
     assert( b->nSnap==0 );
     b->eCfg = CACHE_CFG_NONE;
   }

@@ -20,3 +20,15 @@ load oom
   assert_output_contains "cache-ddl, once: "
   [[ "$output" == *$'\nok' ]] || fail "no ok line: $output"
 }
+
+@test "a savepoint that cannot begin while a transaction holds an unwritten config row leaves the row as it was" {
+  # statements that open a savepoint of their own (several rows, a DROP)
+  # after a set in the same transaction; a failure as the savepoint began
+  # used to drop the transaction's counters (entries 0, one row stored)
+  oom_dir
+  run wrap "$BUILD/acorn_oom" "$OOM_DIR" -mode once -phase cache-stmt \
+    -stride 5 -start "$(( RANDOM % 5 + 1 ))"
+  assert_success
+  assert_output_contains "cache-stmt, once: "
+  [[ "$output" == *$'\nok' ]] || fail "no ok line: $output"
+}

@@ -242,6 +242,28 @@ static const char *const azCacheTxn[] = {
   "SELECT capacity, entries, bytes, misses, evictions, expired FROM cache_stats('c')",
   0
 };
+/* Statements that open a savepoint of their own (several rows, a DROP)
+** while the transaction holds a config row it has not written: a savepoint
+** that cannot begin must leave that row as it is. */
+static const char *const azCacheStmtSetup[] = {
+  "CREATE VIRTUAL TABLE c USING cache(capacity = 2000)",
+  0
+};
+static const char *const azCacheStmt[] = {
+  "BEGIN",
+  "INSERT INTO c(key, value) VALUES ('s1', zeroblob(10))",
+  "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i<3)"
+  " INSERT INTO c(key, value) SELECT 'm' || i, zeroblob(10) FROM n",
+  "SAVEPOINT d",
+  "INSERT INTO c(key, value) VALUES ('s2', zeroblob(10))",
+  "DROP TABLE c",
+  "ROLLBACK TO d",
+  "RELEASE d",
+  "COMMIT",
+  "SELECT key, size FROM c ORDER BY key",
+  "SELECT capacity, entries, bytes, misses, evictions, expired FROM cache_stats('c')",
+  0
+};
 static const char *const azCacheDdl[] = {
   "CREATE TABLE other(x)",                             /* a schema reset */
   "SELECT length(value) FROM c WHERE key = 'a'",
@@ -315,6 +337,7 @@ static const phase aPhase[] = {
   { "bench-file",    0, azNoTable, azBenchFile, azNoTable },
   { "cache-new",     0, azNoTable, azCacheNew, azCacheTable },
   { "cache-list",    0, azCacheListSetup, azCacheList, azCacheTable },
+  { "cache-stmt",    0, azCacheStmtSetup, azCacheStmt, azCacheTable },
 };
 
 /* ------------------------------------------------------------ one run */
