@@ -436,8 +436,9 @@ struct cache_snap { int iLevel; int eCfg; cache_config cfg; };
 **     empty, iLevel is -1, eCfg is not CACHE_CFG_DIRTY and no aLevelSeq is
 **     set;
 **     inside, no aFlushed, aCount or aSnap level is above iLevel, aSnap is
-**     in ascending level order, no aSnap level is below iSnapLow, and no
-**     aLevelSeq is set above iLevel.
+**     in ascending level order, no aSnap level is below iSnapLow, no
+**     aLevelSeq is set above iLevel, bDropTxn is 0 and iDropSeq -1;
+**   - iDropSeq is -1 unless bDropTxn; with bDropTxn eCfg is CACHE_CFG_NONE.
 ** Savepoints.  Every xSavepoint that succeeds leaves a copy of the config
 ** row for its level in aSnap, so a level at or above iSnapLow without one
 ** is a level whose xSavepoint failed: nothing was done at it, and a
@@ -479,6 +480,15 @@ struct cache_buffer {
   int nSnap, nSnapAlloc;
   int iSnapLow;         /* the least level xSavepoint was called with in
                         ** the open transaction, INT_MAX for none */
+  int bDropTxn;         /* a DROP TABLE inside a transaction took it from
+                        ** this buffer (no xRollback reaches a dropped
+                        ** instance), and a ROLLBACK TO may bring the table
+                        ** back inside it: until the connection is seen
+                        ** outside a transaction or the buffer joins one, no
+                        ** config row is held, and no use of an entry with an
+                        ** id above iDropSeq is kept (cacheDropEnd) */
+  i64 iDropSeq;         /* entries above it may be that transaction's; -1:
+                        ** none (cacheDropSeq) */
   unsigned iGen;        /* bumped when what the connection holds of the
                         ** table may be out of date: a rollback, another
                         ** connection's commit (cache_chunk keeps it) */
@@ -947,7 +957,11 @@ static void cacheBufferCheck(const cache_buffer *b){
     assert( b->nFlushed==0 && b->nCount==0 && b->iLevel==-1 );
     assert( b->nSnap==0 && b->eCfg!=CACHE_CFG_DIRTY );
     assert( b->iSnapLow==INT_MAX );
+  }else{
+    assert( !b->bDropTxn && b->iDropSeq==-1 );
   }
+  assert( b->bDropTxn || b->iDropSeq==-1 );
+  assert( !b->bDropTxn || b->eCfg==CACHE_CFG_NONE );
   for(i=0; i<b->nSnap; i++){
     assert( b->aSnap[i].iLevel<=b->iLevel );
     assert( b->aSnap[i].iLevel>=b->iSnapLow );
@@ -967,6 +981,7 @@ static cache_buffer *cacheBufferNew(void){
     memset(b, 0, sizeof(*b));
     b->iLevel = -1;
     b->iSnapLow = INT_MAX;
+    b->iDropSeq = -1;
   }
   return b;
 }
@@ -993,7 +1008,8 @@ static int cacheBufferEmpty(const cache_buffer *b){
 ** table to adopt)?  Yes while it holds anything, or the state of an open
 ** transaction: its savepoint copies, and a config row not yet written. */
 static int cacheBufferKeep(const cache_buffer *b){
-  return !cacheBufferEmpty(b) || (b && (b->bInTxn || b->eCfg==CACHE_CFG_DIRTY));
+  return !cacheBufferEmpty(b)
+      || (b && (b->bInTxn || b->eCfg==CACHE_CFG_DIRTY || b->bDropTxn));
 }
 
 /* Does b hold anything not written yet? */
@@ -1143,6 +1159,31 @@ static void cacheBufferNoteWrite(cache_buffer *b, i64 seq){
     b->nLevelSeq = nNew;
   }
   if( b->aLevelSeq[k]<0 ) b->aLevelSeq[k] = seq;
+}
+
+/* The least seq the open transaction's writes began at, as far as b knows
+** (its savepoint levels, or the mark of an earlier DROP TABLE): entries
+** with greater ids may be the transaction's.  0 if a level could not be
+** noted (every entry may be), -1 for none. */
+static i64 cacheDropSeq(const cache_buffer *b){
+  i64 s = b->bDropTxn ? b->iDropSeq : -1;
+  int k;
+  if( !b->bInTxn ) return s;
+  if( b->bLevelLost ) return 0;
+  for(k=0; k<b->nLevelSeq; k++){
+    if( b->aLevelSeq[k]>=0 && (s<0 || b->aLevelSeq[k]<s) ) s = b->aLevelSeq[k];
+  }
+  return s;
+}
+
+/* Is b still under the mark of a DROP TABLE (bDropTxn)?  Not once the
+** connection is seen outside a transaction: it is past that one. */
+static int cacheDropEnd(cache_vtab *p, cache_buffer *b){
+  if( b->bDropTxn && sqlite3_get_autocommit(p->db) ){
+    b->bDropTxn = 0;
+    b->iDropSeq = -1;
+  }
+  return b->bDropTxn;
 }
 
 /* Forget what savepoint levels iLevel and deeper noted; the least of it. */
@@ -1573,6 +1614,7 @@ static int cacheConfigLoad(cache_op *op){
     *pCfg = b->cfg;
     return SQLITE_OK;
   }
+  if( b ) cacheDropEnd(p, b);
   rc = cacheStmt(op, p->iFormat==1 ? CACHE_STMT_CONFIG_READ1
                                    : CACHE_STMT_CONFIG_READ, &pStmt);
   if( rc ) return rc;
@@ -1610,7 +1652,9 @@ static int cacheConfigLoad(cache_op *op){
         b = 0;
       }
       p->ePolicy = pCfg->ePolicy;
-      if( b && p->iFormat==2 ){
+      /* (under a DROP's mark the row may be a transaction's that no
+      ** rollback of it would take from the buffer: read each time) */
+      if( b && p->iFormat==2 && !b->bDropTxn ){
         b->cfg = *pCfg;
         b->eCfg = CACHE_CFG_CLEAN;
       }
@@ -1657,7 +1701,7 @@ static int cacheConfigSave(cache_op *op){
   rc = cacheConfigWrite(op, &op->cfg);
   if( b ){
     b->cfg = op->cfg;
-    b->eCfg = rc ? CACHE_CFG_NONE : CACHE_CFG_CLEAN;
+    b->eCfg = rc || b->bDropTxn ? CACHE_CFG_NONE : CACHE_CFG_CLEAN;
   }
   return rc;
 }
@@ -1899,6 +1943,7 @@ static int cacheFlushStandalone(cache_vtab *p, int bIdle){
   if( !sqlite3_get_autocommit(p->db) || cacheWriterBusy(p->db) ){
     return SQLITE_BUSY;
   }
+  cacheDropEnd(p, p->pBuf);     /* outside a transaction: past a DROP's */
   if( !bIdle && sqlite3_libversion_number()<3040000 ) return SQLITE_BUSY;
   if( p->iFormat==1 && !bIdle ) return SQLITE_BUSY;
   memset(&op, 0, sizeof(op));
@@ -1936,7 +1981,15 @@ static void cacheTouch(cache_vtab *p, i64 id, i64 ms){
     p = cacheSuccessor(p);
     if( p==0 ) return;
   }
-  if( p->pBuf==0 || !cacheBufferUse(p->pBuf, id, ms) ) return;
+  if( p->pBuf==0 ) return;
+  /* A use of an entry that the transaction a DROP TABLE took from this
+  ** buffer may have made would outlive a rollback of it unseen, and land
+  ** on the entry given that id next: not kept. */
+  if( cacheDropEnd(p, p->pBuf) && p->pBuf->iDropSeq>=0
+   && id>p->pBuf->iDropSeq ){
+    return;
+  }
+  if( !cacheBufferUse(p->pBuf, id, ms) ) return;
   if( p->pBuf->nPending>=p->nNextFlush && p->bAutoflush ){
     if( cacheFlushStandalone(p, 0)==SQLITE_OK ){
       p->nNextFlush = p->nBufferMax;
@@ -2914,22 +2967,29 @@ static int cacheDestroy(sqlite3_vtab *pVtab){
     acorn_vtab_error(pVtab, "cache: %s", sqlite3_errmsg(p->db));
     return rc;
   }
-  if( p->uid>=0 && cacheBufferUnwritten(p->pBuf)
-   && !sqlite3_get_autocommit(p->db) ){
+  if( p->uid>=0 && p->pBuf && !sqlite3_get_autocommit(p->db)
+   && (cacheBufferUnwritten(p->pBuf) || p->pBuf->bInTxn
+       || p->pBuf->bDropTxn) ){
     /* DROP TABLE inside a transaction: a ROLLBACK or ROLLBACK TO brings
     ** the table back (same uid), and its next instance adopts the uses
     ** not written yet.  What this instance held of the transaction goes,
     ** as in a rollback of it, since no xRollback may reach it now: the
     ** config row it changed (the restored table has the stored one), and
     ** every use of an entry made in the transaction (a rollback would
-    ** give its id to a new entry).  Uses and counts written earlier in
-    ** the transaction are not put back: whether the rollback undoes them
-    ** is not known here. */
+    ** give its id to a new entry).  A ROLLBACK TO brings the table back
+    ** inside the transaction, which the buffer no longer follows: bDropTxn
+    ** says so, and iDropSeq where its entries begin.  Uses and counts
+    ** written earlier in the transaction are not put back: whether the
+    ** rollback undoes them is not known here.  (Parked until the table
+    ** comes back or the connection closes.) */
     cache_buffer *b = p->pBuf;
+    i64 iDropSeq = cacheDropSeq(b);
     b->nFlushed = 0;
     b->nCount = 0;
     cacheBufferRollback(b, -1);
     cacheBufferTxnEnd(p, b, 0);
+    b->bDropTxn = 1;
+    b->iDropSeq = iDropSeq;
     cachePark(p);
     return SQLITE_OK;
   }
@@ -2995,15 +3055,25 @@ static cache_buffer *cacheTxnBuffer(sqlite3_vtab *pVtab){
   return p ? p->pBuf : 0;
 }
 
+/* b joins the connection's transaction.  What the last transaction left
+** held is good if nobody wrote since.  The mark a DROP TABLE left
+** (iDropSeq) becomes the transaction's first write: a rollback of it drops
+** the uses of entries made after that (it may be the same transaction). */
+static void cacheBufferJoin(cache_vtab *p, cache_buffer *b){
+  cacheHeldValidate(p, b);
+  b->bInTxn = 1;
+  b->iLevel = -1;
+  if( cacheDropEnd(p, b) ){
+    if( b->iDropSeq>=0 ) cacheBufferNoteWrite(b, b->iDropSeq);
+    b->bDropTxn = 0;
+    b->iDropSeq = -1;
+  }
+}
+
 static int cacheBegin(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
   if( p->bStale ) p = cacheSuccessor(p);
-  if( p && p->pBuf && !p->pBuf->bInTxn ){
-    /* what the last transaction left held is good if nobody wrote since */
-    cacheHeldValidate(p, p->pBuf);
-    p->pBuf->bInTxn = 1;
-    p->pBuf->iLevel = -1;
-  }
+  if( p && p->pBuf && !p->pBuf->bInTxn ) cacheBufferJoin(p, p->pBuf);
   return SQLITE_OK;
 }
 
@@ -3041,6 +3111,8 @@ static void cacheBufferTxnEnd(cache_vtab *p, cache_buffer *b, int bCommit){
   b->bLevelLost = 0;
   b->nSnap = 0;
   b->iSnapLow = INT_MAX;
+  b->bDropTxn = 0;
+  b->iDropSeq = -1;
   cacheBufferLevelSeq(b, -1);
   cacheBufferCheck(b);
 }
@@ -3073,11 +3145,7 @@ static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
   if( p->bStale ) p = cacheSuccessor(p);
   b = p ? p->pBuf : 0;
   if( b==0 ) return SQLITE_OK;
-  if( !b->bInTxn ){
-    cacheHeldValidate(p, b);
-    b->bInTxn = 1;
-    b->iLevel = -1;
-  }
+  if( !b->bInTxn ) cacheBufferJoin(p, b);
   if( iSavepoint>b->iLevel ) b->iLevel = iSavepoint;
   if( iSavepoint<b->iSnapLow ) b->iSnapLow = iSavepoint;
   /* The config row goes to the table as a savepoint begins, so that the
