@@ -63,7 +63,7 @@ help:
 	@echo "make fuzz            libFuzzer with ASan+UBSan on tests/fuzz/fuzz_acorn.c for FUZZ_SECONDS (60); a crash is"
 	@echo "                     saved as build/fuzz/crash-<sha1> and fails it (deps-fuzz: clang; FUZZ_SQLITE=.../sqlite3.c:"
 	@echo "                     an instrumented SQLite amalgamation instead of the system library)"
-	@echo "make fuzz-corpus     every input kept in tests/fuzz/corpus/ once through the fuzzer's checks (what CI runs)"
+	@echo "make fuzz-corpus     every input kept in tests/fuzz/corpus/ once through the fuzzer's checks (CI runs it, then make fuzz for 120 s)"
 	@echo "make fuzz-repro      FILE=build/fuzz/crash-...: run that input again, printing every statement and its result"
 	@echo "make help            this list"
 
