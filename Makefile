@@ -188,9 +188,12 @@ TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/auto_test \
             build/auto_static build/bench_hist build/cache_crash build/cache_load \
             build/acorn_oom build/chacha_kat
 
-# `make test`: a warning-free build, then every suite.
+# `make test`: a warning-free build (as many compilers at once as there are
+# processors: serially it took 20 of make test's 83 s on 2 cores), then
+# every suite.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
 test: deps-test
-	$(MAKE) --no-print-directory -B dist/acorn.so dist/acorn-auto.so $(TEST_BINS) EXTRA_CFLAGS="-Werror -UNDEBUG"
+	$(MAKE) --no-print-directory -j$(NPROC) -B dist/acorn.so dist/acorn-auto.so $(TEST_BINS) EXTRA_CFLAGS="-Werror -UNDEBUG"
 	$(MAKE) --no-print-directory static
 	@echo "make test: $(SQLITE3) is SQLite $$($(SQLITE3) --version | cut -d' ' -f1)"
 	tests/run-bats tests/*.bats
