@@ -77,9 +77,11 @@ wait_for_file() {
 }
 
 # hold_write_lock DIR: wait for a run's scratch database in DIR (its -wal
-# appears with the setup connection's CREATE TABLE), give the setup time to
-# end, then open it (mode=rw: never create it) from this other process and
-# hold its write lock (BEGIN IMMEDIATE) for 0.5 s.  Prints "held".  The lock
+# appears with the setup connection's CREATE TABLE), open it (mode=rw: never
+# create it) from this other process, wait until a row is there (the clock
+# runs: busy counts only the timed part, and on a loaded machine the writers'
+# setup can take longer than any fixed pause), then hold its write lock
+# (BEGIN IMMEDIATE) for 0.5 s.  Prints "held".  The lock
 # is tried every 0.2 ms: with SQLite's own busy handler (retries 1 to 100 ms
 # apart) a writer that holds the lock most of the time, as it does on a
 # loaded machine, could keep it from us for seconds.
@@ -95,9 +97,17 @@ while True:
     if time.time() > end:
         sys.exit("no scratch database appeared in " + d)
     time.sleep(0.01)
-time.sleep(0.5)
 con = sqlite3.connect("file:" + w[0][:-4] + "?mode=rw", uri=True, timeout=0,
                       isolation_level=None)
+while True:
+    try:
+        if con.execute("SELECT 1 FROM posts LIMIT 1").fetchone():
+            break
+    except sqlite3.OperationalError:
+        pass
+    if time.time() > end:
+        sys.exit("no row was written in " + d)
+    time.sleep(0.001)
 while True:
     try:
         con.execute("BEGIN IMMEDIATE")
