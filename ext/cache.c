@@ -437,8 +437,9 @@ struct cache_snap { int iLevel; int eCfg; cache_config cfg; };
 **     set;
 **     inside, no aFlushed, aCount or aSnap level is above iLevel, aSnap is
 **     in ascending level order, no aSnap level is below iSnapLow, no
-**     aLevelSeq is set above iLevel, bDropTxn is 0 and iDropSeq -1;
-**   - iDropSeq is -1 unless bDropTxn; with bDropTxn eCfg is CACHE_CFG_NONE.
+**     aLevelSeq is set above iLevel, and bDropTxn is 0;
+**   - iDropSeq is LLONG_MAX unless bDropTxn; with bDropTxn eCfg is
+**     CACHE_CFG_NONE.
 ** Savepoints.  Every xSavepoint that succeeds leaves a copy of the config
 ** row for its level in aSnap, so a level at or above iSnapLow without one
 ** is a level whose xSavepoint failed: nothing was done at it, and a
@@ -487,8 +488,9 @@ struct cache_buffer {
                         ** outside a transaction or the buffer joins one, no
                         ** config row is held, and no use of an entry with an
                         ** id above iDropSeq is kept (cacheDropEnd) */
-  i64 iDropSeq;         /* entries above it may be that transaction's; -1:
-                        ** none (cacheDropSeq) */
+  i64 iDropSeq;         /* entries above it may be that transaction's (as
+                        ** cacheBufferRollback bounds them: LLONG_MAX none,
+                        ** -1 every one) */
   unsigned iGen;        /* bumped when what the connection holds of the
                         ** table may be out of date: a rollback, another
                         ** connection's commit (cache_chunk keeps it) */
@@ -958,9 +960,9 @@ static void cacheBufferCheck(const cache_buffer *b){
     assert( b->nSnap==0 && b->eCfg!=CACHE_CFG_DIRTY );
     assert( b->iSnapLow==INT_MAX );
   }else{
-    assert( !b->bDropTxn && b->iDropSeq==-1 );
+    assert( !b->bDropTxn );
   }
-  assert( b->bDropTxn || b->iDropSeq==-1 );
+  assert( b->bDropTxn || b->iDropSeq==LLONG_MAX );
   assert( !b->bDropTxn || b->eCfg==CACHE_CFG_NONE );
   for(i=0; i<b->nSnap; i++){
     assert( b->aSnap[i].iLevel<=b->iLevel );
@@ -981,7 +983,7 @@ static cache_buffer *cacheBufferNew(void){
     memset(b, 0, sizeof(*b));
     b->iLevel = -1;
     b->iSnapLow = INT_MAX;
-    b->iDropSeq = -1;
+    b->iDropSeq = LLONG_MAX;
   }
   return b;
 }
@@ -1161,27 +1163,12 @@ static void cacheBufferNoteWrite(cache_buffer *b, i64 seq){
   if( b->aLevelSeq[k]<0 ) b->aLevelSeq[k] = seq;
 }
 
-/* The least seq the open transaction's writes began at, as far as b knows
-** (its savepoint levels, or the mark of an earlier DROP TABLE): entries
-** with greater ids may be the transaction's.  0 if a level could not be
-** noted (every entry may be), -1 for none. */
-static i64 cacheDropSeq(const cache_buffer *b){
-  i64 s = b->bDropTxn ? b->iDropSeq : -1;
-  int k;
-  if( !b->bInTxn ) return s;
-  if( b->bLevelLost ) return 0;
-  for(k=0; k<b->nLevelSeq; k++){
-    if( b->aLevelSeq[k]>=0 && (s<0 || b->aLevelSeq[k]<s) ) s = b->aLevelSeq[k];
-  }
-  return s;
-}
-
 /* Is b still under the mark of a DROP TABLE (bDropTxn)?  Not once the
 ** connection is seen outside a transaction: it is past that one. */
 static int cacheDropEnd(cache_vtab *p, cache_buffer *b){
   if( b->bDropTxn && sqlite3_get_autocommit(p->db) ){
     b->bDropTxn = 0;
-    b->iDropSeq = -1;
+    b->iDropSeq = LLONG_MAX;
   }
   return b->bDropTxn;
 }
@@ -1203,8 +1190,10 @@ static i64 cacheBufferLevelSeq(cache_buffer *b, int iLevel){
 ** written at that level or deeper back in the buffer, where they keep
 ** their use counter values, all lower than those of the uses buffered
 ** since, so the next flush writes them first; and drop every use of an
-** entry made in the part rolled back (id above the seq it began at). */
-static void cacheBufferRollback(cache_buffer *b, int iLevel){
+** entry made in the part rolled back (id above the seq it began at).
+** Returns that bound: LLONG_MAX if nothing was written there, -1 if it is
+** not known (every use dropped). */
+static i64 cacheBufferRollback(cache_buffer *b, int iLevel){
   i64 iMaxId = cacheBufferLevelSeq(b, iLevel);
   int i, j;
   if( iMaxId<0 ) iMaxId = LLONG_MAX;   /* nothing was written there */
@@ -1257,6 +1246,7 @@ static void cacheBufferRollback(cache_buffer *b, int iLevel){
     }
   }
   b->nCount = j;
+  return iMaxId;
 }
 
 static int cacheUseCmpSeq(const void *a, const void *b){
@@ -1701,7 +1691,7 @@ static int cacheConfigSave(cache_op *op){
   rc = cacheConfigWrite(op, &op->cfg);
   if( b ){
     b->cfg = op->cfg;
-    b->eCfg = rc || b->bDropTxn ? CACHE_CFG_NONE : CACHE_CFG_CLEAN;
+    b->eCfg = rc ? CACHE_CFG_NONE : CACHE_CFG_CLEAN;
   }
   return rc;
 }
@@ -1985,10 +1975,7 @@ static void cacheTouch(cache_vtab *p, i64 id, i64 ms){
   /* A use of an entry that the transaction a DROP TABLE took from this
   ** buffer may have made would outlive a rollback of it unseen, and land
   ** on the entry given that id next: not kept. */
-  if( cacheDropEnd(p, p->pBuf) && p->pBuf->iDropSeq>=0
-   && id>p->pBuf->iDropSeq ){
-    return;
-  }
+  if( cacheDropEnd(p, p->pBuf) && id>p->pBuf->iDropSeq ) return;
   if( !cacheBufferUse(p->pBuf, id, ms) ) return;
   if( p->pBuf->nPending>=p->nNextFlush && p->bAutoflush ){
     if( cacheFlushStandalone(p, 0)==SQLITE_OK ){
@@ -2983,10 +2970,12 @@ static int cacheDestroy(sqlite3_vtab *pVtab){
     ** rollback undoes them is not known here.  (Parked until the table
     ** comes back or the connection closes.) */
     cache_buffer *b = p->pBuf;
-    i64 iDropSeq = cacheDropSeq(b);
+    i64 iDropSeq = b->iDropSeq;        /* an earlier DROP's, or LLONG_MAX */
+    i64 iMaxId;
     b->nFlushed = 0;
     b->nCount = 0;
-    cacheBufferRollback(b, -1);
+    iMaxId = cacheBufferRollback(b, -1);
+    if( iMaxId<iDropSeq ) iDropSeq = iMaxId;
     cacheBufferTxnEnd(p, b, 0);
     b->bDropTxn = 1;
     b->iDropSeq = iDropSeq;
@@ -3064,9 +3053,13 @@ static void cacheBufferJoin(cache_vtab *p, cache_buffer *b){
   b->bInTxn = 1;
   b->iLevel = -1;
   if( cacheDropEnd(p, b) ){
-    if( b->iDropSeq>=0 ) cacheBufferNoteWrite(b, b->iDropSeq);
+    if( b->iDropSeq<0 ){
+      b->bLevelLost = 1;
+    }else if( b->iDropSeq<LLONG_MAX ){
+      cacheBufferNoteWrite(b, b->iDropSeq);
+    }
     b->bDropTxn = 0;
-    b->iDropSeq = -1;
+    b->iDropSeq = LLONG_MAX;
   }
 }
 
@@ -3112,7 +3105,7 @@ static void cacheBufferTxnEnd(cache_vtab *p, cache_buffer *b, int bCommit){
   b->nSnap = 0;
   b->iSnapLow = INT_MAX;
   b->bDropTxn = 0;
-  b->iDropSeq = -1;
+  b->iDropSeq = LLONG_MAX;
   cacheBufferLevelSeq(b, -1);
   cacheBufferCheck(b);
 }
