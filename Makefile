@@ -592,7 +592,8 @@ fuzz: deps-fuzz
 # the regression run CI gates on (each fixed crash leaves its input there).
 fuzz-corpus: deps-fuzz
 	$(MAKE) --no-print-directory $(FUZZ_BIN)
-	$(FUZZ_BIN) -runs=0 -timeout=20 -max_len=2048 -print_final_stats=1 tests/fuzz/corpus
+	$(FUZZ_BIN) -runs=0 -timeout=20 -max_len=2048 -artifact_prefix=build/fuzz/ \
+	  -print_final_stats=1 tests/fuzz/corpus
 
 fuzz-repro: $(FUZZ_BIN)
 	@test -n "$(FILE)" || { echo "usage: make fuzz-repro FILE=build/fuzz/crash-..."; exit 2; }
