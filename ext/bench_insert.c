@@ -105,7 +105,8 @@
 **                            without readers)
 **   (writes_per_sec, ns_per_write, the latencies and reads_per_sec are NULL
 **   for a run that wrote no row: one whose seconds ran out before the first)
-**   busy            INTEGER  SQLITE_BUSY retries (busy handler calls) while the clock runs
+**   busy            INTEGER  SQLITE_BUSY retries (busy handler calls)
+**                            while the clock runs
 **   db_bytes        INTEGER  database plus WAL after the run's connections
 **                            closed (memory: page_count*page_size)
 **   sqlite_version  TEXT     sqlite3_libversion() of the running library

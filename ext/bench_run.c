@@ -29,12 +29,13 @@
 **  4. Each writer and reader opens its own connection, installs a busy
 **     handler that sleeps as SQLite's busy_timeout does and counts its
 **     calls, sets the pragmas and prepares its statements; then all wait at
-**     a start gate (busy counts from here: opening together can wait).  The clock runs while the gate is open, one phase per
-**     chunk of ids: the gate opens, writers claim `batch` row numbers at a
-**     time from a shared atomic counter until the chunk's rows are all
-**     claimed, readers read while the writers write, and all come back to
-**     the gate, which the next chunk's ids reopen.  elapsed is the sum of
-**     the phases.  The run writes exactly `rows` rows unless `seconds`
+**     a start gate (busy counts from here: opening together can wait).
+**     The clock runs while the gate is open, one phase per chunk of ids:
+**     the gate opens, writers claim `batch` row numbers at a time from a
+**     shared atomic counter until the chunk's rows are all claimed,
+**     readers read while the writers write, and all come back to the gate,
+**     which the next chunk's ids reopen.  elapsed is the sum of the
+**     phases.  The run writes exactly `rows` rows unless `seconds`
 **     passes (checked before each transaction), a statement fails (which
 **     stops everyone), a terminating signal comes or, with SQLite 3.41 or
 **     later, the host connection is interrupted (sqlite3_is_interrupted,
