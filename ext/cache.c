@@ -105,7 +105,10 @@
 ** HOW IT WORKS
 **
 **   Shadow tables (xShadowName knows the suffixes; DEFENSIVE makes them
-**   read-only to ordinary SQL):
+**   read-only to ordinary SQL).  Their names belong to the table: CREATE
+**   and RENAME fail, naming the object, if another object has one of them
+**   (<t>_lru included); DROP and RENAME take exactly the tables the cache
+**   made (cacheLruOwned says which <t>_lru that is):
 **     <t>_config(id=1, capacity, bytes, entries, seq, hits, misses,
 **                evictions, expired, uid, policy, head, low, dead)
 **                                      one row; uid is random at CREATE:
@@ -2712,6 +2715,94 @@ static void cacheAdopt(cache_vtab *p, int bRegister){
   }
 }
 
+/* The shadow tables of any format: format 1 had <t>_lru, which a
+** converted table keeps, empty.  Every one of these names belongs to the
+** cache table (xShadowName), so CREATE and RENAME refuse a name whose
+** shadow names another object has taken; of <t>_lru, only the table
+** acorn 0.1 made is ever dropped or renamed (cacheLruOwned). */
+static const char *const azCacheShadow[] = {
+  "config", "data", "expiry", "rec", "lru"
+};
+#define CACHE_NSHADOW (int)(sizeof(azCacheShadow)/sizeof(azCacheShadow[0]))
+
+/* The columns of <t>_lru as acorn 0.1 declared them. */
+#define CACHE_LRU_COLUMNS "(id INTEGER PRIMARY KEY, used INTEGER NOT NULL" \
+  " UNIQUE, last_used INTEGER NOT NULL, hits INTEGER NOT NULL," \
+  " size INTEGER NOT NULL)"
+
+/* Is any shadow name of table zName in schema zDb taken?  Then *pzErr
+** names the object and the names a cache needs, and the result is
+** SQLITE_ERROR: a cache never adopts a table it did not make. */
+static int cacheShadowFree(sqlite3 *db, const char *zDb, const char *zName,
+                           const char *zVerb, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf(
+      "SELECT type, name FROM \"%w\".sqlite_schema WHERE name COLLATE NOCASE"
+      " IN ('%q_config', '%q_data', '%q_expiry', '%q_rec', '%q_lru')"
+      " ORDER BY name LIMIT 1", zDb, zName, zName, zName, zName, zName);
+  int rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    *pzErr = sqlite3_mprintf("cache: cannot %s \"%s\": a %s named \"%s\""
+        " exists; a cache table \"%s\" keeps its data in the tables"
+        " %s_config, %s_data, %s_expiry, %s_rec and %s_lru", zVerb, zName,
+        sqlite3_column_text(pStmt, 0), sqlite3_column_text(pStmt, 1),
+        zName, zName, zName, zName, zName, zName);
+    rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_finalize(pStmt);
+    if( rc ) *pzErr = sqlite3_mprintf("cache: %s", sqlite3_errmsg(db));
+  }else{
+    sqlite3_finalize(pStmt);
+  }
+  return rc;
+}
+
+/* Is <t>_lru the recency table acorn 0.1 made for this cache?  Only then
+** may DROP TABLE and RENAME take it.  A table of that name with other
+** columns is someone else's; one with 0.1's columns is the cache's while
+** the table is format 1, and after the conversion only while it is empty
+** (the conversion empties it): a user's table of the same shape that holds
+** rows is never dropped. */
+static int cacheLruOwned(cache_vtab *p, int *pbOwned){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql;
+  int rc, iFormat = 2, bShape = 0;
+  *pbOwned = 0;
+  zSql = sqlite3_mprintf("SELECT substr(sql, instr(sql, '('))=%Q FROM"
+                         " \"%w\".sqlite_schema WHERE type='table' AND"
+                         " name='%q_lru' COLLATE NOCASE",
+                         CACHE_LRU_COLUMNS, p->zDb, p->zName);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    bShape = sqlite3_column_int(pStmt, 0);
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+  else sqlite3_finalize(pStmt);
+  if( rc || !bShape ) return rc;
+  rc = cacheFormatProbe(p->db, p->zDb, p->zName, &iFormat);
+  if( rc ) return rc;
+  if( iFormat==1 ){
+    *pbOwned = 1;
+    return SQLITE_OK;
+  }
+  zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_lru\" LIMIT 1",
+                         p->zDb, p->zName);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ){
+    *pbOwned = sqlite3_step(pStmt)==SQLITE_DONE;
+    rc = sqlite3_finalize(pStmt);
+  }
+  return rc;
+}
+
 static int cacheInit(
   sqlite3 *db, int argc, const char *const*argv,
   sqlite3_vtab **ppVtab, char **pzErr, int bCreate
@@ -2758,7 +2849,8 @@ static int cacheInit(
       sqlite3_randomness(sizeof(p->uid), &p->uid);
       p->uid &= LLONG_MAX;
     }while( p->uid==0 );
-    zSql = sqlite3_mprintf(
+    rc = cacheShadowFree(db, d, n, "create", pzErr);
+    zSql = rc ? 0 : sqlite3_mprintf(
       "CREATE TABLE \"%w\".\"%w_config\"(id INTEGER PRIMARY KEY,"
       " capacity INTEGER NOT NULL, bytes INTEGER NOT NULL,"
       " entries INTEGER NOT NULL, seq INTEGER NOT NULL, hits INTEGER NOT NULL,"
@@ -2776,7 +2868,9 @@ static int cacheInit(
       CACHE_REC_DDL,
       d, n, d, n, opt.nCapacity, p->uid, opt.ePolicy, d, n, d, n,
       d, n, d, p->uid, n, d, n);
-    if( zSql==0 ){
+    if( rc ){
+      /* *pzErr says which name is taken */
+    }else if( zSql==0 ){
       rc = SQLITE_NOMEM;
     }else{
       rc = sqlite3_exec(db, zSql, 0, 0, 0);
@@ -2929,22 +3023,18 @@ static void cacheModuleDestroy(void *pAux){
   }
 }
 
-/* The shadow tables of any format: format 1 had <t>_lru, which a
-** converted table keeps, empty. */
-static const char *const azCacheShadow[] = {
-  "config", "data", "expiry", "rec", "lru"
-};
 
 static void cacheBufferTxnEnd(cache_vtab*, cache_buffer*, int);
 
 static int cacheDestroy(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
   char *zSql = 0;
-  size_t i;
-  int rc = SQLITE_OK;
+  int i, rc;
+  int bLru = 0;
   cacheFinalizeAll(p);
-  for(i=0; rc==SQLITE_OK && i<sizeof(azCacheShadow)/sizeof(azCacheShadow[0]);
-      i++){
+  rc = cacheLruOwned(p, &bLru);
+  for(i=0; rc==SQLITE_OK && i<CACHE_NSHADOW; i++){
+    if( strcmp(azCacheShadow[i], "lru")==0 && !bLru ) continue;
     zSql = sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_%s\"",
                            p->zDb, p->zName, azCacheShadow[i]);
     rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
@@ -2989,18 +3079,19 @@ static int cacheDestroy(sqlite3_vtab *pVtab){
 static int cacheRename(sqlite3_vtab *pVtab, const char *zNew){
   cache_vtab *p = (cache_vtab*)pVtab;
   char *zName, *zErr = 0;
-  size_t i;
-  int rc = SQLITE_OK;
-  if( cacheBadName(zNew, &zErr) ){
+  int i, rc, bLru = 0;
+  if( cacheBadName(zNew, &zErr)
+   || (rc = cacheShadowFree(p->db, p->zDb, zNew, "rename to", &zErr))!=0 ){
     sqlite3_free(pVtab->zErrMsg);
     pVtab->zErrMsg = zErr;
-    return SQLITE_ERROR;
+    return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   cacheFinalizeAll(p);
-  for(i=0; rc==SQLITE_OK && i<sizeof(azCacheShadow)/sizeof(azCacheShadow[0]);
-      i++){
-    char *zOld = sqlite3_mprintf("%s_%s", p->zName, azCacheShadow[i]);
-    char *zSql;
+  rc = cacheLruOwned(p, &bLru);
+  for(i=0; rc==SQLITE_OK && i<CACHE_NSHADOW; i++){
+    char *zOld, *zSql;
+    if( strcmp(azCacheShadow[i], "lru")==0 && !bLru ) continue;
+    zOld = sqlite3_mprintf("%s_%s", p->zName, azCacheShadow[i]);
     if( zOld==0 ){ rc = SQLITE_NOMEM; break; }
     if( sqlite3_table_column_metadata(p->db, p->zDb, zOld, 0, 0, 0, 0, 0, 0)
         ==SQLITE_OK ){
@@ -3026,8 +3117,8 @@ static int cacheRename(sqlite3_vtab *pVtab, const char *zNew){
 }
 
 static int cacheShadowName(const char *zSuffix){
-  size_t i;
-  for(i=0; i<sizeof(azCacheShadow)/sizeof(azCacheShadow[0]); i++){
+  int i;
+  for(i=0; i<CACHE_NSHADOW; i++){
     if( sqlite3_stricmp(zSuffix, azCacheShadow[i])==0 ) return 1;
   }
   return 0;

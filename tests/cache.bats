@@ -725,6 +725,76 @@ SELECT count(*) FROM t;"
 0"
 }
 
+@test "DROP TABLE of a cache leaves a user's table named <t>_lru and its rows alone" {
+  # <t>_lru was a shadow table of acorn 0.1's tables: a cache made since has
+  # none, and a user's table of that name (of any shape) is not the cache's
+  run acorn_sql "
+CREATE VIRTUAL TABLE e USING cache;
+CREATE TABLE e_lru(important TEXT);
+INSERT INTO e_lru VALUES ('precious user row');
+CREATE VIRTUAL TABLE f USING cache;
+CREATE TABLE f_lru(id INTEGER PRIMARY KEY, used INTEGER NOT NULL UNIQUE, last_used INTEGER NOT NULL, hits INTEGER NOT NULL, size INTEGER NOT NULL);
+INSERT INTO f_lru VALUES (1, 1, 1, 1, 1);
+CREATE VIRTUAL TABLE g USING cache;
+CREATE TABLE g_lru(x);
+INSERT INTO e(key, value) VALUES (1, 'one');
+DROP TABLE e; DROP TABLE f; DROP TABLE g;
+SELECT * FROM e_lru; SELECT * FROM f_lru;
+SELECT group_concat(name) FROM (SELECT name FROM sqlite_schema ORDER BY name);"
+  assert_success
+  assert_output "precious user row
+1|1|1|1|1
+e_lru,f_lru,g_lru,sqlite_autoindex_f_lru_1"
+}
+
+@test "CREATE VIRTUAL TABLE refuses a name whose shadow tables' names are taken, and creates nothing" {
+  local s
+  for s in "TABLE e_lru(important TEXT)" "TABLE e_config(x)" "TABLE E_DATA(x)" "VIEW e_expiry AS SELECT 1" \
+           "TABLE x(a); CREATE INDEX e_rec ON x(a)"; do
+    run cache_sql "" "CREATE $s;
+SELECT count(*) FROM sqlite_schema;
+CREATE VIRTUAL TABLE e USING cache;
+SELECT count(*) FROM sqlite_schema;"
+    [[ "$output" =~ ^([0-9]+)$'\n'([0-9]+)$'\n'.*'cache: cannot create "e": a '(table|view|index)' named "'.*'" exists; a cache table "e" keeps its data in the tables e_config, e_data, e_expiry, e_rec and e_lru'$ ]] \
+      || fail "$s: $output"
+    [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] || fail "$s: objects before and after: $output"
+  done
+  run acorn_sql "CREATE TABLE e_lru(important TEXT);
+CREATE VIRTUAL TABLE e USING cache;"
+  assert_failure "$(runtime_error 3) cache: cannot create \"e\": a table named \"e_lru\" exists; a cache table \"e\" keeps its data in the tables e_config, e_data, e_expiry, e_rec and e_lru"
+}
+
+@test "ALTER TABLE RENAME refuses a new name whose shadow tables' names are taken, and never renames a user's <t>_lru" {
+  run cache_sql "" "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', 'b');
+CREATE TABLE t_lru(mine);
+CREATE TABLE u_lru(theirs);
+ALTER TABLE t RENAME TO u;
+ALTER TABLE t RENAME TO v;
+SELECT group_concat(name) FROM (SELECT name FROM sqlite_schema WHERE name NOT LIKE 'acorn%' ORDER BY name);
+SELECT value FROM v WHERE key = 'a';"
+  assert_output "sqlite_autoindex_v_data_1,t_lru,u_lru,v,v_config,v_data,v_expiry,v_rec
+b
+$(runtime_error 7) cache: cannot rename to \"u\": a table named \"u_lru\" exists; a cache table \"u\" keeps its data in the tables u_config, u_data, u_expiry, u_rec and u_lru"
+}
+
+@test "a table made by acorn 0.1 takes its <t>_lru with it when dropped, converted or not" {
+  local db="$BATS_TEST_TMPDIR/old.db"
+  cp "$TESTS/data/cache-v0.1.0.db" "$db"
+  run acorn_sql "DROP TABLE thumbs; SELECT count(*) FROM sqlite_schema;" "$db"
+  assert_success
+  assert_output "0"
+  cp "$TESTS/data/cache-v0.1.0.db" "$db"
+  run acorn_sql "INSERT INTO thumbs(key, value) VALUES ('h', 'new');
+ALTER TABLE thumbs RENAME TO pics;
+SELECT group_concat(name) FROM (SELECT name FROM sqlite_schema WHERE name NOT LIKE 'acorn%' ORDER BY name);
+DROP TABLE pics; SELECT count(*) FROM sqlite_schema;" "$db"
+  assert_success
+  assert_output "pics,pics_config,pics_data,pics_expiry,pics_lru,pics_rec,sqlite_autoindex_pics_data_1,sqlite_autoindex_pics_lru_1
+0"
+}
+
 @test "data, capacity and recency survive closing and reopening a file" {
   local db="$BATS_TEST_TMPDIR/c.db"
   run acorn_sql "
