@@ -269,6 +269,10 @@ typedef sqlite3_uint64 u64;
 
 #define CACHE_DEFAULT_CAPACITY  ((i64)1<<30)
 #define CACHE_MAX_CAPACITY      ((i64)1<<62)
+/* The bound of every counter of the config row: beyond what any number of
+** sets and uses reaches, and far enough below the int64 limit that no sum
+** or difference of counters and sizes overflows. */
+#define CACHE_MAX_COUNTER       ((i64)1<<62)
 #define CACHE_DEFAULT_BUFFER    100000
 #define CACHE_MAX_BUFFER        1000000
 
@@ -315,6 +319,10 @@ enum {
   CACHE_STMT_LRU1_READ,
   CACHE_NSTMT
 };
+
+/* hits of a format 1 row, in the range a record holds (6 bytes), so that
+** no sum with it overflows whatever the row says */
+#define CACHE_LRU1_HITS "max(0, min(hits, 281474976710655))"
 
 static const struct {
   int eStmt;                 /* its index, checked by assert() */
@@ -375,7 +383,8 @@ static const struct {
   { CACHE_STMT_EXISTS,
     "SELECT 1 FROM \"%w\".\"%w_data\" WHERE id=?1" },
   { CACHE_STMT_LRU1_READ,        /* format 1, before its conversion */
-    "SELECT last_used, hits FROM \"%w\".\"%w_lru\" WHERE id=?1" },
+    "SELECT last_used, " CACHE_LRU1_HITS " FROM \"%w\".\"%w_lru\""
+    " WHERE id=?1" },
 };
 
 /* Read statements, one slot per (point, columns read) combination. */
@@ -1593,6 +1602,41 @@ static cache_buffer *cacheOpBuffer(cache_op *op){
   return p ? p->pBuf : 0;
 }
 
+/* Is the config row at pStmt (CACHE_STMT_CONFIG_READ's columns) out of
+** range?  A row edited by hand: the config read refuses it with
+** SQLITE_CORRUPT_VTAB, and integrity_check reports it in the same words.
+** capacity 1..2^62; bytes, entries, seq, hits, misses, evictions, expired,
+** head, low and dead 0..2^62; all INTEGER (uid and policy are free; how
+** head and low stand to seq is integrity_check's to judge). */
+static int cacheConfigBad(sqlite3_stmt *pStmt){
+  int i;
+  for(i=0; i<13; i++){
+    i64 v;
+    if( sqlite3_column_type(pStmt, i)!=SQLITE_INTEGER ) return 1;
+    if( i==8 || i==9 ) continue;                     /* uid, policy */
+    v = sqlite3_column_int64(pStmt, i);
+    if( v<(i==0) || v>CACHE_MAX_COUNTER ) return 1;
+  }
+  return 0;
+}
+
+/* The row at pStmt as integrity_check words it, for the message. */
+static char *cacheConfigText(sqlite3_stmt *pStmt){
+  static const char *const azName[] = {
+    "capacity", "bytes", "entries", "seq", "hits", "misses", "evictions",
+    "expired", 0, 0, "head", "low", "dead"
+  };
+  char *z = 0;
+  int i;
+  for(i=0; i<13; i++){
+    if( azName[i]==0 ) continue;
+    z = sqlite3_mprintf("%z%s%s %s", z, i ? ", " : "", azName[i],
+                        (const char*)sqlite3_column_text(pStmt, i));
+    if( z==0 ) break;
+  }
+  return z;
+}
+
 /* Read the config row into op->cfg: the transaction's copy if it holds
 ** one.  A uid that is not the one p was made for means the table under
 ** this name is another one (dropped and created again by another
@@ -1612,6 +1656,17 @@ static int cacheConfigLoad(cache_op *op){
                                    : CACHE_STMT_CONFIG_READ, &pStmt);
   if( rc ) return rc;
   rc = sqlite3_step(pStmt);
+  if( rc==SQLITE_ROW && cacheConfigBad(pStmt) ){
+    /* A row edited by hand: refused, never counted on (a counter at the
+    ** int64 limit would overflow at the next set or use). */
+    char *zRow = cacheConfigText(pStmt);
+    sqlite3_reset(pStmt);
+    rc = cacheOpFail(op, zRow ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM,
+                     "cache: \"%w\".\"%w_config\": a counter is out of"
+                     " range: %s", p->zDb, p->zName, zRow);
+    sqlite3_free(zRow);
+    return rc;
+  }
   if( rc==SQLITE_ROW ){
     pCfg->capacity = sqlite3_column_int64(pStmt, 0);
     pCfg->bytes = sqlite3_column_int64(pStmt, 1);
@@ -1771,8 +1826,9 @@ static int cacheUpgrade(cache_op *op){
     sqlite3_free(zSql);
     if( rc ) return cacheOpError(op, rc);
     /* Entries used since their set have used != id in format 1. */
-    zSql = sqlite3_mprintf("SELECT id, used, last_used, hits FROM"
-                           " \"%w\".\"%w_lru\" WHERE used<>id ORDER BY id", d, n);
+    zSql = sqlite3_mprintf("SELECT id, used, last_used, " CACHE_LRU1_HITS
+                           " FROM \"%w\".\"%w_lru\" WHERE used<>id ORDER BY id",
+                           d, n);
     if( zSql==0 ) return cacheOpError(op, SQLITE_NOMEM);
     rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
     sqlite3_free(zSql);
@@ -2271,10 +2327,12 @@ static const char *const azCacheCheck[] = {
   " || bytes || ', entries ' || entries || ', seq ' || seq || ', hits ' ||"
   " hits || ', misses ' || misses || ', evictions ' || evictions ||"
   " ', expired ' || expired FROM \"%w\".\"%w_config\" WHERE capacity<1"
-  " OR capacity>4611686018427387904 OR bytes<0 OR entries<0 OR seq<0"
-  " OR hits<0 OR misses<0 OR evictions<0 OR expired<0"
+  " OR bytes<0 OR entries<0 OR seq<0 OR hits<0 OR misses<0 OR evictions<0"
+  " OR expired<0 OR max(capacity, bytes, entries, seq, hits, misses,"
+  "   evictions, expired)>4611686018427387904"     /* CACHE_MAX_COUNTER */
   " OR typeof(capacity)||typeof(bytes)||typeof(entries)||typeof(seq)"
-  "    !='integerintegerintegerinteger'",
+  "    ||typeof(hits)||typeof(misses)||typeof(evictions)||typeof(expired)"
+  "    !='integerintegerintegerintegerintegerintegerintegerinteger'",
   "SELECT 'bytes is ' || bytes || ', above the capacity of ' || capacity"
   " FROM \"%w\".\"%w_config\" WHERE bytes>capacity",
   "SELECT 'entries is ' || c.entries || ' but the data table holds ' ||"
@@ -2307,7 +2365,8 @@ static const char *const azCacheCheck2[] = {
   " ' or dead ' || dead || ' is out of range'"
   " FROM \"%w\".\"%w_config\" WHERE policy NOT IN (0,1) OR head<0"
   " OR head>seq+1 OR typeof(head)!='integer' OR low<0 OR low>seq"
-  " OR typeof(low)!='integer' OR dead<0 OR typeof(dead)!='integer'",
+  " OR typeof(low)!='integer' OR dead<0 OR dead>4611686018427387904"
+  " OR typeof(dead)!='integer'",
   "SELECT 'the records have no chunk 0' WHERE NOT EXISTS"
   " (SELECT 1 FROM \"%w\".\"%w_rec\" WHERE lo=0)",
 };
