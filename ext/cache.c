@@ -3793,14 +3793,35 @@ static int cacheOpCommit(cache_op *op, int rc){
   return cacheOpFinish(op, rc);
 }
 
-static int cacheCommand(cache_vtab *p, sqlite3_value *pCmd,
-                        sqlite3_value *pArg){
+/* An INSERT with the command column set: argv as xUpdate has it.  The
+** row names the command and, for capacity only, its argument in value:
+** any other column given is refused, naming it. */
+static int cacheCommand(cache_vtab *p, sqlite3_value **argv){
+  sqlite3_value *pCmd = argv[2+CACHE_COLUMN_COMMAND];
+  sqlite3_value *pArg = argv[2+CACHE_COLUMN_VALUE];
   const char *zCmd = (const char*)sqlite3_value_text(pCmd);
   cache_op op;
   i64 nCapacity = 0;
-  int rc;
+  int rc, i, bCapacity;
   if( zCmd==0 ) return SQLITE_NOMEM;
-  if( sqlite3_stricmp(zCmd, "capacity")==0 ){
+  bCapacity = sqlite3_stricmp(zCmd, "capacity")==0;
+  if( !bCapacity && sqlite3_stricmp(zCmd, "purge")!=0
+   && sqlite3_stricmp(zCmd, "flush")!=0
+   && sqlite3_stricmp(zCmd, "integrity_check")!=0 ){
+    acorn_vtab_error(&p->base, "cache: unknown command '%s'; accepted commands"
+                     " are capacity, purge, flush and integrity_check", zCmd);
+    return SQLITE_ERROR;
+  }
+  for(i=-1; i<CACHE_COLUMN_COMMAND; i++){
+    if( i==CACHE_COLUMN_VALUE && bCapacity ) continue;
+    if( sqlite3_value_type(argv[2+i])!=SQLITE_NULL ){
+      acorn_vtab_error(&p->base, "cache: a command row sets only the command"
+          " column and, for capacity, value; %s was given too",
+          i<0 ? "rowid" : azCacheColumn[i]);
+      return SQLITE_ERROR;
+    }
+  }
+  if( bCapacity ){
     int e = sqlite3_value_type(pArg);
     int bBad;
     if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ){
@@ -3831,11 +3852,6 @@ static int cacheCommand(cache_vtab *p, sqlite3_value *pCmd,
       p->base.zErrMsg = zErr;
     }
     return rc;
-  }else if( sqlite3_stricmp(zCmd, "purge")!=0
-         && sqlite3_stricmp(zCmd, "flush")!=0 ){
-    acorn_vtab_error(&p->base, "cache: unknown command '%s'; accepted commands"
-                     " are capacity, purge, flush and integrity_check", zCmd);
-    return SQLITE_ERROR;
   }
   rc = cacheOpBegin(&op, p);
   if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
@@ -3870,7 +3886,7 @@ static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     i64 nSize, iExpires = 0, idLive = 0;
     int bExpires = 0;
     if( sqlite3_value_type(argv[2+CACHE_COLUMN_COMMAND])!=SQLITE_NULL ){
-      return cacheCommand(p, argv[2+CACHE_COLUMN_COMMAND], pValue);
+      return cacheCommand(p, argv);
     }
     if( sqlite3_value_type(argv[1])!=SQLITE_NULL ){
       acorn_vtab_error(pVtab, "cache: rowid is read-only");

@@ -318,6 +318,23 @@ a,c
   assert_failure "cache: bad capacity NULL; $SIZE_HELP"
 }
 
+@test "a command row sets only the command column and, for capacity, value: any other column is refused, naming it" {
+  local s
+  for s in "t, key) VALUES ('flush', 'x')|key" "t, value) VALUES ('flush', 'x')|value" \
+           "t, value) VALUES ('purge', 0)|value" "t, value) VALUES ('integrity_check', 'x')|value" \
+           "t, value, key) VALUES ('capacity', 5, 1)|key" "t, rowid) VALUES ('purge', 1)|rowid" \
+           "t, expires) VALUES ('flush', 1)|expires" "t, value, expires) VALUES ('capacity', 500, 1)|expires"; do
+    run cache_sql "" "CREATE VIRTUAL TABLE t USING cache(capacity = 1000);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(99));
+INSERT INTO t(${s%|*};
+SELECT capacity, entries FROM cache_stats('t');"
+    assert_output "1000|1
+$(runtime_error 4) cache: a command row sets only the command column and, for capacity, value; ${s#*|} was given too"
+  done
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t, expires) VALUES ('vacuum', 1);"
+  assert_failure "cache: unknown command 'vacuum'; accepted commands are capacity, purge, flush and integrity_check"
+}
+
 @test "integrity_check passes on a used table and names each broken invariant" {
   run acorn_sql "
 CREATE VIRTUAL TABLE t USING cache(capacity = 100);
