@@ -62,6 +62,8 @@
 **     INSERT INTO t(t) VALUES('integrity_check')  check every invariant of
 **                                         the stored table; an error names
 **                                         the first one broken
+**   A command row sets the command column and, for capacity, value: any
+**   other column is an error that names it.
 **   Any row whose value column is read counts as a use: its recency moves
 **   to the front, its hits and the table's hits go up by one.  A point
 **   lookup (key = ? or key IN) in a statement that reads value (an UPDATE's
@@ -131,6 +133,9 @@
 **                                      above low (NULL if none); the index
 **                                      is named after the uid, as an index
 **                                      cannot be renamed with its table
+**   The config row is checked as it is read: a counter that is not an
+**   INTEGER in 0..2^62 (capacity 1..2^62) is SQLITE_CORRUPT_VTAB, "a counter
+**   is out of range", so no sum of counters can overflow.
 **   Every write is done by statements on these tables inside the user's
 **   transaction, so ROLLBACK and ROLLBACK TO undo sets, deletes, evictions,
 **   capacity changes and written recency alike.

@@ -18,7 +18,9 @@
 #   it that start with `-- ` are its output, one line each, exactly as the
 #   sqlite3 shell prints it (list mode with '|' unless the block changes the
 #   mode with a dot command such as `.mode box` or `.headers on`); `--` alone
-#   is an empty line.  An error is shown as `-- error: <message>`.
+#   is an empty line.  An error is shown as `-- error: <message>` (without
+#   the " (CODE)" the shells of 3.38 and 3.40 add to codes other than
+#   SQLITE_ERROR).
 # - A statement with no `-- ` lines below it must print nothing.  So a
 #   comment for the reader goes above a statement, after a blank line, never
 #   right below one (it would be read as output).  A comment after the ';' on
