@@ -2818,9 +2818,11 @@ static int cacheShadowFree(sqlite3 *db, const char *zDb, const char *zName,
   }
   if( rc==SQLITE_OK ){
     rc = sqlite3_finalize(pStmt);
-    if( rc ) *pzErr = sqlite3_mprintf("cache: %s", sqlite3_errmsg(db));
   }else{
     sqlite3_finalize(pStmt);
+  }
+  if( rc && (rc&0xff)!=SQLITE_NOMEM && *pzErr==0 ){
+    *pzErr = sqlite3_mprintf("cache: %s", sqlite3_errmsg(db));
   }
   return rc;
 }
@@ -3144,11 +3146,12 @@ static int cacheRename(sqlite3_vtab *pVtab, const char *zNew){
   cache_vtab *p = (cache_vtab*)pVtab;
   char *zName, *zErr = 0;
   int i, rc, bLru = 0;
-  if( cacheBadName(zNew, &zErr)
-   || (rc = cacheShadowFree(p->db, p->zDb, zNew, "rename to", &zErr))!=0 ){
+  rc = cacheBadName(zNew, &zErr) ? SQLITE_ERROR
+     : cacheShadowFree(p->db, p->zDb, zNew, "rename to", &zErr);
+  if( rc ){
     sqlite3_free(pVtab->zErrMsg);
     pVtab->zErrMsg = zErr;
-    return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    return rc;
   }
   cacheFinalizeAll(p);
   rc = cacheLruOwned(p, &bLru);
