@@ -2809,11 +2809,13 @@ static int cacheShadowFree(sqlite3 *db, const char *zDb, const char *zName,
   rc = sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
   sqlite3_free(zSql);
   if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
-    *pzErr = sqlite3_mprintf("cache: cannot %s \"%s\": a %s named \"%s\""
+    const char *zType = (const char*)sqlite3_column_text(pStmt, 0);
+    *pzErr = sqlite3_mprintf("cache: cannot %s \"%s\": %s %s named \"%s\""
         " exists; a cache table \"%s\" keeps its data in the tables"
         " %s_config, %s_data, %s_expiry, %s_rec and %s_lru", zVerb, zName,
-        sqlite3_column_text(pStmt, 0), sqlite3_column_text(pStmt, 1),
-        zName, zName, zName, zName, zName, zName);
+        zType && zType[0]=='i' ? "an" : "a", zType,
+        sqlite3_column_text(pStmt, 1), zName, zName, zName, zName, zName,
+        zName);
     rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   if( rc==SQLITE_OK ){
@@ -3088,7 +3090,6 @@ static void cacheModuleDestroy(void *pAux){
     cacheFree(q);
   }
 }
-
 
 static void cacheBufferTxnEnd(cache_vtab*, cache_buffer*, int);
 

@@ -862,7 +862,7 @@ e_lru,f_lru,g_lru,sqlite_autoindex_f_lru_1"
 SELECT count(*) FROM sqlite_schema;
 CREATE VIRTUAL TABLE e USING cache;
 SELECT count(*) FROM sqlite_schema;"
-    [[ "$output" =~ ^([0-9]+)$'\n'([0-9]+)$'\n'.*'cache: cannot create "e": a '(table|view|index)' named "'.*'" exists; a cache table "e" keeps its data in the tables e_config, e_data, e_expiry, e_rec and e_lru'$ ]] \
+    [[ "$output" =~ ^([0-9]+)$'\n'([0-9]+)$'\n'.*'cache: cannot create "e": '(a table|a view|an index)' named "'.*'" exists; a cache table "e" keeps its data in the tables e_config, e_data, e_expiry, e_rec and e_lru'$ ]] \
       || fail "$s: $output"
     [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] || fail "$s: objects before and after: $output"
   done
