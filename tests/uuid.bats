@@ -75,8 +75,14 @@ load uuid
   assert_output "1|1"
 }
 
-@test "uuid_timestamp is NULL for versions other than 7 and 8" {
-  run acorn_sql "SELECT quote(uuid_timestamp(uuid4())), quote(uuid_timestamp('00000000-0000-6000-8000-000000000000'));"
+@test "uuid_timestamp is NULL for the versions that hold no time: 0, 2 to 5, 9 to 15" {
+  for v in 0 2 3 4 5 9 a b c d e f; do
+    run acorn_sql "SELECT quote(uuid_timestamp('00000000-0000-${v}000-8000-000000000000')),
+                          quote(uuid_extract_timestamp('00000000-0000-${v}000-8000-000000000000'));"
+    assert_success
+    assert_output "NULL|NULL" || fail "version $v"
+  done
+  run acorn_sql "SELECT quote(uuid_timestamp(uuid4())), quote(uuid_timestamp(uuid5(uuid_nil(), 'a')));"
   assert_success
   assert_output "NULL|NULL"
 }
