@@ -291,43 +291,79 @@ struct uuid_kind {
   int iForm;
 };
 
-static const char aCrockford[33] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+/* The two Crockford base32 digits of each 10-bit value. */
+static const char aUlidPair[2049] =
+  "000102030405060708090A0B0C0D0E0F0G0H0J0K0M0N0P0Q0R0S0T0V0W0X0Y0Z"
+  "101112131415161718191A1B1C1D1E1F1G1H1J1K1M1N1P1Q1R1S1T1V1W1X1Y1Z"
+  "202122232425262728292A2B2C2D2E2F2G2H2J2K2M2N2P2Q2R2S2T2V2W2X2Y2Z"
+  "303132333435363738393A3B3C3D3E3F3G3H3J3K3M3N3P3Q3R3S3T3V3W3X3Y3Z"
+  "404142434445464748494A4B4C4D4E4F4G4H4J4K4M4N4P4Q4R4S4T4V4W4X4Y4Z"
+  "505152535455565758595A5B5C5D5E5F5G5H5J5K5M5N5P5Q5R5S5T5V5W5X5Y5Z"
+  "606162636465666768696A6B6C6D6E6F6G6H6J6K6M6N6P6Q6R6S6T6V6W6X6Y6Z"
+  "707172737475767778797A7B7C7D7E7F7G7H7J7K7M7N7P7Q7R7S7T7V7W7X7Y7Z"
+  "808182838485868788898A8B8C8D8E8F8G8H8J8K8M8N8P8Q8R8S8T8V8W8X8Y8Z"
+  "909192939495969798999A9B9C9D9E9F9G9H9J9K9M9N9P9Q9R9S9T9V9W9X9Y9Z"
+  "A0A1A2A3A4A5A6A7A8A9AAABACADAEAFAGAHAJAKAMANAPAQARASATAVAWAXAYAZ"
+  "B0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFBGBHBJBKBMBNBPBQBRBSBTBVBWBXBYBZ"
+  "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFCGCHCJCKCMCNCPCQCRCSCTCVCWCXCYCZ"
+  "D0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFDGDHDJDKDMDNDPDQDRDSDTDVDWDXDYDZ"
+  "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFEGEHEJEKEMENEPEQERESETEVEWEXEYEZ"
+  "F0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFFFGFHFJFKFMFNFPFQFRFSFTFVFWFXFYFZ"
+  "G0G1G2G3G4G5G6G7G8G9GAGBGCGDGEGFGGGHGJGKGMGNGPGQGRGSGTGVGWGXGYGZ"
+  "H0H1H2H3H4H5H6H7H8H9HAHBHCHDHEHFHGHHHJHKHMHNHPHQHRHSHTHVHWHXHYHZ"
+  "J0J1J2J3J4J5J6J7J8J9JAJBJCJDJEJFJGJHJJJKJMJNJPJQJRJSJTJVJWJXJYJZ"
+  "K0K1K2K3K4K5K6K7K8K9KAKBKCKDKEKFKGKHKJKKKMKNKPKQKRKSKTKVKWKXKYKZ"
+  "M0M1M2M3M4M5M6M7M8M9MAMBMCMDMEMFMGMHMJMKMMMNMPMQMRMSMTMVMWMXMYMZ"
+  "N0N1N2N3N4N5N6N7N8N9NANBNCNDNENFNGNHNJNKNMNNNPNQNRNSNTNVNWNXNYNZ"
+  "P0P1P2P3P4P5P6P7P8P9PAPBPCPDPEPFPGPHPJPKPMPNPPPQPRPSPTPVPWPXPYPZ"
+  "Q0Q1Q2Q3Q4Q5Q6Q7Q8Q9QAQBQCQDQEQFQGQHQJQKQMQNQPQQQRQSQTQVQWQXQYQZ"
+  "R0R1R2R3R4R5R6R7R8R9RARBRCRDRERFRGRHRJRKRMRNRPRQRRRSRTRVRWRXRYRZ"
+  "S0S1S2S3S4S5S6S7S8S9SASBSCSDSESFSGSHSJSKSMSNSPSQSRSSSTSVSWSXSYSZ"
+  "T0T1T2T3T4T5T6T7T8T9TATBTCTDTETFTGTHTJTKTMTNTPTQTRTSTTTVTWTXTYTZ"
+  "V0V1V2V3V4V5V6V7V8V9VAVBVCVDVEVFVGVHVJVKVMVNVPVQVRVSVTVVVWVXVYVZ"
+  "W0W1W2W3W4W5W6W7W8W9WAWBWCWDWEWFWGWHWJWKWMWNWPWQWRWSWTWVWWWXWYWZ"
+  "X0X1X2X3X4X5X6X7X8X9XAXBXCXDXEXFXGXHXJXKXMXNXPXQXRXSXTXVXWXXXYXZ"
+  "Y0Y1Y2Y3Y4Y5Y6Y7Y8Y9YAYBYCYDYEYFYGYHYJYKYMYNYPYQYRYSYTYVYWYXYYYZ"
+  "Z0Z1Z2Z3Z4Z5Z6Z7Z8Z9ZAZBZCZDZEZFZGZHZJZKZMZNZPZQZRZSZTZVZWZXZYZZ";
 
-/* The 26 characters of the ULID of a[16]: 3 bits, then 25 x 5 bits. */
+/* The 26 characters of the ULID of a[16]: the 128 bits read as 130 with
+** two zero bits on top, so the first two characters are a[0] and each
+** further 5 bytes make 8 characters, two at a time. */
 static void ulidFormat(const unsigned char a[16], char z[26]){
-  uint64_t hi = 0, lo = 0;
-  int i;
-  for(i=0; i<8; i++){
-    hi = hi<<8 | a[i];
-    lo = lo<<8 | a[i+8];
-  }
-  z[0] = aCrockford[hi>>61];
-  for(i=1; i<26; i++){
-    int iShift = 125 - 5*i;     /* bit number of the digit's lowest bit */
-    unsigned v;
-    if( iShift>=64 ){
-      v = (unsigned)(hi>>(iShift-64));
-    }else if( iShift>59 ){
-      v = (unsigned)(hi<<(64-iShift) | lo>>iShift);
-    }else{
-      v = (unsigned)(lo>>iShift);
-    }
-    z[i] = aCrockford[v & 31];
+  int g;
+  memcpy(z, &aUlidPair[2*a[0]], 2);
+  for(g=0; g<3; g++){
+    const unsigned char *p = a + 1 + 5*g;
+    uint64_t v = (uint64_t)p[0]<<32 | (uint64_t)p[1]<<24 | (uint64_t)p[2]<<16
+               | (uint64_t)p[3]<<8 | p[4];
+    char *zOut = z + 2 + 8*g;
+    memcpy(zOut,   &aUlidPair[2*((v>>30) & 1023)], 2);
+    memcpy(zOut+2, &aUlidPair[2*((v>>20) & 1023)], 2);
+    memcpy(zOut+4, &aUlidPair[2*((v>>10) & 1023)], 2);
+    memcpy(zOut+6, &aUlidPair[2*(v & 1023)], 2);
   }
 }
 
-/* Crockford digit value (I, L as 1; O as 0; either case), 32 if none. */
-static unsigned char ulidDigit(unsigned char c){
-  if( c>='a' && c<='z' ) c = (unsigned char)(c - 'a' + 'A');
-  if( c>='0' && c<='9' ) return (unsigned char)(c - '0');
-  switch( c ){
-    case 'I': case 'L': return 1;
-    case 'O':           return 0;
-    case 'U':           return 32;
-  }
-  if( c<'A' || c>'Z' ) return 32;
-  return (unsigned char)(strchr(aCrockford, c) - aCrockford);
-}
+/* Crockford digit values of either case, I and L as 1, O as 0; 32 for
+** anything else. */
+static const unsigned char aUlidVal[256] = {
+  32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,  /* 0x00 */
+  32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,  /* 0x10 */
+  32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,  /* 0x20 */
+   0, 1, 2, 3, 4, 5, 6, 7, 8, 9,32,32,32,32,32,32,  /* 0x30 */
+  32,10,11,12,13,14,15,16,17, 1,18,19, 1,20,21, 0,  /* 0x40 */
+  22,23,24,25,26,32,27,28,29,30,31,32,32,32,32,32,  /* 0x50 */
+  32,10,11,12,13,14,15,16,17, 1,18,19, 1,20,21, 0,  /* 0x60 */
+  22,23,24,25,26,32,27,28,29,30,31,32,32,32,32,32,  /* 0x70 */
+  32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,  /* 0x80 */
+  32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,  /* 0x90 */
+  32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,  /* 0xa0 */
+  32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,  /* 0xb0 */
+  32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,  /* 0xc0 */
+  32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,  /* 0xd0 */
+  32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,  /* 0xe0 */
+  32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,  /* 0xf0 */
+};
 
 /* Parse 26 base32 characters.  Return 0 on success. */
 static int ulidParseText(const unsigned char *z, int n, unsigned char a[16]){
@@ -335,7 +371,7 @@ static int ulidParseText(const unsigned char *z, int n, unsigned char a[16]){
   int i;
   if( n!=26 ) return 1;
   for(i=0; i<26; i++){
-    unsigned v = ulidDigit(z[i]);
+    unsigned v = aUlidVal[z[i]];
     if( v>31 || (i==0 && v>7) ) return 1;
     hi = hi<<5 | lo>>59;
     lo = lo<<5 | v;
@@ -614,6 +650,14 @@ static sqlite3_int64 uuidMs(const unsigned char *a){
   return t>=0 ? t/10000 : -((-t + 9999)/10000);
 }
 
+/* v (>=0) as n decimal digits with leading zeros. */
+static void uuidDigits(char *z, int n, int v){
+  while( n-- ){
+    z[n] = (char)('0' + v%10);
+    v /= 10;
+  }
+}
+
 /* ms as 'YYYY-MM-DD HH:MM:SS.SSS' in UTC into z[24] (with its NUL), or
 ** return 1 if the year is outside 0000..9999. */
 static int uuidDateText(sqlite3_int64 ms, char z[24]){
@@ -630,9 +674,13 @@ static int uuidDateText(sqlite3_int64 ms, char z[24]){
   int iMonth = (int)(mp<10 ? mp+3 : mp-9);
   int64_t iYear = yoe + era*400 + (iMonth<=2);
   if( iYear<0 || iYear>9999 ) return 1;
-  sqlite3_snprintf(24, z, "%04d-%02d-%02d %02d:%02d:%02d.%03d",
-                   (int)iYear, iMonth, iDay, (int)(msDay/3600000),
-                   (int)(msDay/60000%60), (int)(msDay/1000%60), (int)(msDay%1000));
+  uuidDigits(z, 4, (int)iYear);            z[4] = '-';
+  uuidDigits(z+5, 2, iMonth);              z[7] = '-';
+  uuidDigits(z+8, 2, iDay);                z[10] = ' ';
+  uuidDigits(z+11, 2, (int)(msDay/3600000));  z[13] = ':';
+  uuidDigits(z+14, 2, (int)(msDay/60000%60)); z[16] = ':';
+  uuidDigits(z+17, 2, (int)(msDay/1000%60));  z[19] = '.';
+  uuidDigits(z+20, 3, (int)(msDay%1000));     z[23] = 0;
   return 0;
 }
 
