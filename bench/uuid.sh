@@ -59,7 +59,7 @@ ulid_timestamp(ulid text)|ulid_timestamp(u)|convu|-
 END
 )
 NCASES=$(echo "$CASES" | wc -l)
-echo "step: $ROUNDS rounds of $NCASES expressions over $ROWS rows each, in one sqlite3 (about two minutes at the defaults)"
+echo "step: $ROUNDS rounds of $NCASES expressions over $ROWS rows each, in one sqlite3 (under a minute at the defaults)"
 
 {
   echo ".load ./dist/acorn"
