@@ -63,4 +63,15 @@ void acorn_uuid7(unsigned char a[16]);   /* strictly increasing in-process */
 void acorn_uuid8(unsigned char a[16]);   /* strictly increasing in-process */
 void acorn_uuid_format(const unsigned char a[16], char z[36]); /* no NUL */
 
+/* sha1.c: SHA-1 (FIPS 180-4), for version 5 UUIDs. */
+typedef struct acorn_sha1 acorn_sha1;
+struct acorn_sha1 {
+  uint32_t aH[5];           /* the hash state */
+  uint64_t nByte;           /* bytes taken so far */
+  unsigned char aBuf[64];   /* the partial block, nByte%64 bytes */
+};
+void acorn_sha1_init(acorn_sha1 *p);
+void acorn_sha1_update(acorn_sha1 *p, const void *pData, size_t n);
+void acorn_sha1_final(acorn_sha1 *p, unsigned char aDigest[20]);
+
 #endif /* ACORN_H */

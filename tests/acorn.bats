@@ -12,10 +12,19 @@ gen_random_uuid|0
 module:bench_insert
 module:cache
 module:cache_stats
+ulid_blob|0
+ulid_timestamp|1
+ulid_to_uuid|1
+ulid|0
 uuid4_blob|0
+uuid4_str|0
 uuid4|0
+uuid5_blob|2
+uuid5|2
 uuid7_blob|0
 uuid7_blob|1
+uuid7_str|0
+uuid7_timestamp_ms|1
 uuid7|0
 uuid7|1
 uuid8_blob|0
@@ -23,9 +32,20 @@ uuid8_blob|1
 uuid8|0
 uuid8|1
 uuid_blob|1
+uuid_extract_timestamp|1
+uuid_extract_version|1
+uuid_max_blob|0
+uuid_max|0
+uuid_nil_blob|0
+uuid_nil|0
 uuid_str|1
 uuid_timestamp|1
-uuid_version|1'
+uuid_to_ulid|1
+uuid_version|1
+uuid|0
+uuidv4|0
+uuidv7|0
+uuidv7|1'
 
 surface_sql="SELECT name || '|' || narg FROM pragma_function_list
              UNION ALL SELECT 'module:' || name FROM pragma_module_list ORDER BY 1;"

@@ -11,18 +11,18 @@ canon() {
 # statement.
 check_unique() {
   local f
-  for f in uuid4_blob uuid7_blob uuid8_blob; do
+  for f in uuid4_blob uuid7_blob uuid8_blob ulid_blob; do
     run acorn_sql "SELECT count(DISTINCT b) FROM (SELECT $f() AS b FROM generate_series(1,$1));"
     assert_success
     assert_output "$1" || fail "generator $f"
   done
 }
 
-# check_increasing N: each of N values of uuid7, uuid8 and their blob forms,
+# check_increasing N: each of N values of uuid7, uuid8, ulid and their blob forms,
 # made in one statement, is greater than the one before.
 check_increasing() {
   local f
-  for f in uuid7 uuid8 uuid7_blob uuid8_blob; do
+  for f in uuid7 uuid8 uuid7_blob uuid8_blob ulid ulid_blob; do
     run acorn_sql "CREATE TABLE t(i INTEGER PRIMARY KEY, u);
                    INSERT INTO t SELECT value, $f() FROM generate_series(1,$1);
                    SELECT count(*), sum(b.u <= a.u) FROM t a JOIN t b ON b.i = a.i+1;"

@@ -124,6 +124,16 @@ static const char *const azUuidSql[] = {
   "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x<200)"
   " SELECT count(DISTINCT uuid7()), count(DISTINCT uuid8_blob()),"
   " count(DISTINCT uuid_str(uuid4_blob())) FROM s",
+  "SELECT length(uuid()), length(uuidv4()), length(uuid4_str()), uuid_version(uuidv7()),"
+  " uuid_version(uuid7_str()), length(ulid()), uuid_version(ulid_blob()),"
+  " uuid_version(uuidv7('-1 hour')), uuid_nil(), uuid_max(), hex(uuid_nil_blob()),"
+  " hex(uuid_max_blob())",
+  "SELECT uuid5('6ba7b810-9dad-11d1-80b4-00c04fd430c8', 'python.org'),"
+  " hex(uuid5_blob(uuid_nil_blob(), 42)), quote(uuid5(uuid_nil(), NULL)),"
+  " uuid_extract_timestamp('C232AB00-9414-11EC-B3C8-9F6BDECED846'),"
+  " uuid_extract_version(gen_random_uuid()), uuid7_timestamp_ms('017F22E2-79B0-7CC3-98C4-DC0C0C07398F'),"
+  " uuid_to_ulid(x'0185f0dc8ec7613cfa43034128935a60'), ulid_to_uuid('01GQRDS3P7C4YFMGR384M96PK0'),"
+  " ulid_timestamp('01ARZ3NDEKTSV4RRFFQ69G5FAV')",
   "SELECT acorn_version() LIKE 'v%', length(acorn_debug()) > 0",
   0
 };
