@@ -321,12 +321,35 @@ struct bench_cursor {
   bench_result res;
 };
 
+/* Is this xConnect the eponymous table's?  xCreate is 0, so SQLite
+** refuses CREATE VIRTUAL TABLE ... USING bench_insert; but a database file
+** can carry such a row in its sqlite_schema (written with writable_schema),
+** and SQLite connects it with xConnect, on every version, whatever
+** trusted_schema or DEFENSIVE say.  The eponymous table is connected in main
+** under the module's own name with no arguments, and only when main's
+** schema has no table of that name (a schema's table comes first). */
+static int benchIsEponymous(sqlite3 *db, int argc, const char *const *argv){
+  if( argc!=3 || sqlite3_stricmp(argv[1], "main")!=0
+   || sqlite3_stricmp(argv[2], "bench_insert")!=0 ){
+    return 0;
+  }
+  return sqlite3_table_column_metadata(db, "main", argv[2], 0, 0, 0, 0, 0,
+                                       0)!=SQLITE_OK;
+}
+
 static int benchConnect(sqlite3 *db, void *pAux, int argc,
                         const char *const *argv, sqlite3_vtab **ppVtab,
                         char **pzErr){
   bench_vtab *pNew;
   int rc;
-  (void)pAux; (void)argc; (void)argv; (void)pzErr;
+  (void)pAux;
+  if( !benchIsEponymous(db, argc, argv) ){
+    *pzErr = sqlite3_mprintf("bench_insert: table %s.%s is refused:"
+        " bench_insert is a table-valued function only, which no schema can"
+        " name (CREATE VIRTUAL TABLE ... USING bench_insert)",
+        argc>1 ? argv[1] : "?", argc>2 ? argv[2] : "?");
+    return SQLITE_ERROR;
+  }
   rc = sqlite3_declare_vtab(db, BENCH_SCHEMA);
   if( rc==SQLITE_OK ){
     pNew = sqlite3_malloc(sizeof(*pNew));

@@ -1026,3 +1026,42 @@ CREATE INDEX tv ON t(v); INSERT INTO t(v) SELECT hex(randomblob(20)) FROM genera
   check_error "busy_timeout=10.01" "busy_timeout must be an integer in 0..3600000 (got 10.01)"
   assert_dir_empty "$D"
 }
+
+# --- What a database file, a schema and a statement can make it do --------
+
+# hostile_db FILE SQL: a database file whose sqlite_schema also holds SQL
+# (a row a stranger wrote with writable_schema), made without acorn.
+hostile_db() {
+  plain_sql "CREATE TABLE t(x);
+PRAGMA writable_schema = ON;
+INSERT INTO sqlite_schema VALUES('table', '$2', '$2', 0, 'CREATE VIRTUAL TABLE $2 USING bench_insert');" "$1"
+}
+
+@test "a database file cannot make bench_insert run: a table its schema declares USING bench_insert is refused when used, before any run" {
+  local H="$BATS_TEST_TMPDIR/hostile.db" B="$BATS_TEST_TMPDIR/named.db" msg
+  hostile_db "$H" users
+  hostile_db "$B" bench_insert
+  msg="bench_insert is a table-valued function only, which no schema can name (CREATE VIRTUAL TABLE ... USING bench_insert)"
+  # the victim: trusted_schema off and DEFENSIVE on change nothing for a
+  # table the schema declares, so the refusal is bench_insert's own; it
+  # comes when the statement is prepared (a "Parse error"), before any run
+  # could make a file in $TMPDIR
+  export TMPDIR="$D"
+  run acorn_sql "PRAGMA trusted_schema = OFF;
+.dbconfig defensive on
+SELECT count(*) FROM users;" "$H"
+  assert_failure
+  assert_output_contains "Parse error near line 4: bench_insert: table main.users is refused: $msg"
+  # attached, or named bench_insert itself, it is refused the same way
+  run bi "ATTACH '$H' AS aux; SELECT count(*) FROM aux.users;"
+  assert_failure
+  assert_output_contains "bench_insert: table aux.users is refused: $msg"
+  run acorn_sql "SELECT count(*) FROM bench_insert;" "$B"
+  assert_failure
+  assert_output_contains "bench_insert: table main.bench_insert is refused: $msg"
+  # and SQLite refuses to create one: the module has no xCreate
+  run bi "CREATE VIRTUAL TABLE users USING bench_insert;"
+  assert_failure
+  assert_output_contains "no such module: bench_insert"
+  assert_dir_empty "$D"
+}
