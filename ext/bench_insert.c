@@ -143,6 +143,7 @@
 #include "bench.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -545,6 +546,25 @@ static int benchParseDir(sqlite3_vtab *pVtab, const char *z,
   return benchKeepPath(pOut, z, zReal);
 }
 
+/* Does file zReal begin with the 16 bytes of an SQLite database's header?
+** SQLite itself opens an empty file, or one that reads as empty to stat()
+** (/proc/self/status), as an empty database.  NULL if it does, else why
+** not (sqlite3_malloc'd). */
+static char *benchCheckHeader(const char *zReal){
+  static const char zMagic[16] = "SQLite format 3";   /* and its NUL */
+  char a[16];
+  ssize_t n = 0, k;
+  int fd = open(zReal, O_RDONLY|O_CLOEXEC);
+  if( fd<0 ) return sqlite3_mprintf("%s", strerror(errno));
+  while( n<16 && (k = read(fd, a+n, (size_t)(16-n)))>0 ) n += k;
+  close(fd);
+  if( n<16 || memcmp(a, zMagic, 16)!=0 ){
+    return sqlite3_mprintf("not an SQLite database: it does not begin with"
+                           " \"SQLite format 3\"");
+  }
+  return 0;
+}
+
 /* Check template z (given, not NULL) and fill *pOut with it and its
 ** realpath: an existing regular file that SQLite opens read-only as a
 ** database.  SQLITE_OK or an error set. */
@@ -570,6 +590,7 @@ static int benchParseTemplate(sqlite3_vtab *pVtab, sqlite3_value *v,
       free(zReal);
       return SQLITE_NOMEM;
     }
+    if( rc==SQLITE_OK ) zWhy = benchCheckHeader(zReal);
   }
   if( zWhy ){
     benchValueError(pVtab, BENCH_P_TEMPLATE, v, zWhy);
@@ -578,6 +599,19 @@ static int benchParseTemplate(sqlite3_vtab *pVtab, sqlite3_value *v,
     return SQLITE_ERROR;
   }
   return benchKeepPath(pOut, z, zReal);
+}
+
+/* Does text value v of parameter p hold a NUL?  Everything after it would
+** be dropped unseen (SQL, a path): an error is set. */
+static int benchHasNul(sqlite3_vtab *pVtab, int p, sqlite3_value *v){
+  const char *z = (const char*)sqlite3_value_text(v);
+  int n = sqlite3_value_bytes(v);
+  char zWhy[80];
+  if( z==0 || (int)strlen(z)==n ) return 0;
+  sqlite3_snprintf(sizeof(zWhy), zWhy, "a NUL character at byte %d, and"
+                   " text after it", (int)strlen(z));
+  benchValueError(pVtab, p, v, zWhy);
+  return 1;
 }
 
 /* Check value v of parameter p; fill *pOut.  SQLITE_OK or an error set. */
@@ -634,6 +668,7 @@ static int benchParseValue(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
         return SQLITE_OK;
       }
       if( eType!=SQLITE_TEXT ) break;
+      if( benchHasNul(pVtab, p, v) ) return SQLITE_ERROR;
       pOut->z = sqlite3_mprintf("%s", (const char*)sqlite3_value_text(v));
       return pOut->z ? SQLITE_OK : SQLITE_NOMEM;
     case BENCH_PARAM_FILE:
@@ -642,10 +677,12 @@ static int benchParseValue(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
         return SQLITE_OK;
       }
       if( eType!=SQLITE_TEXT ) break;
+      if( benchHasNul(pVtab, p, v) ) return SQLITE_ERROR;
       return benchParseTemplate(pVtab, v, pOut);
     default: {   /* BENCH_PARAM_DIR */
       const char *z;
       if( eType!=SQLITE_TEXT ) break;
+      if( benchHasNul(pVtab, p, v) ) return SQLITE_ERROR;
       z = (const char*)sqlite3_value_text(v);
       if( z==0 || z[0]==0 ) break;
       return benchParseDir(pVtab, z, pOut);
@@ -794,6 +831,13 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
   (void)idxNum;
   benchCursorReset(pCur);
   pCur->iRowid = 0;
+  if( acorn_bench_in_run() ){
+    /* a schema or statement naming bench_insert, on a scratch connection
+    ** that has acorn (acorn-auto.so, sqlite3_auto_extension) */
+    acorn_vtab_error(pVtab, "bench_insert: schema and statement cannot run"
+        " bench_insert: a run does not start inside another run");
+    return SQLITE_ERROR;
+  }
   for(p=0; p<BENCH_NPARAM && rc==SQLITE_OK; p++){
     char cKind = idxStr && (int)strlen(idxStr)>p ? idxStr[p] : '-';
     if( cKind=='n' ){
