@@ -39,7 +39,9 @@
 **   readers      reader threads doing point SELECTs by id, 0..64; 0
 **   rows         rows written per run by all threads, 1..10000000; 10000
 **   seconds      upper bound on the timed part of one run, a number in
-**                (0, 86400];                                      60
+**                (0, 86400]; a step still running when it is up is
+**                interrupted (its transaction rolled back, not
+**                counted);                                        60
 **   content      bytes in the content column, 0..1000000;         12
 **   busy_timeout milliseconds, 0..3600000;                        1000
 **   storage      file | memory;                                   file
@@ -84,6 +86,36 @@
 **   bench_insert: insert failed: disk I/O error (id=integer journal=wal ...)
 **   bench_insert: statement failed at row 51: UNIQUE constraint failed:
 **   t.k (id=integer ... statement='INSERT INTO t(k) VALUES(?1 % 50)')
+**
+** SECURITY
+**
+** A database file, and a schema or statement from a stranger, can make
+** bench_insert do nothing beyond a run it was asked for:
+**   - no schema can name it: CREATE VIRTUAL TABLE ... USING bench_insert is
+**     refused (no xCreate), and a table that a file's sqlite_schema declares
+**     so anyway (writable_schema) is refused by xConnect, before any run:
+**       bench_insert: table main.users is refused: bench_insert is a
+**       table-valued function only, which no schema can name (CREATE
+**       VIRTUAL TABLE ... USING bench_insert)
+**   - it is SQLITE_VTAB_DIRECTONLY: no view or trigger can call it;
+**   - schema and statement act on the scratch database only: its
+**     connections refuse ATTACH (and so VACUUM INTO and VACUUM), DETACH,
+**     load_extension(), writefile(), edit() and the PRAGMAs
+**     temp_store_directory, data_store_directory, soft_heap_limit and
+**     hard_heap_limit, with trusted_schema off; schema runs in DEFENSIVE
+**     mode:
+**       bench_insert: schema may not use ATTACH (or VACUUM): schema and
+**       statement run on the scratch database only, without ATTACH,
+**       DETACH, VACUUM, extensions or process-wide PRAGMAs (id=...)
+**   - runs do not nest: with acorn on every connection (acorn-auto.so,
+**     sqlite3_auto_extension) a schema or statement that runs bench_insert
+**     gets "bench_insert: schema and statement cannot run bench_insert: a
+**     run does not start inside another run";
+**   - seconds bounds even a statement that never returns (a progress
+**     handler on the writers);
+**   - a template is opened read-only and must be a regular file beginning
+**     with "SQLite format 3\0"; schema, statement, template and dir with a
+**     NUL inside are refused, not cut there.
 **
 ** RESULT COLUMNS
 **
