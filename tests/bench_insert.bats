@@ -546,7 +546,7 @@ delete"
 }
 
 # (tests/long/bench_insert.bats runs it for 8 s: more room on a loaded machine)
-@test "busy counts the busy handler's calls: a writer kept waiting by another connection's write lock" {
+@test "busy counts the busy handler's calls: a writer kept waiting for its commit by another connection's read lock" {
   check_busy 3
 }
 
