@@ -85,8 +85,8 @@ wait_for_file() {
 #      change counter shows the setup's CREATE TABLE committed: after it the
 #      setup connection writes nothing, so no lock taken here can fail it;
 #   2. BEGIN and read: a SHARED lock.  A writer keeps it out only while it
-#      commits (PENDING, EXCLUSIVE), never between commits: the busy handler
-#      here retries until it is in;
+#      commits (PENDING, EXCLUSIVE), never between commits: tried again every
+#      0.1 ms until it is in;
 #   3. from a second connection, read until a read is refused: that is the
 #      writer's PENDING lock, taken for a commit that this SHARED lock stops,
 #      so its busy handler has run (the run is in its timed part: it has
@@ -115,9 +115,19 @@ while True:
         sys.exit("no scratch database was set up in " + d)
     time.sleep(0.001)
 uri = "file:" + db + "?mode=rw"
-con = sqlite3.connect(uri, uri=True, timeout=600, isolation_level=None)
+# tried every 0.1 ms, not with SQLite's busy handler, which waits up to 100 ms
+# between tries: it must get in before the run's seconds are up, whatever
+# the load, and it can whenever the writer is not committing
+con = sqlite3.connect(uri, uri=True, timeout=0, isolation_level=None)
 con.execute("BEGIN")
-con.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+while True:
+    try:
+        con.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        break
+    except sqlite3.OperationalError as e:
+        if "locked" not in str(e) or time.time() > end:
+            raise
+    time.sleep(0.0001)
 # (another process: within one, SQLite grants a SHARED lock that the
 # process already holds without asking the file system)
 probe = subprocess.run([sys.executable, "-c", """
