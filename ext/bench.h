@@ -82,6 +82,11 @@ struct bench_result {
 int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
                     bench_result *pRes, char **pzErr);
 
+/* Is the calling thread working for a run (its caller's thread, or one of
+** its workers)?  A run is not started there: schema and statement cannot
+** nest runs. */
+int acorn_bench_in_run(void);
+
 /* Can zReal (a realpath) be copied as a template: is it a database that
 ** opens read-only?  SQLITE_OK, or an error with *pzWhy (SQLite's message,
 ** sqlite3_malloc'd). */

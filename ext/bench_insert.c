@@ -39,7 +39,9 @@
 **   readers      reader threads doing point SELECTs by id, 0..64; 0
 **   rows         rows written per run by all threads, 1..10000000; 10000
 **   seconds      upper bound on the timed part of one run, a number in
-**                (0, 86400];                                      60
+**                (0, 86400]; a step still running when it is up is
+**                interrupted (its transaction rolled back, not
+**                counted);                                        60
 **   content      bytes in the content column, 0..1000000;         12
 **   busy_timeout milliseconds, 0..3600000;                        1000
 **   storage      file | memory;                                   file
@@ -84,6 +86,36 @@
 **   bench_insert: insert failed: disk I/O error (id=integer journal=wal ...)
 **   bench_insert: statement failed at row 51: UNIQUE constraint failed:
 **   t.k (id=integer ... statement='INSERT INTO t(k) VALUES(?1 % 50)')
+**
+** SECURITY
+**
+** A database file, and a schema or statement from a stranger, can make
+** bench_insert do nothing beyond a run it was asked for:
+**   - no schema can name it: CREATE VIRTUAL TABLE ... USING bench_insert is
+**     refused (no xCreate), and a table that a file's sqlite_schema declares
+**     so anyway (writable_schema) is refused by xConnect, before any run:
+**       bench_insert: table main.users is refused: bench_insert is a
+**       table-valued function only, which no schema can name (CREATE
+**       VIRTUAL TABLE ... USING bench_insert)
+**   - it is SQLITE_VTAB_DIRECTONLY: no view or trigger can call it;
+**   - schema and statement act on the scratch database only: its
+**     connections refuse ATTACH (and so VACUUM INTO and VACUUM), DETACH,
+**     load_extension(), writefile(), edit() and the PRAGMAs
+**     temp_store_directory, data_store_directory, soft_heap_limit and
+**     hard_heap_limit, with trusted_schema off; schema runs in DEFENSIVE
+**     mode:
+**       bench_insert: schema may not use ATTACH (or VACUUM): schema and
+**       statement run on the scratch database only, without ATTACH,
+**       DETACH, VACUUM, extensions or process-wide PRAGMAs (id=...)
+**   - runs do not nest: with acorn on every connection (acorn-auto.so,
+**     sqlite3_auto_extension) a schema or statement that runs bench_insert
+**     gets "bench_insert: schema and statement cannot run bench_insert: a
+**     run does not start inside another run";
+**   - seconds bounds even a statement that never returns (a progress
+**     handler on the writers);
+**   - a template is opened read-only and must be a regular file beginning
+**     with "SQLite format 3\0"; schema, statement, template and dir with a
+**     NUL inside are refused, not cut there.
 **
 ** RESULT COLUMNS
 **
@@ -143,6 +175,7 @@
 #include "bench.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -321,12 +354,35 @@ struct bench_cursor {
   bench_result res;
 };
 
+/* Is this xConnect the eponymous table's?  xCreate is 0, so SQLite
+** refuses CREATE VIRTUAL TABLE ... USING bench_insert; but a database file
+** can carry such a row in its sqlite_schema (written with writable_schema),
+** and SQLite connects it with xConnect, on every version, whatever
+** trusted_schema or DEFENSIVE say.  The eponymous table is connected in main
+** under the module's own name with no arguments, and only when main's
+** schema has no table of that name (a schema's table comes first). */
+static int benchIsEponymous(sqlite3 *db, int argc, const char *const *argv){
+  if( argc!=3 || sqlite3_stricmp(argv[1], "main")!=0
+   || sqlite3_stricmp(argv[2], "bench_insert")!=0 ){
+    return 0;
+  }
+  return sqlite3_table_column_metadata(db, "main", argv[2], 0, 0, 0, 0, 0,
+                                       0)!=SQLITE_OK;
+}
+
 static int benchConnect(sqlite3 *db, void *pAux, int argc,
                         const char *const *argv, sqlite3_vtab **ppVtab,
                         char **pzErr){
   bench_vtab *pNew;
   int rc;
-  (void)pAux; (void)argc; (void)argv; (void)pzErr;
+  (void)pAux;
+  if( !benchIsEponymous(db, argc, argv) ){
+    *pzErr = sqlite3_mprintf("bench_insert: table %s.%s is refused:"
+        " bench_insert is a table-valued function only, which no schema can"
+        " name (CREATE VIRTUAL TABLE ... USING bench_insert)",
+        argc>1 ? argv[1] : "?", argc>2 ? argv[2] : "?");
+    return SQLITE_ERROR;
+  }
   rc = sqlite3_declare_vtab(db, BENCH_SCHEMA);
   if( rc==SQLITE_OK ){
     pNew = sqlite3_malloc(sizeof(*pNew));
@@ -522,6 +578,25 @@ static int benchParseDir(sqlite3_vtab *pVtab, const char *z,
   return benchKeepPath(pOut, z, zReal);
 }
 
+/* Does file zReal begin with the 16 bytes of an SQLite database's header?
+** SQLite itself opens an empty file, or one that reads as empty to stat()
+** (/proc/self/status), as an empty database.  NULL if it does, else why
+** not (sqlite3_malloc'd). */
+static char *benchCheckHeader(const char *zReal){
+  static const char zMagic[16] = "SQLite format 3";   /* and its NUL */
+  char a[16];
+  ssize_t n = 0, k;
+  int fd = open(zReal, O_RDONLY|O_CLOEXEC);
+  if( fd<0 ) return sqlite3_mprintf("%s", strerror(errno));
+  while( n<16 && (k = read(fd, a+n, (size_t)(16-n)))>0 ) n += k;
+  close(fd);
+  if( n<16 || memcmp(a, zMagic, 16)!=0 ){
+    return sqlite3_mprintf("not an SQLite database: it does not begin with"
+                           " \"SQLite format 3\"");
+  }
+  return 0;
+}
+
 /* Check template z (given, not NULL) and fill *pOut with it and its
 ** realpath: an existing regular file that SQLite opens read-only as a
 ** database.  SQLITE_OK or an error set. */
@@ -547,6 +622,7 @@ static int benchParseTemplate(sqlite3_vtab *pVtab, sqlite3_value *v,
       free(zReal);
       return SQLITE_NOMEM;
     }
+    if( rc==SQLITE_OK ) zWhy = benchCheckHeader(zReal);
   }
   if( zWhy ){
     benchValueError(pVtab, BENCH_P_TEMPLATE, v, zWhy);
@@ -555,6 +631,19 @@ static int benchParseTemplate(sqlite3_vtab *pVtab, sqlite3_value *v,
     return SQLITE_ERROR;
   }
   return benchKeepPath(pOut, z, zReal);
+}
+
+/* Does text value v of parameter p hold a NUL?  Everything after it would
+** be dropped unseen (SQL, a path): an error is set. */
+static int benchHasNul(sqlite3_vtab *pVtab, int p, sqlite3_value *v){
+  const char *z = (const char*)sqlite3_value_text(v);
+  int n = sqlite3_value_bytes(v);
+  char zWhy[80];
+  if( z==0 || (int)strlen(z)==n ) return 0;
+  sqlite3_snprintf(sizeof(zWhy), zWhy, "a NUL character at byte %d, and"
+                   " text after it", (int)strlen(z));
+  benchValueError(pVtab, p, v, zWhy);
+  return 1;
 }
 
 /* Check value v of parameter p; fill *pOut.  SQLITE_OK or an error set. */
@@ -611,6 +700,7 @@ static int benchParseValue(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
         return SQLITE_OK;
       }
       if( eType!=SQLITE_TEXT ) break;
+      if( benchHasNul(pVtab, p, v) ) return SQLITE_ERROR;
       pOut->z = sqlite3_mprintf("%s", (const char*)sqlite3_value_text(v));
       return pOut->z ? SQLITE_OK : SQLITE_NOMEM;
     case BENCH_PARAM_FILE:
@@ -619,10 +709,12 @@ static int benchParseValue(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
         return SQLITE_OK;
       }
       if( eType!=SQLITE_TEXT ) break;
+      if( benchHasNul(pVtab, p, v) ) return SQLITE_ERROR;
       return benchParseTemplate(pVtab, v, pOut);
     default: {   /* BENCH_PARAM_DIR */
       const char *z;
       if( eType!=SQLITE_TEXT ) break;
+      if( benchHasNul(pVtab, p, v) ) return SQLITE_ERROR;
       z = (const char*)sqlite3_value_text(v);
       if( z==0 || z[0]==0 ) break;
       return benchParseDir(pVtab, z, pOut);
@@ -771,6 +863,13 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
   (void)idxNum;
   benchCursorReset(pCur);
   pCur->iRowid = 0;
+  if( acorn_bench_in_run() ){
+    /* a schema or statement naming bench_insert, on a scratch connection
+    ** that has acorn (acorn-auto.so, sqlite3_auto_extension) */
+    acorn_vtab_error(pVtab, "bench_insert: schema and statement cannot run"
+        " bench_insert: a run does not start inside another run");
+    return SQLITE_ERROR;
+  }
   for(p=0; p<BENCH_NPARAM && rc==SQLITE_OK; p++){
     char cKind = idxStr && (int)strlen(idxStr)>p ? idxStr[p] : '-';
     if( cKind=='n' ){

@@ -541,6 +541,10 @@ static int benchBusyHandler(void *pArg, int nCount){
 ** `rows` is. */
 #define BENCH_ID_CHUNK   65536
 
+/* A writer's progress handler runs every this many virtual machine
+** instructions (one clock read: well under 1% of an insert's cost). */
+#define BENCH_PROGRESS_OPS 10000
+
 typedef struct bench_run bench_run;
 typedef struct bench_worker bench_worker;
 
@@ -564,6 +568,9 @@ struct bench_worker {
   uint64_t iRand;              /* readers: xorshift state */
   int rc;
   char *zErr;                  /* sqlite3_malloc'd */
+  const char *zDenied;         /* what its authorizer refused (static) */
+  int bDeadline;               /* its progress handler stopped a step:
+                               ** seconds ran out */
   char aPad[128];              /* keeps the fields each writer updates in its
                                ** loop off its neighbours' cache lines */
 };
@@ -574,6 +581,8 @@ struct bench_run {
                                ** sqlite3_is_interrupted(); 0: not checked */
   char *zOpen;                 /* file name or URI the connections open */
   int openFlags;
+  const char *zDenied;         /* what the setup connection's authorizer
+                               ** refused (static text), or NULL */
   const char *zInsert;         /* the write with bind parameters */
   int bCustom;                 /* zInsert is the user's statement */
   int nParam;                  /* bind parameters of the user's statement */
@@ -645,12 +654,117 @@ static int benchExec(bench_worker *w, const char *zSql){
 
 static int benchLatGrow(bench_worker *w, sqlite3_int64 nNeed);
 
+/* -------------------------------------------------------------------- */
+/* What schema and statement may do                                      */
+/*
+** schema and statement run on the scratch database, and only there: each
+** scratch connection has an authorizer that refuses ATTACH (VACUUM INTO
+** and VACUUM attach a database: the authorizer sees an ATTACH of the
+** target file, or of '' for VACUUM, on every version), DETACH,
+** load_extension(), writefile() and edit() (should the host register them
+** on every connection), and the PRAGMAs that set process-wide state
+** (temp_store_directory, data_store_directory, soft_heap_limit,
+** hard_heap_limit); SQLITE_LIMIT_ATTACHED is 0, extension loading is off
+** and trusted_schema is off (a template's triggers and views call only
+** innocuous functions).  The setup connection runs schema in DEFENSIVE mode
+** (no writable_schema).  bench_insert itself refuses to start a run in a
+** thread that is inside one (benchInRun): a schema or statement that names
+** it, when acorn is on every connection (acorn-auto.so,
+** sqlite3_auto_extension), is refused instead of nesting runs until the
+** stack runs out.
+*/
+
+/* Set in each thread while it works for a run: the caller's, for the
+** whole of acorn_bench_run, and every worker thread's. */
+static __thread int benchInRun = 0;
+
+int acorn_bench_in_run(void){
+  return benchInRun;
+}
+
+/* Functions and PRAGMAs refused: the name, then how a message names it. */
+static const char *const benchAzDeniedFunc[] = {
+  "load_extension", "load_extension()", "writefile", "writefile()",
+  "edit", "edit()", 0
+};
+static const char *const benchAzDeniedPragma[] = {
+  "temp_store_directory", "PRAGMA temp_store_directory",
+  "data_store_directory", "PRAGMA data_store_directory",
+  "soft_heap_limit", "PRAGMA soft_heap_limit",
+  "hard_heap_limit", "PRAGMA hard_heap_limit", 0
+};
+
+/* The authorizer of every scratch connection.  pArg is where the first
+** thing refused is recorded (static text), for the error message. */
+static int benchAuth(void *pArg, int op, const char *z1, const char *z2,
+                     const char *zDb, const char *zTrigger){
+  const char **pzDenied = (const char**)pArg;
+  const char *zWhat = 0;
+  int k;
+  (void)zDb; (void)zTrigger;
+  switch( op ){
+    case SQLITE_ATTACH: zWhat = "ATTACH (or VACUUM)"; break;
+    case SQLITE_DETACH: zWhat = "DETACH"; break;
+    case SQLITE_FUNCTION:
+      for(k=0; z2 && benchAzDeniedFunc[k]; k+=2){
+        if( sqlite3_stricmp(z2, benchAzDeniedFunc[k])==0 ){
+          zWhat = benchAzDeniedFunc[k+1];
+        }
+      }
+      break;
+    case SQLITE_PRAGMA:
+      for(k=0; z1 && benchAzDeniedPragma[k]; k+=2){
+        if( sqlite3_stricmp(z1, benchAzDeniedPragma[k])==0 ){
+          zWhat = benchAzDeniedPragma[k+1];
+        }
+      }
+      break;
+  }
+  if( zWhat==0 ) return SQLITE_OK;
+  if( pzDenied && *pzDenied==0 ) *pzDenied = zWhat;
+  return SQLITE_DENY;
+}
+
+/* The message for zParam ("schema" or "statement") refused zDenied. */
+static char *benchDeniedMsg(const char *zParam, const char *zDenied){
+  return sqlite3_mprintf("%s may not use %s: schema and statement run on the"
+      " scratch database only, without ATTACH, DETACH, VACUUM, extensions or"
+      " process-wide PRAGMAs", zParam, zDenied);
+}
+
 /* Open a connection to the run's scratch database, with acorn's id
-** functions (uuid7_blob() ...) for the schema and the statement to use. */
-static int benchOpenScratch(bench_run *r, sqlite3 **pDb){
+** functions (uuid7_blob() ...) for the schema and the statement to use,
+** fenced as above; *pzDenied records what its authorizer refuses. */
+static int benchOpenScratch(bench_run *r, sqlite3 **pDb,
+                            const char **pzDenied){
   int rc = sqlite3_open_v2(r->zOpen, pDb, r->openFlags, 0);
+  if( rc==SQLITE_OK ){
+    sqlite3_limit(*pDb, SQLITE_LIMIT_ATTACHED, 0);
+    sqlite3_db_config(*pDb, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0,
+                      (int*)0);
+    sqlite3_db_config(*pDb, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int*)0);
+    rc = sqlite3_set_authorizer(*pDb, benchAuth, (void*)pzDenied);
+  }
   if( rc==SQLITE_OK ) rc = acorn_uuid_register(*pDb);
   return rc;
+}
+
+/* A writer's progress handler: a step still running when the phase's
+** deadline passes (a statement that never returns) is interrupted, and
+** the run ends as a run cut short by seconds does. */
+static int benchProgress(void *pArg){
+  bench_worker *w = (bench_worker*)pArg;
+  sqlite3_int64 tDeadline = w->pRun->tDeadline;
+  if( tDeadline>0 && benchMono()>=tDeadline ){
+    w->bDeadline = 1;
+    return 1;
+  }
+  return 0;
+}
+
+/* Did the write fail only because seconds ran out (benchProgress)? */
+static int benchTimeUp(bench_worker *w, int rc){
+  return (rc&0xff)==SQLITE_INTERRUPT && w->bDeadline;
 }
 
 /* Open the worker's connection, set the pragmas, prepare.  A failure is
@@ -660,10 +774,13 @@ static int benchWorkerSetup(bench_worker *w){
   const bench_config *c = r->pCfg;
   char *zSql;
   int rc;
-  rc = benchOpenScratch(r, &w->db);
+  rc = benchOpenScratch(r, &w->db, &w->zDenied);
   if( rc!=SQLITE_OK ){
     return benchWorkerFail(w, rc, "cannot open the scratch database: %s",
                            benchErrmsg(w, rc));
+  }
+  if( !w->bReader ){
+    sqlite3_progress_handler(w->db, BENCH_PROGRESS_OPS, benchProgress, w);
   }
   w->busy.iTimeout = c->iBusyTimeout;
   w->busy.pbStop = &r->bStop;
@@ -722,6 +839,12 @@ static int benchWorkerSetup(bench_worker *w){
                                               &w->pCommit, 0);
   if( rc==SQLITE_OK && c->ePrepare==BENCH_PREPARE_ONCE ){
     rc = sqlite3_prepare_v2(w->db, r->zInsert, -1, &w->pIns, 0);
+  }
+  if( rc!=SQLITE_OK && w->zDenied ){
+    char *z = benchDeniedMsg("statement", w->zDenied);
+    benchWorkerFail(w, rc, z ? "%s" : 0, z);
+    sqlite3_free(z);
+    return rc;
   }
   if( rc!=SQLITE_OK ){
     return benchWorkerFail(w, rc, "cannot prepare the %s: %s",
@@ -787,6 +910,13 @@ static const char *benchInsertText(bench_worker *w, sqlite3_int64 i){
 /* The write of row i failed: "insert failed: ..." for the built-in
 ** INSERT, "statement failed at row N: ..." for the user's statement. */
 static int benchRowFail(bench_worker *w, int rc, sqlite3_int64 i){
+  if( benchTimeUp(w, rc) ) return rc;  /* a stop, not a failure */
+  if( w->zDenied ){
+    char *z = benchDeniedMsg("statement", w->zDenied);
+    benchWorkerFail(w, rc, z ? "%s" : 0, z);
+    sqlite3_free(z);
+    return rc;
+  }
   if( w->pRun->bCustom ){
     return benchWorkerFail(w, rc, "statement failed at row %lld: %s", i+1,
                            benchErrmsg(w, rc));
@@ -865,7 +995,7 @@ static int benchTxn(bench_worker *w, int bCommit){
     sqlite3_reset(p);
     if( rc==SQLITE_DONE ) rc = SQLITE_OK;
   }
-  if( rc!=SQLITE_OK ){
+  if( rc!=SQLITE_OK && !benchTimeUp(w, rc) ){
     return benchWorkerFail(w, rc, "%s failed: %s",
                            bCommit ? "COMMIT" : "BEGIN", benchErrmsg(w, rc));
   }
@@ -1000,6 +1130,7 @@ static void *benchThreadMain(void *pArg){
   bench_worker *w = (bench_worker*)pArg;
   bench_run *r = w->pRun;
   int iSeen = 0;
+  benchInRun = 1;
   benchWorkerSetup(w);
   pthread_mutex_lock(&r->gateMutex);
   for(;;){
@@ -1338,7 +1469,12 @@ static int benchStatementCheck(bench_run *r, sqlite3 *db, char **pzErr){
   char zParam[32];
   sqlite3_stmt *pStmt = 0;
   int rc, k, n;
+  r->zDenied = 0;
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, &zTail);
+  if( rc!=SQLITE_OK && r->zDenied ){
+    *pzErr = benchDeniedMsg("statement", r->zDenied);
+    return rc;
+  }
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("cannot prepare the statement: %s",
                              sqlite3_errmsg(db));
@@ -1423,8 +1559,11 @@ static int benchSetupSchema(bench_run *r, sqlite3 *db, char **pzErr){
     else sqlite3_finalize(pStmt);
   }
   if( rc==SQLITE_OK && c->zSchema ){
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int*)0);
     rc = sqlite3_exec(db, c->zSchema, 0, 0, 0);
-    if( rc!=SQLITE_OK && *pzErr==0 ){
+    if( rc!=SQLITE_OK && *pzErr==0 && r->zDenied ){
+      *pzErr = benchDeniedMsg("schema", r->zDenied);
+    }else if( rc!=SQLITE_OK && *pzErr==0 ){
       *pzErr = sqlite3_mprintf("schema failed: %s", sqlite3_errmsg(db));
     }
   }else if( rc==SQLITE_OK && c->zTemplate==0 ){
@@ -1531,7 +1670,9 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
   int rc, i, nStarted = 0;
   int bMutexInit = 0;
   sqlite3_int64 tElapsed = 0;
+  int bWasInRun = benchInRun;
 
+  benchInRun = 1;
   memset(&run, 0, sizeof(run));
   memset(pRes, 0, sizeof(*pRes));
   run.pCfg = c;
@@ -1585,7 +1726,7 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
 
   /* 3. schema */
   if( rc==SQLITE_OK ){
-    rc = benchOpenScratch(&run, &dbSetup);
+    rc = benchOpenScratch(&run, &dbSetup, &run.zDenied);
     if( rc!=SQLITE_OK ){
       *pzErr = sqlite3_mprintf("cannot open the scratch database: %s",
                  dbSetup ? sqlite3_errmsg(dbSetup) : sqlite3_errstr(rc));
@@ -1681,7 +1822,7 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
     pRes->rElapsed = (double)tElapsed/1e9;
   }
   if( rc==SQLITE_OK && dbSetup==0 ){
-    rc = benchOpenScratch(&run, &dbSetup);
+    rc = benchOpenScratch(&run, &dbSetup, &run.zDenied);
     if( rc!=SQLITE_OK ){
       *pzErr = sqlite3_mprintf("cannot open the scratch database: %s",
                  dbSetup ? sqlite3_errmsg(dbSetup) : sqlite3_errstr(rc));
@@ -1721,6 +1862,7 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
   sqlite3_free(run.zContent);
   for(i=0; aW && i<nW; i++) benchWorkerFree(&aW[i]);
   sqlite3_free(aW);
+  benchInRun = bWasInRun;
   return rc;
 }
 

@@ -76,63 +76,92 @@ wait_for_file() {
   fail "no file $1 appeared"
 }
 
-# hold_write_lock DIR: wait for a run's scratch database in DIR (its -wal
-# appears with the setup connection's CREATE TABLE), open it (mode=rw: never
-# create it) from this other process, wait until a row is there (the clock
-# runs: busy counts only the timed part, and on a loaded machine the writers'
-# setup can take longer than any fixed pause), then hold its write lock
-# (BEGIN IMMEDIATE) for 0.5 s.  Prints "held".  The lock
-# is tried every 0.2 ms: with SQLite's own busy handler (retries 1 to 100 ms
-# apart) a writer that holds the lock most of the time, as it does on a
-# loaded machine, could keep it from us for seconds.
-hold_write_lock() {
+# hold_read_lock DIR: keep a run's writer waiting in its busy handler, with
+# no pause and no race the writer can win for the whole run.  The run uses
+# journal=delete, where a commit needs every other connection's SHARED lock
+# gone, and takes a PENDING lock, which keeps new readers out, while it
+# waits for them.  So:
+#   1. wait (reading bytes, taking no lock) until the scratch database's
+#      change counter shows the setup's CREATE TABLE committed: after it the
+#      setup connection writes nothing, so no lock taken here can fail it;
+#   2. BEGIN and read: a SHARED lock.  A writer keeps it out only while it
+#      commits (PENDING, EXCLUSIVE), never between commits: tried again every
+#      0.1 ms until it is in;
+#   3. from a second connection, read until a read is refused: that is the
+#      writer's PENDING lock, taken for a commit that this SHARED lock stops,
+#      so its busy handler has run (the run is in its timed part: it has
+#      written);
+#   4. COMMIT: the writer goes on.  Prints "held".
+hold_read_lock() {
   "$PYTHON" - "$1" <<'PY'
-import glob, sqlite3, sys, time
+import glob, sqlite3, struct, subprocess, sys, time
 d = sys.argv[1]
-end = time.time() + 60
+end = time.time() + 600
+def counter():
+    for p in glob.glob(d + "/acorn-bench-*.db"):
+        try:
+            with open(p, "rb") as f:
+                h = f.read(28)
+        except OSError:
+            continue
+        if len(h) == 28:
+            return p, struct.unpack(">I", h[24:28])[0]
+    return None, 0
 while True:
-    w = glob.glob(d + "/acorn-bench-*.db-wal")
-    if w:
+    db, n = counter()
+    if n >= 1:
         break
     if time.time() > end:
-        sys.exit("no scratch database appeared in " + d)
-    time.sleep(0.01)
-con = sqlite3.connect("file:" + w[0][:-4] + "?mode=rw", uri=True, timeout=0,
-                      isolation_level=None)
-while True:
-    try:
-        if con.execute("SELECT 1 FROM posts LIMIT 1").fetchone():
-            break
-    except sqlite3.OperationalError:
-        pass
-    if time.time() > end:
-        sys.exit("no row was written in " + d)
+        sys.exit("no scratch database was set up in " + d)
     time.sleep(0.001)
+uri = "file:" + db + "?mode=rw"
+# tried every 0.1 ms, not with SQLite's busy handler, which waits up to 100 ms
+# between tries: it must get in before the run's seconds are up, whatever
+# the load, and it can whenever the writer is not committing
+con = sqlite3.connect(uri, uri=True, timeout=0, isolation_level=None)
+con.execute("BEGIN")
 while True:
     try:
-        con.execute("BEGIN IMMEDIATE")
+        con.execute("SELECT count(*) FROM sqlite_schema").fetchone()
         break
-    except sqlite3.OperationalError:
-        if time.time() > end:
+    except sqlite3.OperationalError as e:
+        if "locked" not in str(e) or time.time() > end:
             raise
-        time.sleep(0.0002)
-time.sleep(0.5)
+    time.sleep(0.0001)
+# (another process: within one, SQLite grants a SHARED lock that the
+# process already holds without asking the file system)
+probe = subprocess.run([sys.executable, "-c", """
+import sqlite3, sys, time
+probe = sqlite3.connect(sys.argv[1], uri=True, timeout=0, isolation_level=None)
+end = time.time() + 600
+while time.time() < end:
+    try:
+        probe.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+    except sqlite3.OperationalError as e:
+        if "locked" in str(e):
+            sys.exit(0)
+        raise
+    time.sleep(0.0005)
+sys.exit("the writer never waited")
+""", uri])
+if probe.returncode != 0:
+    sys.exit("the probe failed in " + d)
 con.execute("COMMIT")
 con.close()
 print("held")
 PY
 }
 
-# check_busy SECONDS: a run of SECONDS (cut by seconds) during which another
-# process holds the write lock for 0.5 s, starting about 0.5 s after the run's
-# database appears: the writer must wait in its busy handler, and busy counts
-# those waits.
+# check_busy SECONDS: a run of SECONDS (cut by seconds; the writer waits for
+# hold_read_lock, however long that takes, without it counting against the
+# run) during which another process keeps the writer waiting for a lock:
+# busy counts those waits.
 check_busy() {
   local pid status
   start_sql "SELECT rows_written > 0, busy > 0, busy < 1000 FROM bench_insert
- WHERE rows=10000000 AND seconds=$1 AND busy_timeout=60000 AND $W AND dir='$D';"
+ WHERE rows=10000000 AND seconds=$1 AND journal='delete' AND busy_timeout=600000 AND $W AND dir='$D';"
   pid=$!
-  run hold_write_lock "$D"
+  run hold_read_lock "$D"
   status=0
   wait "$pid" || status=$?
   [ "$output" = "held" ] || fail "the lock holder failed: $output"

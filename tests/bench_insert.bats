@@ -546,7 +546,7 @@ delete"
 }
 
 # (tests/long/bench_insert.bats runs it for 8 s: more room on a loaded machine)
-@test "busy counts the busy handler's calls: a writer kept waiting by another connection's write lock" {
+@test "busy counts the busy handler's calls: a writer kept waiting for its commit by another connection's read lock" {
   check_busy 3
 }
 
@@ -1024,5 +1024,146 @@ CREATE INDEX tv ON t(v); INSERT INTO t(v) SELECT hex(randomblob(20)) FROM genera
   assert_output "$(runtime_error 2) bench_insert: rows must be an integer in 1..10000000 (got 10000000.5)"
   check_error "content=2.5" "content must be an integer in 0..1000000 (got 2.5)"
   check_error "busy_timeout=10.01" "busy_timeout must be an integer in 0..3600000 (got 10.01)"
+  assert_dir_empty "$D"
+}
+
+# --- What a database file, a schema and a statement can make it do --------
+
+# hostile_db FILE NAME: a database file whose sqlite_schema also declares
+# table NAME USING bench_insert (a row a stranger wrote with writable_schema,
+# DEFENSIVE off: the 3.52 shell turns it on), made without acorn.
+hostile_db() {
+  plain_sql ".dbconfig defensive off
+CREATE TABLE t(x);
+PRAGMA writable_schema = ON;
+INSERT INTO sqlite_schema VALUES('table', '$2', '$2', 0, 'CREATE VIRTUAL TABLE $2 USING bench_insert');" "$1"
+}
+
+@test "a database file cannot make bench_insert run: a table its schema declares USING bench_insert is refused when used, before any run" {
+  local H="$BATS_TEST_TMPDIR/hostile.db" B="$BATS_TEST_TMPDIR/named.db" msg
+  hostile_db "$H" users
+  hostile_db "$B" bench_insert
+  msg="bench_insert is a table-valued function only, which no schema can name (CREATE VIRTUAL TABLE ... USING bench_insert)"
+  # the victim: trusted_schema off and DEFENSIVE on change nothing for a
+  # table the schema declares, so the refusal is bench_insert's own; it
+  # comes when the statement is prepared (a "Parse error"), before any run
+  # could make a file in $TMPDIR
+  export TMPDIR="$D"
+  run acorn_sql "PRAGMA trusted_schema = OFF;
+.dbconfig defensive on
+SELECT count(*) FROM users;" "$H"
+  assert_failure
+  assert_output_contains "Parse error near line 4: bench_insert: table main.users is refused: $msg"
+  # attached, or named bench_insert itself, it is refused the same way
+  run bi "ATTACH '$H' AS aux; SELECT count(*) FROM aux.users;"
+  assert_failure
+  assert_output_contains "bench_insert: table aux.users is refused: $msg"
+  run acorn_sql "SELECT count(*) FROM bench_insert;" "$B"
+  assert_failure
+  assert_output_contains "bench_insert: table main.bench_insert is refused: $msg"
+  # and SQLite refuses to create one: the module has no xCreate
+  run bi "CREATE VIRTUAL TABLE users USING bench_insert;"
+  assert_failure
+  assert_output_contains "no such module: bench_insert"
+  assert_dir_empty "$D"
+}
+
+# auto_sql SQL: SQL in sqlite3 with acorn-auto.so preloaded (acorn on every
+# connection, the scratch connections too), as this build runs programs.
+auto_sql() {
+  local auto
+  auto="$(dirname "$ACORN")/acorn-auto.so"
+  if [ -n "${ACORN_VALGRIND:-}" ]; then
+    printf '%s\n' "$1" | LD_PRELOAD="$auto" wrap "$SQLITE3" -batch -bail :memory:
+  else
+    printf '%s\n' "$1" | ACORN_PRELOAD="${ACORN_PRELOAD:+$ACORN_PRELOAD }$auto" wrap "$SQLITE3" -batch -bail :memory:
+  fi
+}
+
+@test "with acorn on every connection (acorn-auto.so) a schema or statement that runs bench_insert is refused: runs do not nest" {
+  local inner="SELECT rows_written FROM bench_insert WHERE storage=''memory'' AND rows=1"
+  local err="bench_insert: schema and statement cannot run bench_insert: a run does not start inside another run"
+  run auto_sql "SELECT rows_written FROM bench_insert WHERE schema='CREATE TABLE t(x); $inner'
+   AND statement='INSERT INTO t VALUES(?1)' AND rows=5 AND $W AND dir='$D';"
+  assert_failure
+  assert_output "$(runtime_error 1) bench_insert: schema failed: $err $(desc " schema='CREATE TABLE t(x); SELECT rows_written FROM bench_insert WHERE storage=''memory'' AND rows=1' statement='INSERT INTO t VALUES(?1)'")"
+  # a statement runs in the writer threads: refused there too
+  run auto_sql "SELECT rows_written FROM bench_insert WHERE threads IN (1, 2)
+   AND statement='INSERT INTO posts(title, content) SELECT rows_written, ?3 FROM ($inner)'
+   AND rows=5 AND $W AND dir='$D';"
+  assert_failure
+  assert_output_contains "bench_insert: statement failed at row "
+  assert_output_contains ": $err (id=integer "
+  assert_dir_empty "$D"
+  # acorn-auto.so itself works: the same shell runs bench_insert
+  run auto_sql "SELECT rows_written FROM bench_insert WHERE storage='memory' AND rows=3;"
+  assert_success
+  assert_output "3"
+}
+
+@test "schema and statement cannot ATTACH, DETACH, VACUUM INTO, load extensions or set process-wide PRAGMAs: the template stays unwritten, no file appears outside dir" {
+  local T="$BATS_TEST_TMPDIR/tpl.db" E="$BATS_TEST_TMPDIR/elsewhere" before
+  plain_sql "CREATE TABLE t(x);" "$T"
+  mkdir "$E"
+  before=$(cksum "$T")
+  local why="schema and statement run on the scratch database only, without ATTACH, DETACH, VACUUM, extensions or process-wide PRAGMAs"
+  local s="ATTACH '$T' AS src; INSERT INTO src.t VALUES (666)"
+  run bi "SELECT rows_written FROM bench_insert WHERE template='$T' AND schema=$(sq "$s")
+   AND statement='INSERT INTO t VALUES(?1)' AND rows=5 AND $W AND dir='$D';"
+  assert_failure
+  assert_output "$(runtime_error 2) bench_insert: schema may not use ATTACH (or VACUUM): $why $(desc " schema=$(sq "$s") statement='INSERT INTO t VALUES(?1)' template=$T")"
+  [ "$(cksum "$T")" = "$before" ] || fail "the template was written"
+  [ "$(plain_sql "SELECT count(*) FROM t;" "$T")" = "0" ]
+  local schema
+  for schema in "VACUUM INTO '$E/x.db'" "CREATE TABLE t(x); VACUUM" "DETACH main" \
+                "SELECT load_extension('$E/x')" "PRAGMA temp_store_directory = '$E'" \
+                "PRAGMA soft_heap_limit = 1" "PRAGMA hard_heap_limit = 1"; do
+    run bi "SELECT rows_written FROM bench_insert WHERE schema=$(sq "$schema") AND rows=5 AND $W AND dir='$D';"
+    assert_failure
+    assert_output_contains "bench_insert: schema may not use "
+    assert_output_contains ": $why (id=integer "
+  done
+  run bi "SELECT rows_written FROM bench_insert WHERE statement='INSERT INTO posts(title, content) VALUES(load_extension(''$E/x''), ?3)' AND rows=5 AND $W AND dir='$D';"
+  assert_failure
+  assert_output_contains "bench_insert: statement may not use load_extension(): $why (id=integer "
+  assert_dir_empty "$E"
+  assert_dir_empty "$D"
+  # what the scratch database needs still works: pragmas of its own, tables,
+  # indexes, triggers
+  run bi "SELECT rows_written FROM bench_insert WHERE schema='PRAGMA foreign_keys=ON; PRAGMA user_version=7;
+CREATE TABLE t(x); CREATE INDEX tx ON t(x); CREATE TABLE n(c); INSERT INTO n VALUES(0);
+CREATE TRIGGER tt AFTER INSERT ON t BEGIN UPDATE n SET c=c+1; END'
+   AND statement='INSERT INTO t VALUES(?1)' AND rows=5 AND $W AND dir='$D';"
+  assert_success
+  assert_output "5"
+}
+
+@test "schema, statement, template and dir with a NUL character are refused, not cut at the NUL" {
+  check_error "schema='CREATE TABLE t(x);' || char(0) || 'DROP TABLE t'" \
+    "schema must be SQL text, or NULL for the posts table (got 'CREATE TABLE t(x);': a NUL character at byte 18, and text after it)"
+  check_error "statement='INSERT INTO posts(title, content) VALUES(?1, ?3)' || char(0) || '; x'" \
+    "statement must be an INSERT, UPDATE, DELETE or REPLACE as text, or NULL for the built-in insert (got 'INSERT INTO posts(title, content) VALUES(?1, ?3)': a NUL character at byte 48, and text after it)"
+  plain_sql "CREATE TABLE t(x);" "$BATS_TEST_TMPDIR/t.db"
+  check_error "template='$BATS_TEST_TMPDIR/t.db' || char(0) || 'x' AND statement='DELETE FROM t'" \
+    "template must be an existing SQLite database, or NULL for none (got '$BATS_TEST_TMPDIR/t.db': a NUL character at byte $(( ${#BATS_TEST_TMPDIR} + 5 )), and text after it)"
+}
+
+@test "a template that is not an SQLite database (/proc/self/status, an empty file) is refused before any run" {
+  check_error "template='/proc/self/status' AND statement='DELETE FROM t'" \
+    "template must be an existing SQLite database, or NULL for none (got '/proc/self/status': not an SQLite database: it does not begin with \"SQLite format 3\")"
+  : > "$BATS_TEST_TMPDIR/empty.db"
+  check_error "template='$BATS_TEST_TMPDIR/empty.db' AND statement='DELETE FROM t'" \
+    "template must be an existing SQLite database, or NULL for none (got '$BATS_TEST_TMPDIR/empty.db': not an SQLite database: it does not begin with \"SQLite format 3\")"
+}
+
+@test "seconds bounds a statement that never returns: the step is interrupted and the run ends as one cut short by seconds" {
+  local forever="INSERT INTO posts(title, content) SELECT x, ?3 FROM (WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x<1e12) SELECT x FROM s)"
+  # (timeout: without the bound the step runs for hours; 600 s is a hang)
+  sql_cmd
+  run timeout -s KILL 600 "${SQLCMD[@]}" ".load $ACORN" "SELECT batch, rows_written, quote(writes_per_sec), quote(p50_us)
+ FROM bench_insert WHERE statement='$forever' AND batch IN (1, 10) AND seconds=0.2 AND rows=100 AND $W AND dir='$D';"
+  assert_success
+  assert_output "1|0|NULL|NULL
+10|0|NULL|NULL"
   assert_dir_empty "$D"
 }

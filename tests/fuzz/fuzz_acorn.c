@@ -339,6 +339,8 @@ static const char *const azOther[] = {
   "CREATE TEMP TRIGGER IF NOT EXISTS tr4 BEFORE INSERT ON plain BEGIN"
   " UPDATE %R SET value=%V WHERE key=new.x; END",
   "PRAGMA encoding='UTF-16be'",
+  /* bench_insert is eponymous only: no schema can name it (fuzzEnd) */
+  "CREATE VIRTUAL TABLE IF NOT EXISTS %A.hb USING bench_insert",
 };
 
 /* bench_insert: rows, selected columns, extra constraints. */
@@ -376,6 +378,25 @@ static const char *const azBenchWhere[] = {
   " AND template='/nonexistent.db' AND statement='DELETE FROM posts'",
   " AND prepare='exec' AND statement='DELETE FROM posts'",
   " AND schema='CREATE INDEX pc ON posts(content)'",
+  /* what schema and statement may not do: each is refused */
+  (" AND schema='CREATE TABLE t(x); ATTACH ''file:/acorn-fuzz.db?vfs=memdb''"
+   " AS src; INSERT INTO src.plain VALUES(666)'"
+   " AND statement='INSERT INTO t VALUES(?1)'"),
+  (" AND schema='CREATE TABLE t(x); VACUUM INTO ''file:/elsewhere?vfs=memdb'''"
+   " AND statement='INSERT INTO t VALUES(?1)'"),
+  (" AND statement='INSERT INTO posts(title, content)"
+   " VALUES(load_extension(''x''), ?3)'"),
+  (" AND schema='CREATE TABLE t(x); SELECT * FROM bench_insert"
+   " WHERE storage=''memory'' AND rows=1'"
+   " AND statement='INSERT INTO t VALUES(?1)'"),
+  (" AND schema='CREATE TABLE t(x);' || char(0) || 'DROP TABLE t'"
+   " AND statement='INSERT INTO t VALUES(?1)'"),
+  " AND template='/proc/self/status' AND statement='DELETE FROM t'",
+  (" AND seconds=0.01 AND statement='INSERT INTO posts(title, content)"
+   " SELECT x, ?3 FROM (WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL"
+   " SELECT x+1 FROM s) SELECT x FROM s)'"),
+  (" AND schema='CREATE TABLE t(x); PRAGMA temp_store_directory=''/'''"
+   " AND statement='INSERT INTO t VALUES(?1)'"),
 };
 
 /* How far 'w' moves the clock, in ms. */
@@ -654,6 +675,15 @@ static void fuzzFail(fuzz_state *s, const char *zFmt, ...);
 ** passed on without its message, and the message ends with it; unless the
 ** statement zSql, n bytes, says those words itself, for an error message
 ** to quote). */
+/* Does zSql (n bytes) contain zWord, in any case? */
+static int fuzzContains(const char *zSql, int n, const char *zWord){
+  int i, nWord = (int)strlen(zWord);
+  for(i=0; zSql && i+nWord<=n; i++){
+    if( sqlite3_strnicmp(zSql+i, zWord, nWord)==0 ) return 1;
+  }
+  return 0;
+}
+
 static void fuzzEnd(fuzz_state *s, int rc, const char *zSql, int n){
   static const char zNotAnError[] = "not an error";
   const int nNot = (int)sizeof(zNotAnError)-1;
@@ -662,6 +692,10 @@ static void fuzzEnd(fuzz_state *s, int rc, const char *zSql, int n){
   int bOom = __atomic_load_n(&nOomCountdown, __ATOMIC_RELAXED)!=0;
   int e = rc & 0xff;
   fuzzOomArm(-1);
+  if( (rc==SQLITE_OK || rc==SQLITE_DONE)
+   && fuzzContains(zSql, n, "USING bench_insert") ){
+    fuzzFail(s, "a table USING bench_insert was created");
+  }
   if( s->bTrace ){
     if( rc==SQLITE_OK || rc==SQLITE_DONE || rc==SQLITE_ROW ){
       fprintf(stderr, "     ok\n");

@@ -16,6 +16,6 @@ load ../bench_insert
 1000001|1000001|1|1|1|real|real" ] || { echo "$output"; return 1; }
 }
 
-@test "busy counts the busy handler's calls: an 8-second run kept waiting by another connection's write lock" {
+@test "busy counts the busy handler's calls: an 8-second run kept waiting for its commit by another connection's read lock" {
   check_busy 8
 }
