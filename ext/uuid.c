@@ -552,38 +552,28 @@ static void uuid5Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   uuidResult(ctx, aDigest, pKind->iForm);
 }
 
-static void uuidStrFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  unsigned char aBuf[16];
-  const unsigned char *a = uuidInput(argv[0], aBuf);
-  (void)argc;
-  if( a==0 ) return;
-  uuidResult(ctx, a, UUID_FORM_TEXT);
-}
+/* The converters: how the argument is read (a UUID, or a ULID) and how
+** the same 128 bits are written. */
+typedef struct uuid_conv uuid_conv;
+struct uuid_conv {
+  int bUlidIn;          /* the argument is a ULID (ulidInput), else a UUID */
+  int iForm;            /* UUID_FORM_* of the result */
+};
+static const uuid_conv aConv[] = {
+  /* 0 uuid_str */     { 0, UUID_FORM_TEXT },
+  /* 1 uuid_blob */    { 0, UUID_FORM_BLOB },
+  /* 2 uuid_to_ulid */ { 0, UUID_FORM_ULID },
+  /* 3 ulid_to_uuid */ { 1, UUID_FORM_TEXT },
+};
 
-static void uuidBlobFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void uuidConvertFunc(sqlite3_context *ctx, int argc,
+                            sqlite3_value **argv){
+  const uuid_conv *pConv = (const uuid_conv*)sqlite3_user_data(ctx);
   unsigned char aBuf[16];
-  const unsigned char *a = uuidInput(argv[0], aBuf);
+  const unsigned char *a = pConv->bUlidIn ? ulidInput(argv[0], aBuf)
+                                          : uuidInput(argv[0], aBuf);
   (void)argc;
-  if( a==0 ) return;
-  sqlite3_result_blob(ctx, a, 16, SQLITE_TRANSIENT);
-}
-
-/* uuid_to_ulid(X): a UUID's 128 bits as a ULID. */
-static void uuidToUlidFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  unsigned char aBuf[16];
-  const unsigned char *a = uuidInput(argv[0], aBuf);
-  (void)argc;
-  if( a==0 ) return;
-  uuidResult(ctx, a, UUID_FORM_ULID);
-}
-
-/* ulid_to_uuid(X): a ULID's 128 bits as a UUID. */
-static void ulidToUuidFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  unsigned char aBuf[16];
-  const unsigned char *a = ulidInput(argv[0], aBuf);
-  (void)argc;
-  if( a==0 ) return;
-  uuidResult(ctx, a, UUID_FORM_TEXT);
+  if( a ) uuidResult(ctx, a, pConv->iForm);
 }
 
 /* ulid_timestamp(X): the first 48 bits of a ULID. */
@@ -740,7 +730,7 @@ static const struct {
   int nArg;
   int flags;
   void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
-  const void *pArg;       /* user data: a uuid_kind or a uuid_reader */
+  const void *pArg;       /* user data: a uuid_kind, uuid_reader or uuid_conv */
 } aUuidFunc[] = {
   { "uuid4",                  0, UUID_GEN,  uuidGenFunc,     &aKind[K_UUID4] },
   { "uuid",                   0, UUID_GEN,  uuidGenFunc,     &aKind[K_UUID4] },
@@ -767,15 +757,15 @@ static const struct {
   { "uuid_max_blob",          0, UUID_PURE, uuidConstFunc,   &aKind[K_MAX_BLOB] },
   { "uuid5",                  2, UUID_PURE, uuid5Func,       &aKind[K_UUID5] },
   { "uuid5_blob",             2, UUID_PURE, uuid5Func,       &aKind[K_UUID5_BLOB] },
-  { "uuid_str",               1, UUID_PURE, uuidStrFunc,     0 },
-  { "uuid_blob",              1, UUID_PURE, uuidBlobFunc,    0 },
+  { "uuid_str",               1, UUID_PURE, uuidConvertFunc, &aConv[0] },
+  { "uuid_blob",              1, UUID_PURE, uuidConvertFunc, &aConv[1] },
   { "uuid_version",           1, UUID_PURE, uuidVersionFunc, &aReader[0] },
   { "uuid_extract_version",   1, UUID_PURE, uuidVersionFunc, &aReader[1] },
   { "uuid_timestamp",         1, UUID_PURE, uuidTimestampFunc, &aReader[2] },
   { "uuid_extract_timestamp", 1, UUID_PURE, uuidTimestampFunc, &aReader[3] },
   { "uuid7_timestamp_ms",     1, UUID_PURE, uuidTimestampFunc, &aReader[4] },
-  { "uuid_to_ulid",           1, UUID_PURE, uuidToUlidFunc,  0 },
-  { "ulid_to_uuid",           1, UUID_PURE, ulidToUuidFunc,  0 },
+  { "uuid_to_ulid",           1, UUID_PURE, uuidConvertFunc, &aConv[2] },
+  { "ulid_to_uuid",           1, UUID_PURE, uuidConvertFunc, &aConv[3] },
   { "ulid_timestamp",         1, UUID_PURE, ulidTimestampFunc, 0 },
 };
 
