@@ -27,6 +27,17 @@ SQLITE_EXTENSION_INIT3
 #include <stddef.h>
 #include <stdint.h>
 
+/* Does the SQLite that loaded acorn have API function X (a member of
+** sqlite3_api_routines, e.g. progress_handler)?  A library built with
+** SQLITE_OMIT_PROGRESS_CALLBACK (better-sqlite3's) or another SQLITE_OMIT_*
+** leaves its entry NULL, and a call would jump to 0.  Linked statically,
+** a missing function fails at link time instead. */
+#ifdef SQLITE_CORE
+# define ACORN_HAS_API(X) 1
+#else
+# define ACORN_HAS_API(X) (sqlite3_api->X!=0)
+#endif
+
 /* Registration of each feature (one file each). */
 int acorn_uuid_register(sqlite3 *db);
 int acorn_bench_insert_register(sqlite3 *db);

@@ -112,7 +112,10 @@
 **     gets "bench_insert: schema and statement cannot run bench_insert: a
 **     run does not start inside another run";
 **   - seconds bounds even a statement that never returns (a progress
-**     handler on the writers);
+**     handler on the writers; not on a SQLite built with
+**     SQLITE_OMIT_PROGRESS_CALLBACK, as better-sqlite3's is, whose API has
+**     none); a SQLite without the authorizer (SQLITE_OMIT_AUTHORIZATION)
+**     runs no schema or statement;
 **   - a template is opened read-only and must be a regular file beginning
 **     with "SQLite format 3\0"; schema, statement, template and dir with a
 **     NUL inside are refused, not cut there.

@@ -743,7 +743,9 @@ static int benchOpenScratch(bench_run *r, sqlite3 **pDb,
     sqlite3_db_config(*pDb, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0,
                       (int*)0);
     sqlite3_db_config(*pDb, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int*)0);
-    rc = sqlite3_set_authorizer(*pDb, benchAuth, (void*)pzDenied);
+    if( ACORN_HAS_API(set_authorizer) ){      /* see acorn_bench_run */
+      rc = sqlite3_set_authorizer(*pDb, benchAuth, (void*)pzDenied);
+    }
   }
   if( rc==SQLITE_OK ) rc = acorn_uuid_register(*pDb);
   return rc;
@@ -779,7 +781,9 @@ static int benchWorkerSetup(bench_worker *w){
     return benchWorkerFail(w, rc, "cannot open the scratch database: %s",
                            benchErrmsg(w, rc));
   }
-  if( !w->bReader ){
+  if( !w->bReader && ACORN_HAS_API(progress_handler) ){
+    /* (better-sqlite3 builds SQLite with SQLITE_OMIT_PROGRESS_CALLBACK:
+    ** there seconds cannot stop a step that never returns) */
     sqlite3_progress_handler(w->db, BENCH_PROGRESS_OPS, benchProgress, w);
   }
   w->busy.iTimeout = c->iBusyTimeout;
@@ -1725,6 +1729,14 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
   }
 
   /* 3. schema */
+  if( rc==SQLITE_OK && !ACORN_HAS_API(set_authorizer)
+   && (c->zSchema || c->zStatement) ){
+    /* a SQLite built with SQLITE_OMIT_AUTHORIZATION: schema and statement
+    ** could not be fenced into the scratch database */
+    *pzErr = sqlite3_mprintf("schema and statement need SQLite's authorizer,"
+                             " which this SQLite is built without");
+    rc = SQLITE_ERROR;
+  }
   if( rc==SQLITE_OK ){
     rc = benchOpenScratch(&run, &dbSetup, &run.zDenied);
     if( rc!=SQLITE_OK ){
