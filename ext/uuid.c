@@ -199,23 +199,6 @@ static int uuidParseText(const unsigned char *z, unsigned char a[16]){
   return z[0]!=0;
 }
 
-/* The 16 bytes of X, in aBuf or in X itself, or 0 if X is not a UUID. */
-static const unsigned char *uuidInput(sqlite3_value *pX, unsigned char *aBuf){
-  switch( sqlite3_value_type(pX) ){
-    case SQLITE_TEXT: {
-      const unsigned char *z = sqlite3_value_text(pX);
-      if( z==0 || uuidParseText(z, aBuf) ) return 0;
-      return aBuf;
-    }
-    case SQLITE_BLOB: {
-      if( sqlite3_value_bytes(pX)!=16 ) return 0;
-      return (const unsigned char*)sqlite3_value_blob(pX);
-    }
-    default:
-      return 0;
-  }
-}
-
 static void uuidStoreTime(unsigned char a[16], uint64_t iTime60, int iVersion){
   uint64_t ms = iTime60>>12;
   unsigned randA = (unsigned)(iTime60 & 0xfff);
@@ -383,12 +366,18 @@ static int ulidParseText(const unsigned char *z, int n, unsigned char a[16]){
   return 0;
 }
 
-/* The 16 bytes of a ULID X, in aBuf or in X itself, or 0 if X is none. */
-static const unsigned char *ulidInput(sqlite3_value *pX, unsigned char *aBuf){
+/* The 16 bytes of X, in aBuf or in X itself, or 0 if X is not a UUID
+** (bUlid: not a ULID).  A 16-byte blob is taken as the bytes either way. */
+static const unsigned char *uuidInput(sqlite3_value *pX, unsigned char *aBuf,
+                                      int bUlid){
   switch( sqlite3_value_type(pX) ){
     case SQLITE_TEXT: {
       const unsigned char *z = sqlite3_value_text(pX);
-      if( z==0 || ulidParseText(z, sqlite3_value_bytes(pX), aBuf) ) return 0;
+      if( z==0 ) return 0;
+      if( bUlid ? ulidParseText(z, sqlite3_value_bytes(pX), aBuf)
+                : uuidParseText(z, aBuf) ){
+        return 0;
+      }
       return aBuf;
     }
     case SQLITE_BLOB: {
@@ -398,6 +387,15 @@ static const unsigned char *ulidInput(sqlite3_value *pX, unsigned char *aBuf){
     default:
       return 0;
   }
+}
+
+/* The first 48 bits of a[], big-endian: the unix ms of a v7 or v8 UUID
+** and of a ULID, the high time bits of a v6. */
+static int64_t uuidBe48(const unsigned char *a){
+  int64_t t = 0;
+  int i;
+  for(i=0; i<6; i++) t = (t<<8) | a[i];
+  return t;
 }
 
 static void uuidResult(sqlite3_context *ctx, const unsigned char a[16], int iForm){
@@ -541,7 +539,7 @@ static void uuid5Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       nName = sqlite3_value_bytes(argv[1]);
       break;
   }
-  aNs = uuidInput(argv[0], aBuf);
+  aNs = uuidInput(argv[0], aBuf, 0);
   if( aNs==0 ) return;
   acorn_sha1_init(&sha);
   acorn_sha1_update(&sha, aNs, 16);
@@ -556,7 +554,7 @@ static void uuid5Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** the same 128 bits are written. */
 typedef struct uuid_conv uuid_conv;
 struct uuid_conv {
-  int bUlidIn;          /* the argument is a ULID (ulidInput), else a UUID */
+  int bUlidIn;          /* the argument is a ULID, else a UUID */
   int iForm;            /* UUID_FORM_* of the result */
 };
 static const uuid_conv aConv[] = {
@@ -570,8 +568,7 @@ static void uuidConvertFunc(sqlite3_context *ctx, int argc,
                             sqlite3_value **argv){
   const uuid_conv *pConv = (const uuid_conv*)sqlite3_user_data(ctx);
   unsigned char aBuf[16];
-  const unsigned char *a = pConv->bUlidIn ? ulidInput(argv[0], aBuf)
-                                          : uuidInput(argv[0], aBuf);
+  const unsigned char *a = uuidInput(argv[0], aBuf, pConv->bUlidIn);
   (void)argc;
   if( a ) uuidResult(ctx, a, pConv->iForm);
 }
@@ -579,13 +576,9 @@ static void uuidConvertFunc(sqlite3_context *ctx, int argc,
 /* ulid_timestamp(X): the first 48 bits of a ULID. */
 static void ulidTimestampFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   unsigned char aBuf[16];
-  const unsigned char *a = ulidInput(argv[0], aBuf);
-  sqlite3_int64 ms = 0;
-  int i;
+  const unsigned char *a = uuidInput(argv[0], aBuf, 1);
   (void)argc;
-  if( a==0 ) return;
-  for(i=0; i<6; i++) ms = (ms<<8) | a[i];
-  sqlite3_result_int64(ctx, ms);
+  if( a ) sqlite3_result_int64(ctx, uuidBe48(a));
 }
 
 /* What a version or timestamp reader answers for: a bit per version, and
@@ -603,7 +596,7 @@ static const unsigned char *uuidReaderInput(sqlite3_context *ctx,
                                             sqlite3_value *pX,
                                             unsigned char *aBuf){
   const uuid_reader *pReader = (const uuid_reader*)sqlite3_user_data(ctx);
-  const unsigned char *a = uuidInput(pX, aBuf);
+  const unsigned char *a = uuidInput(pX, aBuf, 0);
   if( a==0 ) return 0;
   if( (pReader->mVersion & (1u<<(a[6]>>4)))==0 ) return 0;
   if( pReader->bVariant10 && (a[8] & 0xc0)!=0x80 ) return 0;
@@ -621,19 +614,14 @@ static void uuidVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
 /* Unix ms of a version 1, 6, 7 or 8 UUID (versions 1 and 6: floor). */
 static sqlite3_int64 uuidMs(const unsigned char *a){
   int iVersion = a[6]>>4;
-  int64_t t = 0;
-  int i;
-  if( iVersion==7 || iVersion==8 ){
-    for(i=0; i<6; i++) t = (t<<8) | a[i];
-    return t;
-  }
+  int64_t t;
+  if( iVersion==7 || iVersion==8 ) return uuidBe48(a);
   if( iVersion==1 ){
     t = (int64_t)(a[6] & 0x0f)<<56 | (int64_t)a[7]<<48
       | (int64_t)a[4]<<40 | (int64_t)a[5]<<32
       | (int64_t)a[0]<<24 | (int64_t)a[1]<<16 | (int64_t)a[2]<<8 | a[3];
   }else{
-    for(i=0; i<6; i++) t = (t<<8) | a[i];
-    t = t<<12 | (int64_t)(a[6] & 0x0f)<<8 | a[7];
+    t = uuidBe48(a)<<12 | (int64_t)(a[6] & 0x0f)<<8 | a[7];
   }
   /* 100-ns intervals from 1582-10-15 to 1970-01-01: 122192928000000000 */
   t -= 122192928000000000LL;
