@@ -694,31 +694,27 @@ static const char *const benchAzDeniedPragma[] = {
   "hard_heap_limit", "PRAGMA hard_heap_limit", 0
 };
 
+/* How az (name, then how a message names it, ..., 0) names z, or 0. */
+static const char *benchDeniedName(const char *const *az, const char *z){
+  int k;
+  for(k=0; z && az[k]; k+=2){
+    if( sqlite3_stricmp(z, az[k])==0 ) return az[k+1];
+  }
+  return 0;
+}
+
 /* The authorizer of every scratch connection.  pArg is where the first
 ** thing refused is recorded (static text), for the error message. */
 static int benchAuth(void *pArg, int op, const char *z1, const char *z2,
                      const char *zDb, const char *zTrigger){
   const char **pzDenied = (const char**)pArg;
   const char *zWhat = 0;
-  int k;
   (void)zDb; (void)zTrigger;
   switch( op ){
     case SQLITE_ATTACH: zWhat = "ATTACH (or VACUUM)"; break;
     case SQLITE_DETACH: zWhat = "DETACH"; break;
-    case SQLITE_FUNCTION:
-      for(k=0; z2 && benchAzDeniedFunc[k]; k+=2){
-        if( sqlite3_stricmp(z2, benchAzDeniedFunc[k])==0 ){
-          zWhat = benchAzDeniedFunc[k+1];
-        }
-      }
-      break;
-    case SQLITE_PRAGMA:
-      for(k=0; z1 && benchAzDeniedPragma[k]; k+=2){
-        if( sqlite3_stricmp(z1, benchAzDeniedPragma[k])==0 ){
-          zWhat = benchAzDeniedPragma[k+1];
-        }
-      }
-      break;
+    case SQLITE_FUNCTION: zWhat = benchDeniedName(benchAzDeniedFunc, z2); break;
+    case SQLITE_PRAGMA: zWhat = benchDeniedName(benchAzDeniedPragma, z1); break;
   }
   if( zWhat==0 ) return SQLITE_OK;
   if( pzDenied && *pzDenied==0 ) *pzDenied = zWhat;
