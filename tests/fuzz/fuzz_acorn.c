@@ -668,13 +668,6 @@ static void fuzzLog(fuzz_state *s, const char *zSql, int n){
 
 static void fuzzFail(fuzz_state *s, const char *zFmt, ...);
 
-/* A top-level statement ended with rc: no allocation fails after it.  Its
-** error, if any, must be one acorn may give: not CORRUPT, INTERNAL or
-** MISUSE, not NOMEM unless an allocation was made to fail, and with a
-** message ("not an error" is the text of SQLITE_OK: an error code was
-** passed on without its message, and the message ends with it; unless the
-** statement zSql, n bytes, says those words itself, for an error message
-** to quote). */
 /* Does zSql (n bytes) contain zWord, in any case? */
 static int fuzzContains(const char *zSql, int n, const char *zWord){
   int i, nWord = (int)strlen(zWord);
@@ -684,11 +677,18 @@ static int fuzzContains(const char *zSql, int n, const char *zWord){
   return 0;
 }
 
+/* A top-level statement ended with rc: no allocation fails after it.  Its
+** error, if any, must be one acorn may give: not CORRUPT, INTERNAL or
+** MISUSE, not NOMEM unless an allocation was made to fail, and with a
+** message ("not an error" is the text of SQLITE_OK: an error code was
+** passed on without its message, and the message ends with it; unless the
+** statement zSql, n bytes, says those words itself, for an error message
+** to quote). */
 static void fuzzEnd(fuzz_state *s, int rc, const char *zSql, int n){
   static const char zNotAnError[] = "not an error";
   const int nNot = (int)sizeof(zNotAnError)-1;
   const char *zMsg = sqlite3_errmsg(s->db);
-  int i, bQuoted = 0;
+  int bQuoted;
   int bOom = __atomic_load_n(&nOomCountdown, __ATOMIC_RELAXED)!=0;
   int e = rc & 0xff;
   fuzzOomArm(-1);
@@ -704,9 +704,7 @@ static void fuzzEnd(fuzz_state *s, int rc, const char *zSql, int n){
     }
   }
   if( rc==SQLITE_OK || rc==SQLITE_DONE || rc==SQLITE_ROW ) return;
-  for(i=0; i+nNot<=n && !bQuoted; i++){
-    bQuoted = sqlite3_strnicmp(zSql+i, zNotAnError, nNot)==0;
-  }
+  bQuoted = fuzzContains(zSql, n, zNotAnError);
   if( e==SQLITE_CORRUPT || e==SQLITE_INTERNAL || e==SQLITE_MISUSE
    || (e==SQLITE_NOMEM && !bOom)
    || (!bQuoted && strlen(zMsg)>=(size_t)nNot
