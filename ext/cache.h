@@ -1,0 +1,434 @@
+/*
+** cache.h: the cache's internal header, shared by its files.  What a
+** user sees (the table, its options, statements and functions, what they
+** guarantee) is specified in docs/cache.md; this header holds the types,
+** their invariants and the prototypes that cross files.
+**
+**   cache.c        the virtual table: options, create/connect, the
+**                  transaction methods, reads, writes, commands
+**   cache_table.c  how a connection holds a table: the per-connection
+**                  state, binding instances, flushing on its own
+**   cache_store.c  the stored table: statements, the config row, entries,
+**                  recency records, eviction, expiry, the format 1
+**                  conversion, the integrity check
+**   cache_uses.c   a connection's recency buffer: the pending uses and the
+**                  transaction mirror (no SQL; tests/c/cache_uses.c tests it
+**                  directly)
+**   cache_func.c   cache_read(), cache_stats() and finding a cache table by
+**                  name
+**
+** THE OBJECTS
+**
+**   cache_conn    one per database connection that registered the module
+**                 (shared by every registration on that connection): the
+**                 connection's cache tables and vtab instances.  Every
+**                 method runs under the connection's mutex, so nothing in it
+**                 needs a lock of its own.
+**   cache_table   one per (schema, uid) a connection has opened: what the
+**                 connection holds of one stored table (statements, decoded
+**                 chunks, the config row of its transaction, the recency
+**                 buffer).  SQLite connects a table again after any schema
+**                 change while the old instance may live on in the open
+**                 transaction: both instances find the same cache_table, so
+**                 every transaction method may run twice for one event and
+**                 is written to be idempotent.
+**   cache_vtab    one per vtab instance: a handle on its cache_table, bound
+**                 once the table's uid is read (at connect, or at first use
+**                 if the config row could not be read then).
+**   cache_op      one write (or config read) in progress: the config row as
+**                 the write sees it, the time, the first error.
+*/
+#ifndef ACORN_CACHE_H
+#define ACORN_CACHE_H
+
+#include "acorn.h"
+
+#include <assert.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef sqlite3_int64 i64;
+typedef sqlite3_uint64 u64;
+
+#define CACHE_COLUMN_KEY        0
+#define CACHE_COLUMN_VALUE      1
+#define CACHE_COLUMN_SIZE       2
+#define CACHE_COLUMN_CREATED    3
+#define CACHE_COLUMN_LAST_USED  4
+#define CACHE_COLUMN_HITS       5
+#define CACHE_COLUMN_EXPIRES    6
+#define CACHE_COLUMN_COMMAND    7
+
+#define CACHE_POLICY_LRU   0
+#define CACHE_POLICY_FIFO  1
+
+#define CACHE_DEFAULT_CAPACITY  ((i64)1<<30)
+#define CACHE_MAX_CAPACITY      ((i64)1<<62)
+/* The bound of every counter of the config row: beyond what any number of
+** sets and uses reaches, and far enough below the int64 limit that no sum
+** or difference of counters and sizes overflows. */
+#define CACHE_MAX_COUNTER       ((i64)1<<62)
+#define CACHE_DEFAULT_BUFFER    100000
+#define CACHE_MAX_BUFFER        1000000
+
+#define CACHE_SIZE_HELP \
+  "expected a positive number of bytes, optionally with a unit B, kB, MB," \
+  " GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')"
+
+/* The bytes an entry counts for, computed from its stored row: an INTEGER
+** key 8, TEXT and BLOB their length in the database encoding.  length() of
+** a BLOB column reads only the record header, not overflow pages. */
+#define CACHE_SIZE_SQL \
+  "(CASE typeof(key) WHEN 'integer' THEN 8 ELSE length(CAST(key AS BLOB)) END" \
+  " + CASE typeof(value) WHEN 'blob' THEN length(value)" \
+  " ELSE length(CAST(value AS BLOB)) END)"
+
+/* Statements on the shadow tables (texts in cache_store.c), prepared on
+** first use and kept on the cache_table. */
+enum {
+  CACHE_STMT_CONFIG_READ,
+  CACHE_STMT_CONFIG_READ1,
+  CACHE_STMT_CONFIG_WRITE,
+  CACHE_STMT_FIND,
+  CACHE_STMT_FIND_LIVE,
+  CACHE_STMT_INSERT,
+  CACHE_STMT_DELETE,
+  CACHE_STMT_ROW,
+  CACHE_STMT_HEAD,
+  CACHE_STMT_ENTRY,
+  CACHE_STMT_EXPIRY_ADD,
+  CACHE_STMT_EXPIRY_DEL,
+  CACHE_STMT_EXPIRED,
+  CACHE_STMT_CHUNK_FIND,
+  CACHE_STMT_CHUNK_NEXT,
+  CACHE_STMT_CHUNK_OLDEST,
+  CACHE_STMT_CHUNK_WRITE,
+  CACHE_STMT_CHUNK_DELETE,
+  CACHE_STMT_CHUNK_SETMIN,
+  CACHE_STMT_EXISTS,
+  CACHE_STMT_LRU1_READ,
+  CACHE_STMT_DATA_VERSION,
+  CACHE_STMT_SCHEMA_VERSION,
+  CACHE_NSTMT
+};
+
+/* SQL that makes <t>_rec and its index on minused.  The index is named
+** after the table's uid, not its name: ALTER TABLE RENAME cannot rename an
+** index, nor drop one while the ALTER runs.  Arguments: schema, name,
+** schema, uid, name, schema, name. */
+#define CACHE_REC_DDL \
+  "CREATE TABLE \"%w\".\"%w_rec\"(lo INTEGER PRIMARY KEY, minused INTEGER," \
+  " recs BLOB NOT NULL);" \
+  "CREATE INDEX \"%w\".\"acorn_cache_%016llx_minused\"" \
+  " ON \"%w_rec\"(minused);" \
+  "INSERT INTO \"%w\".\"%w_rec\" VALUES(0, NULL, x'');"
+
+/* Read statements of the cursor, one slot per (point, columns read). */
+#define CACHE_NREAD 16
+
+/* ------------------------------------------------------------ the config */
+
+typedef struct cache_config cache_config;
+struct cache_config {
+  i64 capacity, bytes, entries, seq, hits, misses, evictions, expired;
+  i64 uid;              /* the table's identity, 0 in tables without one */
+  i64 iHead;            /* every live entry with id < iHead has a record */
+  i64 iLow;             /* records with used <= iLow are dead (evicted) */
+  i64 nDead;            /* entries gone since the last sweep, records
+                        ** perhaps left (an upper bound) */
+  int ePolicy;          /* CACHE_POLICY_LRU or CACHE_POLICY_FIFO */
+};
+
+/* What a connection holds of the config row (cache_table.eCfg).  Inside a
+** transaction the row is read once and written at xSync and as a
+** savepoint begins; a write to the table reads and writes cfg instead (one
+** b-tree update a transaction, not two a statement).  Because the row is
+** written as every savepoint begins, ROLLBACK TO leaves in the b-tree the
+** row as that savepoint began: the held copy is dropped and read again. */
+#define CACHE_CFG_NONE   0      /* not held: read the row */
+#define CACHE_CFG_CLEAN  1      /* held, equal to the row */
+#define CACHE_CFG_DIRTY  2      /* held, newer than the row */
+
+/* ------------------------------------------------ the recency buffer */
+
+/* One buffered use: an entry's recency not yet written. */
+typedef struct cache_use cache_use;
+struct cache_use {
+  i64 id;               /* <t>_data.id */
+  i64 ms;               /* unix ms of the latest use */
+  i64 nHit;             /* uses since the last flush, >= 1 */
+  i64 iSeq;             /* the use counter at the latest use */
+  i64 iUsed;            /* the recency given by the flush that wrote it */
+  int iLevel;           /* savepoint level it was written at (aFlushed) */
+  int iNext;            /* hash chain: index+1 in aUse, 0 ends */
+};
+
+/*
+** The pending uses of one table on one connection: recorded by reads,
+** which never write, and written by a flush.
+** Invariants (cacheUsesCheck):
+**   - aUse[0..nUse) hold distinct ids, each with nHit >= 1, each found
+**     from aHash: aHash[h] is index+1 of the first use whose id hashes to
+**     h, chained by iNext; nHash is 0 or a power of two >= 2*nUse;
+**   - nHit is the sum of nHit over aUse; iSeq of every use <= iUseSeq;
+**   - nMiss, nHitLoose >= 0.
+*/
+typedef struct cache_uses cache_uses;
+struct cache_uses {
+  cache_use *aUse;      /* one per id, in no order */
+  int nUse, nAlloc;
+  int *aHash;           /* id -> index+1 in aUse, chained by iNext */
+  int nHash;            /* slots in aHash, a power of two, or 0 */
+  i64 iUseSeq;          /* use counter: orders the uses */
+  i64 nHit;             /* sum of nHit over aUse */
+  i64 nMiss;            /* misses not yet written */
+  i64 nHitLoose;        /* hits not yet written of uses whose entry a
+                        ** rollback took away (counted, not recorded) */
+};
+
+/* Counts written by one flush inside a transaction: misses, and hits of
+** uses whose entry a rollback took away. */
+typedef struct cache_count cache_count;
+struct cache_count { int iLevel; i64 nMiss; i64 nHit; };
+
+/*
+** The transaction mirror: what the uses written in the open transaction
+** were, so that a rollback puts them back in the buffer (with their old
+** use counters, older than any use since) and the database and the buffer
+** always agree on what is written.
+** Invariants (cacheTxnCheck):
+**   - outside a transaction (bOpen 0) aFlushed and aCount are empty,
+**     iLevel is -1, no aLevelSeq is set;
+**   - inside, no aFlushed or aCount level is above iLevel, no aLevelSeq is
+**     set above iLevel+1, and bDrop is 0;
+**   - iDropSeq is LLONG_MAX unless bDrop.
+** Rollbacks.  The seq of a table goes back with a rollback, so the ids of
+** entries made in the part rolled back will be given again.  Their uses
+** (buffered, or written there and put back) must not land on those new
+** entries: the part rolled back began at seq aLevelSeq (the least set at
+** its level or deeper), and every use of an id above it is dropped.
+*/
+typedef struct cache_txn cache_txn;
+struct cache_txn {
+  int bOpen;            /* between xBegin and xCommit/xRollback */
+  int iLevel;           /* innermost open savepoint seen, -1 for none */
+  cache_use *aFlushed;  /* written in the open transaction */
+  int nFlushed, nFlushedAlloc;
+  cache_count *aCount;  /* counts written in the open transaction */
+  int nCount, nCountAlloc;
+  i64 *aLevelSeq;       /* [iLevel+1]: seq at the first write at that level
+                        ** of the open transaction, or -1 */
+  int nLevelSeq;        /* slots in aLevelSeq */
+  int bLevelLost;       /* a level could not be noted (out of memory): a
+                        ** rollback drops every use it would put back */
+  int bDrop;            /* a DROP TABLE inside a transaction ended what
+                        ** this mirror held of it (no xRollback reaches a
+                        ** dropped table), and a ROLLBACK TO may bring the
+                        ** table back inside it: until the connection is
+                        ** seen outside a transaction or the table joins
+                        ** one, no config row is held, and no use of an
+                        ** entry with an id above iDropSeq is kept */
+  i64 iDropSeq;         /* entries above it may be that transaction's (as
+                        ** cacheTxnRollback bounds them: LLONG_MAX none,
+                        ** -1 every one) */
+};
+
+/* cache_uses.c */
+void cacheUsesFree(cache_uses *u);
+cache_use *cacheUsesFind(const cache_uses *u, i64 id);
+int cacheUsesAdd(cache_uses *u, i64 id, i64 ms);
+int cacheUsesUnwritten(const cache_uses *u);
+int cacheUsesNumber(cache_uses *u, i64 iSeq);
+void cacheUsesDropAbove(cache_uses *u, i64 iMaxId);
+void cacheTxnInit(cache_txn *t);
+void cacheTxnFree(cache_txn *t);
+void cacheTxnWritten(cache_txn *t, cache_uses *u);
+void cacheTxnNoteWrite(cache_txn *t, i64 seq);
+i64 cacheTxnRollback(cache_txn *t, cache_uses *u, int iLevel);
+void cacheTxnRelease(cache_txn *t, int iLevel);
+void cacheTxnEnd(cache_txn *t);
+#ifndef NDEBUG
+void cacheUsesCheck(const cache_uses *u);
+void cacheTxnCheck(const cache_txn *t);
+#else
+# define cacheUsesCheck(u)
+# define cacheTxnCheck(t)
+#endif
+
+/* ------------------------------------------------------ recency records */
+
+/* One recency record: an entry used since its set. */
+typedef struct cache_rec cache_rec;
+struct cache_rec {
+  i64 id;               /* <t>_data.id */
+  i64 used;             /* its recency: the seq of its latest written use */
+  i64 ms;               /* last_used, unix ms */
+  i64 hits;             /* reads since the set */
+};
+
+/* A chunk of records as decoded: the row of <t>_rec with key lo, covering
+** ids in [lo, hi).  aRec is sorted by id.  A table keeps the last
+** CACHE_NCHUNK read or written (eviction looks at two at a time, in
+** chunks all over the table). */
+#define CACHE_NCHUNK 32
+typedef struct cache_chunk cache_chunk;
+struct cache_chunk {
+  i64 lo, hi;
+  int bValid;           /* holds the chunk as stored now */
+  unsigned iGen;        /* cache_table.iGen when it was read */
+  cache_rec *aRec;
+  int nRec, nAlloc;
+};
+
+/* ------------------------------------------------------------ the objects */
+
+typedef struct cache_conn cache_conn;
+typedef struct cache_table cache_table;
+typedef struct cache_vtab cache_vtab;
+
+/*
+** One stored table as one connection holds it.
+** Invariants (cacheTableCheck): uses and txn keep theirs; eCfg is not
+** CACHE_CFG_DIRTY outside a transaction, and CACHE_CFG_NONE under a DROP's
+** mark (txn.bDrop); uid > 0; nRef >= 0.
+** What is held (chunks, cfg) stays good inside a transaction until a
+** rollback, and from one transaction to the next while the file's data
+** version is iVersion (another connection's commit changes it; this
+** connection's commits are noted at xCommit): iGen counts the times it
+** went out of date, and a chunk read at another iGen is not used.
+*/
+struct cache_table {
+  cache_conn *pConn;
+  cache_table *pNext;   /* pConn's list */
+  int nRef;             /* instances bound to it, and callers using it */
+  sqlite3 *db;
+  char *zDb;            /* schema name: "main", "temp", ... */
+  char *zName;          /* the table's name now (xRename changes it) */
+  i64 uid;              /* <t>_config.uid */
+  int bGone;            /* another table has the name now: never written */
+  int iFormat;          /* 2, or 1 for a table made by acorn 0.1 */
+  int ePolicy;          /* from the config row */
+  int bUtf16;           /* the database's text encoding is UTF-16 */
+  int nChunkMax;        /* split a chunk's blob above this many bytes */
+  int nBufferMax;       /* recency_buffer option */
+  int nNextFlush;       /* try a flush when the uses reach this */
+  int bAutoflush;       /* autoflush option: may write recency on its own */
+  sqlite3_stmt *aStmt[CACHE_NSTMT];
+  sqlite3_stmt *aRead[CACHE_NREAD];
+  unsigned char aReadBusy[CACHE_NREAD];
+  cache_chunk aChunk[CACHE_NCHUNK];  /* chunks last read or written */
+  int iChunkNext;       /* the slot the next chunk read goes to */
+  cache_uses uses;      /* the recency buffer */
+  cache_txn txn;        /* the transaction mirror */
+  int eCfg;             /* CACHE_CFG_*: is cfg the config row now? */
+  cache_config cfg;     /* the config row as the transaction has it */
+  int iCfgFail;         /* the least savepoint level whose xSavepoint could
+                        ** not write the config row, INT_MAX for none: a
+                        ** ROLLBACK TO it keeps the row held (cacheSavepoint) */
+  unsigned iGen;        /* bumped when what is held may be out of date */
+  unsigned iVersion;    /* the file's data version when what is held was
+                        ** last known good, between transactions */
+  i64 iDataVersion;     /* PRAGMA data_version and schema_version as last */
+  i64 iSchemaVersion;   /* seen inside a statement: see cacheSchemaCurrent */
+  i64 iNotedVersion;    /* the file's data version then, -1 for never */
+};
+
+struct cache_vtab {
+  sqlite3_vtab base;
+  cache_conn *pConn;
+  cache_vtab *pNext;    /* pConn's list of instances */
+  cache_table *pTab;    /* its table, 0 until the uid is read */
+  char *zDb;            /* schema and name as connected */
+  char *zName;
+  int nBufferMax;       /* the options, for the table when bound */
+  int bAutoflush;
+};
+
+struct cache_conn {
+  sqlite3 *db;
+  int nRef;             /* registrations on db that use it */
+  cache_conn *pNext;    /* the process-wide list (registration only) */
+  cache_table *pTabList;
+  cache_vtab *pVtabList;
+};
+
+/* One write to the stored table, or a read of its config row. */
+typedef struct cache_op cache_op;
+struct cache_op {
+  cache_table *pTab;
+  cache_vtab *pVtab;    /* the instance it runs for, or 0 (functions) */
+  cache_config cfg;
+  i64 now;              /* unix ms */
+  const char *zWho;     /* prefix of messages: "cache" unless set */
+  char *zErr;           /* first error message, or 0 */
+  int bChanged;         /* the config row names another table (uid) */
+};
+
+/* cache_store.c: values */
+i64 cacheNowMs(void);
+int cacheWholeNumber(sqlite3_value *v, i64 *pOut);
+int cacheParseWhole(const char *z, i64 iMax, i64 *pOut, const char **pzEnd);
+int cacheParseSize(const char *z, i64 *pOut);
+i64 cacheBytes(int bUtf16, sqlite3_value *pVal);
+const char *cacheTypeName(int eType);
+char *cacheCheckKey(const char *zWho, sqlite3_value *pKey);
+void cacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey);
+int cacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow);
+
+/* cache_store.c: operations on the stored table */
+int cacheOpError(cache_op *op, int rc);
+int cacheOpFail(cache_op *op, int rc, const char *zFmt, ...);
+int cacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt);
+int cacheRun(cache_op *op, sqlite3_stmt *pStmt);
+void cacheFinalizeAll(cache_table *pTab);
+void cacheChunkDropAll(cache_table *pTab);
+void cacheHeldCheck(cache_table *pTab);
+void cacheHeldValidate(cache_table *pTab);
+int cacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound);
+int cacheConfigLoad(cache_op *op);
+int cacheConfigSave(cache_op *op);
+int cacheConfigSync(cache_op *op);
+int cacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
+                     int *piFormat);
+int cacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab);
+int cacheFlushWrite(cache_op *op);
+int cacheOpCommit(cache_op *op, int rc);
+int cacheDeleteEntry(cache_op *op, i64 id, int *pbFound);
+int cacheReclaimExpired(cache_op *op);
+int cacheEvict(cache_op *op, i64 nNeed);
+int cacheSet(cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
+             int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits,
+             i64 *pId);
+int cacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot, i64 *pId);
+int cacheStoredUse(cache_table *pTab, i64 id, int *pbFound, i64 *pMs,
+                   i64 *pHits, char **pzErr);
+int cacheIntegrity(cache_table *pTab, char **pzErr);
+
+/* cache_table.c: a connection's tables */
+void cacheTableRef(cache_table *pTab);
+void cacheTableUnref(cache_table *pTab);
+int cacheTableSwitch(cache_op *op, i64 uid);
+void cacheTouch(cache_table *pTab, i64 id, i64 ms);
+int cacheVtabBind(cache_vtab *p, char **pzErr);
+int cacheFlushStandalone(cache_table *pTab, int bIdle);
+int cacheDropEnd(cache_table *pTab);
+void cacheTableRetire(cache_table *pTab);
+void cacheTableJoin(cache_table *pTab);
+void cacheTableTxnEnd(cache_table *pTab, int bCommit);
+void cacheTableDropInTxn(cache_table *pTab);
+int cacheStmtBusy(sqlite3 *db, int bWrite);
+int cacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat, int ePolicy);
+#ifndef NDEBUG
+void cacheTableCheck(const cache_table *pTab);
+#else
+# define cacheTableCheck(p)
+#endif
+
+cache_conn *cacheConnAcquire(sqlite3 *db);
+void cacheConnRelease(void *pConn);
+
+/* cache_func.c */
+int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn);
+
+#endif /* ACORN_CACHE_H */

@@ -1,0 +1,456 @@
+/*
+** cache_func.c: the functions on cache tables, named by a string:
+**
+**   cache_read(table, key, offset, length)   bytes of a value, read with
+**                                            incremental blob I/O
+**   SELECT * FROM cache_stats('table')       the table's counters
+**
+** (docs/cache.md specifies both.)  A name is looked up as SQL looks up a
+** table name, the table connected if it is not yet, and its cache_table
+** used with a reference held: SQLite may disconnect the instance while the
+** function runs (another connection's DDL makes it prepare its statements
+** again), the cache_table stays.
+*/
+#include "cache.h"
+
+static cache_vtab *cacheLookup(cache_conn *pConn, const char *zDb, int nDb,
+                               const char *zName){
+  cache_vtab *p;
+  for(p=pConn->pVtabList; p; p=p->pNext){     /* newest first */
+    if( sqlite3_strnicmp(p->zDb, zDb, nDb)==0 && p->zDb[nDb]==0
+     && sqlite3_stricmp(p->zName, zName)==0 ){
+      break;
+    }
+  }
+  return p;
+}
+
+/* The cache table zDb.zName, connected first if need be (preparing a
+** statement that names it calls xConnect), or 0 if that is no cache table.
+** *pbExists is set if there is a table of that name; *pRc to SQLITE_NOMEM
+** if the lookup ran out of memory (then 0 says nothing). */
+static cache_vtab *cacheFindIn(cache_conn *pConn, const char *zDb, int nDb,
+                               const char *zName, int *pbExists, int *pRc){
+  sqlite3 *db = pConn->db;
+  cache_vtab *p = 0;
+  char *zSchema = sqlite3_mprintf("%.*s", nDb, zDb);
+  int rc;
+  *pbExists = 0;
+  if( zSchema==0 ){
+    *pRc = SQLITE_NOMEM;
+    return 0;
+  }
+  rc = sqlite3_table_column_metadata(db, zSchema, zName, 0, 0, 0, 0, 0, 0);
+  if( rc==SQLITE_OK ){
+    *pbExists = 1;
+    p = cacheLookup(pConn, zDb, nDb, zName);
+    if( p==0 ){
+      char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" LIMIT 0",
+                                   zSchema, zName);
+      sqlite3_stmt *pStmt = 0;
+      rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+      sqlite3_finalize(pStmt);
+      sqlite3_free(zSql);
+      p = cacheLookup(pConn, zDb, nDb, zName);
+      if( p==0 && (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
+    }
+  }else if( (rc&0xff)==SQLITE_NOMEM ){
+    *pRc = SQLITE_NOMEM;
+  }
+  sqlite3_free(zSchema);
+  return p;
+}
+
+/* The cache table that SQL would take for zName: a bare name is looked up
+** as SQLite does (temp, main, then attached databases in order), and
+** names a cache table only if the table found is one; then "schema.name".
+** 0 if there is none, or if the lookup failed: then *pRc says why
+** (SQLITE_NOMEM; it is SQLITE_OK after a plain miss). */
+static cache_vtab *cacheFind(cache_conn *pConn, const char *zName, int *pRc){
+  sqlite3 *db = pConn->db;
+  const char *zDot = strchr(zName, '.');
+  sqlite3_stmt *pList = 0;
+  int i, rc, bExists = 0;
+  cache_vtab *p = 0;
+  *pRc = SQLITE_OK;
+  if( SQLITE_VERSION_NUMBER<3039000 || sqlite3_libversion_number()<3039000 ){
+    /* sqlite3_db_name() is 3.39: its slot in an older library's API table
+    ** is NULL (calling it would jump to address 0).  The pragma lists the
+    ** same schemas: main, temp (once it exists), then attached ones, in
+    ** the order of their index. */
+    rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
+                            " ORDER BY seq=1 DESC, seq", -1, &pList, 0);
+    if( rc ){
+      sqlite3_finalize(pList);
+      if( (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
+      return 0;
+    }
+  }
+  for(i=0; ; i++){
+    const char *zDb;
+    if( pList ){
+      rc = sqlite3_step(pList);
+      zDb = rc==SQLITE_ROW ? (const char*)sqlite3_column_text(pList, 0) : 0;
+      if( (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
+    }else{
+#if SQLITE_VERSION_NUMBER>=3039000
+      zDb = sqlite3_db_name(db, i<2 ? i^1 : i);
+#else
+      zDb = 0;
+#endif
+    }
+    if( zDb==0 ) break;
+    p = cacheFindIn(pConn, zDb, (int)strlen(zDb), zName, &bExists, pRc);
+    if( bExists || *pRc ) break;
+  }
+  sqlite3_finalize(pList);
+  if( bExists || *pRc ) return p;
+  if( zDot ){
+    return cacheFindIn(pConn, zName, (int)(zDot-zName), zDot+1, &bExists, pRc);
+  }
+  return 0;
+}
+
+
+/* The cache table named zTab, bound, with its config row read into op->cfg
+** (op is begun for it) and a reference for the caller, who gives it back
+** with cacheTableUnref().  A table whose name another table has now
+** (dropped, or dropped and created again, by another connection) is
+** retired and the name looked up once more.  0 with op->zErr if there is
+** none; 0 without a message if memory ran out. */
+static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
+                                 const char *zWho, cache_op *op){
+  int i, rc = SQLITE_OK;
+  memset(op, 0, sizeof(*op));
+  for(i=0; i<2; i++){
+    cache_vtab *pVtab = zTab ? cacheFind(pConn, zTab, &rc) : 0;
+    cache_table *p;
+    char *zErr = 0;
+    if( pVtab==0 && rc ) return 0;     /* out of memory: no message */
+    if( pVtab==0 ) break;
+    if( pVtab->pTab && pVtab->pTab->bGone ){
+      /* (an instance SQLite has not disconnected yet, of the table that had
+      ** the name: bound again, to the table under the name now) */
+      cacheTableUnref(pVtab->pTab);
+      pVtab->pTab = 0;
+    }
+    rc = cacheVtabBind(pVtab, &zErr);
+    if( rc ){
+      if( (rc&0xff)==SQLITE_NOMEM ){
+        sqlite3_free(zErr);
+      }else{
+        op->zErr = zErr;
+      }
+      return 0;
+    }
+    p = pVtab->pTab;
+    cacheTableRef(p);
+    memset(op, 0, sizeof(*op));
+    op->pTab = p;
+    op->zWho = zWho;
+    op->now = cacheNowMs();
+    cacheHeldCheck(p);
+    rc = cacheConfigLoad(op);
+    if( rc==SQLITE_OK && !op->bChanged ) return p;
+    cacheTableUnref(p);
+    if( (rc&0xff)==SQLITE_NOMEM ){
+      sqlite3_free(op->zErr);
+      op->zErr = 0;
+      return 0;
+    }
+    if( rc!=SQLITE_OK && (rc&0xff)!=SQLITE_ERROR ) return 0;
+    sqlite3_free(op->zErr);      /* gone or another table: look again */
+    op->zErr = 0;
+  }
+  /* no such table now, or still another one after looking again */
+  sqlite3_free(op->zErr);
+  op->zErr = sqlite3_mprintf("%s: no such cache table: %Q", zWho, zTab);
+  return 0;
+}
+
+/* The arguments of cache_read: the key checked, offset and length as
+** integers.  0 if they are good, else the error is set on ctx. */
+static int cacheReadArgs(sqlite3_context *ctx, sqlite3_value **argv,
+                         i64 *piOff, i64 *pnLen){
+  char *zErr = cacheCheckKey("cache_read", argv[1]);
+  if( zErr ){
+    sqlite3_result_error(ctx, zErr, -1);
+    sqlite3_free(zErr);
+    return 1;
+  }
+  if( !cacheWholeNumber(argv[2], piOff) || *piOff<0 ){
+    acorn_result_error(ctx, "cache_read: offset must be a non-negative integer");
+    return 1;
+  }
+  if( !cacheWholeNumber(argv[3], pnLen) || *pnLen<0 ){
+    acorn_result_error(ctx, "cache_read: length must be a non-negative integer");
+    return 1;
+  }
+  return 0;
+}
+
+/* The result of cache_read: bytes iOff..iOff+nLen-1 of the value of entry
+** id, read with incremental blob I/O.  SQLITE_OK on success (a result is
+** set either way). */
+static int cacheReadBlob(sqlite3_context *ctx, cache_table *p, i64 id,
+                         i64 iOff, i64 nLen){
+  sqlite3_blob *pBlob = 0;
+  unsigned char *aBuf;
+  char *zData = sqlite3_mprintf("%s_data", p->zName);
+  i64 nTotal;
+  int rc;
+  if( zData==0 ){
+    sqlite3_result_error_nomem(ctx);
+    return SQLITE_NOMEM;
+  }
+  rc = sqlite3_blob_open(p->db, p->zDb, zData, "value", id, 0, &pBlob);
+  sqlite3_free(zData);
+  if( rc ){
+    acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(p->db));
+    sqlite3_blob_close(pBlob);
+    return rc;
+  }
+  nTotal = sqlite3_blob_bytes(pBlob);
+  if( iOff>=nTotal ){
+    nLen = 0;
+  }else if( nLen>nTotal-iOff ){
+    nLen = nTotal-iOff;
+  }
+  if( nLen==0 ){
+    sqlite3_result_zeroblob(ctx, 0);
+  }else if( (aBuf = sqlite3_malloc64((sqlite3_uint64)nLen))==0 ){
+    rc = SQLITE_NOMEM;
+    sqlite3_result_error_nomem(ctx);
+  }else if( (rc = sqlite3_blob_read(pBlob, aBuf, (int)nLen, (int)iOff))!=0 ){
+    sqlite3_free(aBuf);
+    acorn_result_error(ctx, "cache_read: %s", sqlite3_errmsg(p->db));
+  }else{
+    sqlite3_result_blob64(ctx, aBuf, (sqlite3_uint64)nLen, sqlite3_free);
+  }
+  sqlite3_blob_close(pBlob);
+  return rc;
+}
+
+/* cache_read(table, key, offset, length): a use of the entry, or a miss. */
+static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  cache_conn *pConn = (cache_conn*)sqlite3_user_data(ctx);
+  cache_table *p;
+  cache_op op;
+  sqlite3_stmt *pStmt = 0;
+  i64 iOff, nLen, id = 0;
+  int rc;
+  (void)argc;
+  if( cacheReadArgs(ctx, argv, &iOff, &nLen) ) return;
+  p = cacheResolve(pConn, (const char*)sqlite3_value_text(argv[0]),
+                   "cache_read", &op);
+  rc = p ? cacheStmt(&op, CACHE_STMT_FIND_LIVE, &pStmt)
+         : op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  if( rc==SQLITE_OK ){
+    cacheBindKey(pStmt, 1, argv[1]);
+    sqlite3_bind_int64(pStmt, 2, op.now);
+    if( sqlite3_step(pStmt)==SQLITE_ROW ){
+      id = sqlite3_column_int64(pStmt, 1);
+    }else{
+      rc = cacheOpError(&op, sqlite3_reset(pStmt));
+    }
+  }
+  if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else if( rc ){
+    if( op.zErr ) sqlite3_result_error(ctx, op.zErr, -1);
+    else sqlite3_result_error_code(ctx, rc);
+  }else if( id==0 ){
+    if( p->ePolicy==CACHE_POLICY_LRU ) p->uses.nMiss++;  /* NULL: a miss */
+  }else if( cacheReadBlob(ctx, p, id, iOff, nLen)==SQLITE_OK ){
+    cacheTouch(p, id, op.now);
+  }
+  /* FIND_LIVE is reset only now: its read transaction kept the entry from
+  ** being deleted by another connection until the value was read. */
+  if( pStmt ) sqlite3_reset(pStmt);
+  sqlite3_free(op.zErr);
+  if( p ) cacheTableUnref(p);
+}
+
+#define CACHE_STATS_NCOL   7
+#define CACHE_STATS_TABLE  7     /* the hidden argument column */
+
+typedef struct cache_stats_vtab cache_stats_vtab;
+struct cache_stats_vtab {
+  sqlite3_vtab base;
+  cache_conn *pConn;
+};
+
+typedef struct cache_stats_cursor cache_stats_cursor;
+struct cache_stats_cursor {
+  sqlite3_vtab_cursor base;
+  i64 a[CACHE_STATS_NCOL];
+  int bFifo;            /* hits and misses are not counted: NULL */
+  char *zTable;
+  int bEof;
+};
+
+static int cacheStatsConnect(sqlite3 *db, void *pAux, int argc,
+                             const char *const*argv, sqlite3_vtab **ppVtab,
+                             char **pzErr){
+  cache_stats_vtab *pNew;
+  int rc;
+  (void)argc; (void)argv; (void)pzErr;
+  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(capacity, entries, bytes,"
+                                " hits, misses, evictions, expired, tbl HIDDEN)");
+  if( rc ) return rc;
+  pNew = sqlite3_malloc64(sizeof(*pNew));
+  if( pNew==0 ) return SQLITE_NOMEM;
+  memset(pNew, 0, sizeof(*pNew));
+  pNew->pConn = (cache_conn*)pAux;
+  *ppVtab = &pNew->base;
+  return SQLITE_OK;
+}
+
+static int cacheStatsDisconnect(sqlite3_vtab *pVtab){
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+static int cacheStatsBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  int i, bSeen = 0;
+  for(i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if( pC->iColumn!=CACHE_STATS_TABLE || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ){
+      continue;
+    }
+    bSeen = 1;
+    if( !pC->usable ) continue;
+    pInfo->aConstraintUsage[i].argvIndex = 1;
+    pInfo->aConstraintUsage[i].omit = 1;
+    pInfo->estimatedCost = 1.0;
+    pInfo->estimatedRows = 1;
+    return SQLITE_OK;
+  }
+  if( bSeen ) return SQLITE_CONSTRAINT;
+  acorn_vtab_error(pVtab, "cache_stats: missing argument: the name of a cache"
+                   " table, as in SELECT * FROM cache_stats('thumbs')");
+  return SQLITE_ERROR;
+}
+
+static int cacheStatsOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor){
+  cache_stats_cursor *pCur = sqlite3_malloc64(sizeof(*pCur));
+  (void)pVtab;
+  if( pCur==0 ) return SQLITE_NOMEM;
+  memset(pCur, 0, sizeof(*pCur));
+  pCur->bEof = 1;
+  *ppCursor = &pCur->base;
+  return SQLITE_OK;
+}
+
+static int cacheStatsClose(sqlite3_vtab_cursor *cur){
+  cache_stats_cursor *pCur = (cache_stats_cursor*)cur;
+  sqlite3_free(pCur->zTable);
+  sqlite3_free(pCur);
+  return SQLITE_OK;
+}
+
+static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
+                            const char *idxStr, int argc,
+                            sqlite3_value **argv){
+  cache_stats_cursor *pCur = (cache_stats_cursor*)cur;
+  cache_stats_vtab *pTab = (cache_stats_vtab*)cur->pVtab;
+  const char *zTab;
+  cache_table *p;
+  cache_op op;
+  (void)idxNum; (void)idxStr;
+  pCur->bEof = 1;
+  sqlite3_free(pCur->zTable);
+  pCur->zTable = 0;
+  if( argc<1 ) return SQLITE_OK;
+  zTab = (const char*)sqlite3_value_text(argv[0]);
+  p = cacheResolve(pTab->pConn, zTab, "cache_stats", &op);
+  if( p==0 ){
+    sqlite3_free(cur->pVtab->zErrMsg);
+    cur->pVtab->zErrMsg = op.zErr;
+    return op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  pCur->a[0] = op.cfg.capacity;
+  pCur->a[1] = op.cfg.entries;
+  pCur->a[2] = op.cfg.bytes;
+  pCur->a[3] = op.cfg.hits + p->uses.nHit + p->uses.nHitLoose;
+  pCur->a[4] = op.cfg.misses + p->uses.nMiss;
+  pCur->a[5] = op.cfg.evictions;
+  pCur->a[6] = op.cfg.expired;
+  pCur->bFifo = op.cfg.ePolicy==CACHE_POLICY_FIFO;
+  cacheTableUnref(p);
+  pCur->zTable = sqlite3_mprintf("%s", zTab);
+  if( pCur->zTable==0 ) return SQLITE_NOMEM;
+  pCur->bEof = 0;
+  return SQLITE_OK;
+}
+
+static int cacheStatsNext(sqlite3_vtab_cursor *cur){
+  ((cache_stats_cursor*)cur)->bEof = 1;
+  return SQLITE_OK;
+}
+
+static int cacheStatsEof(sqlite3_vtab_cursor *cur){
+  return ((cache_stats_cursor*)cur)->bEof;
+}
+
+static int cacheStatsColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
+                            int i){
+  cache_stats_cursor *pCur = (cache_stats_cursor*)cur;
+  if( i>=CACHE_STATS_NCOL ){
+    sqlite3_result_text(ctx, pCur->zTable, -1, SQLITE_TRANSIENT);
+  }else if( !(pCur->bFifo && (i==3 || i==4)) ){
+    sqlite3_result_int64(ctx, pCur->a[i]);
+  }
+  return SQLITE_OK;
+}
+
+static int cacheStatsRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
+  (void)cur;
+  *pRowid = 1;
+  return SQLITE_OK;
+}
+
+static sqlite3_module cacheStatsModule = {
+  /* iVersion    */ 0,
+  /* xCreate     */ 0,
+  /* xConnect    */ cacheStatsConnect,
+  /* xBestIndex  */ cacheStatsBestIndex,
+  /* xDisconnect */ cacheStatsDisconnect,
+  /* xDestroy    */ 0,
+  /* xOpen       */ cacheStatsOpen,
+  /* xClose      */ cacheStatsClose,
+  /* xFilter     */ cacheStatsFilter,
+  /* xNext       */ cacheStatsNext,
+  /* xEof        */ cacheStatsEof,
+  /* xColumn     */ cacheStatsColumn,
+  /* xRowid      */ cacheStatsRowid,
+  /* xUpdate     */ 0,
+  /* xBegin      */ 0,
+  /* xSync       */ 0,
+  /* xCommit     */ 0,
+  /* xRollback   */ 0,
+  /* xFindMethod */ 0,
+  /* xRename     */ 0,
+  /* xSavepoint  */ 0,
+  /* xRelease    */ 0,
+  /* xRollbackTo */ 0,
+  /* xShadowName */ 0,
+#if SQLITE_VERSION_NUMBER >= 3044000
+  /* xIntegrity  */ 0,
+#endif
+};
+
+/* cache_read() and cache_stats() on db, each with its reference on pConn
+** (given back by its destructor). */
+int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn){
+  int rc;
+  cacheConnAcquire(db);
+  rc = sqlite3_create_module_v2(db, "cache_stats", &cacheStatsModule, pConn,
+                                cacheConnRelease);
+  if( rc==SQLITE_OK ){
+    cacheConnAcquire(db);
+    rc = sqlite3_create_function_v2(db, "cache_read", 4, SQLITE_UTF8, pConn,
+                                    cacheReadFunc, 0, 0, cacheConnRelease);
+  }
+  return rc;
+}

@@ -1,0 +1,1596 @@
+/*
+** cache_store.c: the stored table of a cache, as statements on its shadow
+** tables inside the user's transaction (so ROLLBACK and ROLLBACK TO undo
+** sets, deletes, evictions, capacity changes and written recency alike).
+** What the table does for a user is in docs/cache.md; this is how it is
+** kept.
+**
+** THE SHADOW TABLES (format 2; xShadowName knows their suffixes)
+**
+**   <t>_config(id=1, capacity, bytes, entries, seq, hits, misses,
+**              evictions, expired, uid, policy, head, low, dead)
+**       One row.  uid is random at CREATE: the table's identity.  Checked
+**       as it is read: a counter that is not an INTEGER in 0..2^62
+**       (capacity 1..2^62) is SQLITE_CORRUPT_VTAB, so no sum of counters
+**       can overflow.
+**   <t>_data(id INTEGER PRIMARY KEY, key UNIQUE, created, expires, value)
+**       One row per entry; value last, so reading expires never walks a
+**       large value's overflow pages.  size is computed from the row.
+**   <t>_expiry(expires, id) WITHOUT ROWID   the entries that can expire
+**   <t>_rec(lo INTEGER PRIMARY KEY, minused, recs)  + index on minused
+**       Recency records, packed: row lo holds, in the blob recs, one
+**       record {id, used, last_used, hits} for each entry with id in
+**       [lo, next lo) used since its set, sorted by id; minused is the
+**       least used in it above low (NULL if none).  The index is named
+**       after the uid (an index cannot be renamed with its table).
+**   <t>_lru    acorn 0.1's recency table (format 1), see cacheUpgrade.
+**
+** RECENCY
+**
+**   seq counts up.  Every set takes the next value as the entry's id (a set
+**   of a stored key makes a new entry, so id order is set order); every
+**   written use takes the next as the entry's used.  An entry's recency is
+**   its latest such number: no ties; under lru eviction follows it exactly,
+**   under fifo it follows ids.  A record is 28 bytes, little-endian: id
+**   (8), used (8), last_used (6), hits (6), so a chunk is read and written
+**   with no parsing.  Chunk 0 always exists, so every id falls in a chunk.
+**   A chunk whose blob grows past the page size less a margin is split; an
+**   empty one is deleted (but 0).
+**
+** EVICTION (lru) looks at two candidates and takes the lower recency: the
+**   oldest entry never used since its set (the first id >= head with no
+**   record; every live entry below head has a record), and the entry of the
+**   least used record above low (through the index on minused).  Evicting
+**   that one does not rewrite its chunk: low moves up to its used, and the
+**   chunk's minused to its next record; records at or below low are dropped
+**   whenever their chunk is written.  Deletes, expiries and sets of stored
+**   keys leave the old entry's record, counted in dead; eviction passes over
+**   such a record when it meets it, and once dead passes entries + 1024 a
+**   write sweeps every chunk (one lookup an entry gone).  Under fifo the
+**   candidate is the first id.
+**
+** A WRITE (cache_op) reads the config row (or the transaction's copy) at
+** its start, writes the connection's buffered uses first (so eviction sees
+** them), then its change, and keeps the row for xSync.  Every set, update,
+** delete and command but integrity_check reclaims expired entries first.
+*/
+#include "cache.h"
+
+#include <stdarg.h>
+
+/*
+** The statement texts.  Each is complete: it is formatted with the schema
+** and table name, as (zDb, zName) given three times over, and names its
+** tables as "schema"."table_suffix".
+*/
+
+/* hits of a format 1 row, in the range a record holds (6 bytes), so that
+** no sum with it overflows whatever the row says */
+#define CACHE_LRU1_HITS "max(0, min(hits, 281474976710655))"
+
+static const struct {
+  int eStmt;                 /* its index, checked by assert() */
+  const char *zSql;
+} aCacheStmt[CACHE_NSTMT] = {
+  { CACHE_STMT_CONFIG_READ,
+    "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
+    " uid, policy, head, low, dead FROM \"%w\".\"%w_config\" WHERE id=1" },
+  { CACHE_STMT_CONFIG_READ1,     /* format 1, before its conversion */
+    "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
+    " uid, 0, 0, 0, 0 FROM \"%w\".\"%w_config\" WHERE id=1" },
+  { CACHE_STMT_CONFIG_WRITE,
+    "UPDATE \"%w\".\"%w_config\" SET capacity=?1, bytes=?2, entries=?3,"
+    " seq=?4, hits=?5, misses=?6, evictions=?7, expired=?8, head=?9,"
+    " low=?10, dead=?11 WHERE id=1" },
+  { CACHE_STMT_FIND,
+    "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
+    " WHERE key=?1" },
+  { CACHE_STMT_FIND_LIVE,
+    "SELECT (SELECT uid FROM \"%w\".\"%w_config\" WHERE id=1),"
+    " (SELECT id FROM \"%w\".\"%w_data\" WHERE key=?1"
+    " AND (expires IS NULL OR expires>?2))" },
+  { CACHE_STMT_INSERT,
+    "INSERT INTO \"%w\".\"%w_data\"(id, key, created, expires, value)"
+    " VALUES(?1, ?2, ?3, ?4, ?5)" },
+  { CACHE_STMT_DELETE,
+    "DELETE FROM \"%w\".\"%w_data\" WHERE id=?1" },
+  { CACHE_STMT_ROW,
+    "SELECT key, value, created, expires FROM \"%w\".\"%w_data\""
+    " WHERE id=?1" },
+  { CACHE_STMT_HEAD,
+    "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
+    " WHERE id>=?1 ORDER BY id LIMIT 1" },
+  { CACHE_STMT_ENTRY,
+    "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
+    " WHERE id=?1" },
+  { CACHE_STMT_EXPIRY_ADD,
+    "INSERT INTO \"%w\".\"%w_expiry\"(expires, id) VALUES(?1, ?2)" },
+  { CACHE_STMT_EXPIRY_DEL,
+    "DELETE FROM \"%w\".\"%w_expiry\" WHERE expires=?1 AND id=?2" },
+  { CACHE_STMT_EXPIRED,
+    "SELECT id FROM \"%w\".\"%w_expiry\" WHERE expires<=?1 LIMIT 1" },
+  { CACHE_STMT_CHUNK_FIND,
+    "SELECT lo, recs FROM \"%w\".\"%w_rec\" WHERE lo<=?1"
+    " ORDER BY lo DESC LIMIT 1" },
+  { CACHE_STMT_CHUNK_NEXT,
+    "SELECT lo FROM \"%w\".\"%w_rec\" WHERE lo>?1 ORDER BY lo LIMIT 1" },
+  { CACHE_STMT_CHUNK_OLDEST,
+    "SELECT lo, recs FROM \"%w\".\"%w_rec\" WHERE minused IS NOT NULL"
+    " ORDER BY minused LIMIT 1" },
+  { CACHE_STMT_CHUNK_WRITE,
+    "INSERT OR REPLACE INTO \"%w\".\"%w_rec\"(lo, minused, recs)"
+    " VALUES(?1, ?2, ?3)" },
+  { CACHE_STMT_CHUNK_DELETE,
+    "DELETE FROM \"%w\".\"%w_rec\" WHERE lo=?1" },
+  { CACHE_STMT_CHUNK_SETMIN,
+    "UPDATE \"%w\".\"%w_rec\" SET minused=?2 WHERE lo=?1" },
+  { CACHE_STMT_EXISTS,
+    "SELECT 1 FROM \"%w\".\"%w_data\" WHERE id=?1" },
+  { CACHE_STMT_LRU1_READ,        /* format 1, before its conversion */
+    "SELECT last_used, " CACHE_LRU1_HITS " FROM \"%w\".\"%w_lru\""
+    " WHERE id=?1" },
+  { CACHE_STMT_DATA_VERSION,
+    "PRAGMA \"%w\".data_version" },
+  { CACHE_STMT_SCHEMA_VERSION,
+    "PRAGMA \"%w\".schema_version" },
+};
+
+/* -------------------------------------------------------------- utilities */
+
+i64 cacheNowMs(void){
+  return acorn_now_ns()/1000000;
+}
+
+/* Record the connection's latest error as the operation's first error. */
+int cacheOpError(cache_op *op, int rc){
+  if( rc!=SQLITE_OK && rc!=SQLITE_ROW && rc!=SQLITE_DONE && op->zErr==0 ){
+    op->zErr = sqlite3_mprintf("%s: %s", op->zWho ? op->zWho : "cache",
+                   rc==SQLITE_NOMEM ? sqlite3_errstr(rc)
+                                    : sqlite3_errmsg(op->pTab->db));
+  }
+  return rc==SQLITE_ROW || rc==SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* The same with a message of our own. */
+int cacheOpFail(cache_op *op, int rc, const char *zFmt, ...){
+  if( op->zErr==0 ){
+    va_list ap;
+    va_start(ap, zFmt);
+    op->zErr = sqlite3_vmprintf(zFmt, ap);
+    va_end(ap);
+  }
+  return rc;
+}
+
+int cacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt){
+  cache_table *p = op->pTab;
+  assert( i>=0 && i<CACHE_NSTMT && aCacheStmt[i].eStmt==i );
+  if( p->aStmt[i]==0 ){
+    int rc;
+    char *zSql = sqlite3_mprintf(aCacheStmt[i].zSql, p->zDb, p->zName,
+                                 p->zDb, p->zName, p->zDb, p->zName);
+    if( zSql==0 ) return cacheOpError(op, SQLITE_NOMEM);
+    rc = sqlite3_prepare_v3(p->db, zSql, -1,
+             SQLITE_PREPARE_PERSISTENT|SQLITE_PREPARE_NO_VTAB, &p->aStmt[i], 0);
+    sqlite3_free(zSql);
+    if( rc!=SQLITE_OK ) return cacheOpError(op, rc);
+  }
+  *ppStmt = p->aStmt[i];
+  return SQLITE_OK;
+}
+
+/* Step a statement that returns no row we need, then reset it. */
+int cacheRun(cache_op *op, sqlite3_stmt *pStmt){
+  int rc = sqlite3_step(pStmt);
+  int rc2 = sqlite3_reset(pStmt);
+  if( rc==SQLITE_ROW || rc==SQLITE_DONE ) rc = rc2;
+  return cacheOpError(op, rc);
+}
+
+/* One value of one query run once (probes of the schema, not statements
+** of the hot path): the first column of its first row in *pVal, *pbRow if
+** there is a row.  The error of preparing or stepping it, else SQLITE_OK.
+** Prepared with SQLITE_PREPARE_NO_VTAB: no virtual table is connected.
+** zSql, from sqlite3_mprintf() (0: out of memory), is freed. */
+int cacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow){
+  sqlite3_stmt *pStmt = 0;
+  int rc, bRow = 0;
+  if( pbRow ) *pbRow = 0;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ){
+    bRow = sqlite3_step(pStmt)==SQLITE_ROW;
+    if( bRow ) *pVal = sqlite3_column_int64(pStmt, 0);
+    rc = sqlite3_finalize(pStmt);
+  }
+  if( pbRow ) *pbRow = bRow;
+  return rc;
+}
+
+void cacheFinalizeAll(cache_table *p){
+  int i;
+  for(i=0; i<CACHE_NSTMT; i++){
+    sqlite3_finalize(p->aStmt[i]);
+    p->aStmt[i] = 0;
+  }
+  for(i=0; i<CACHE_NREAD; i++){
+    /* A busy slot's statement belongs to its cursor from now on. */
+    if( !p->aReadBusy[i] ) sqlite3_finalize(p->aRead[i]);
+    p->aRead[i] = 0;
+    p->aReadBusy[i] = 0;
+  }
+}
+
+/* Is v an integer: an INTEGER, or a REAL with no fractional part that an
+** i64 holds (JavaScript numbers bind as REAL)?  Its value in *pOut. */
+int cacheWholeNumber(sqlite3_value *v, i64 *pOut){
+  int e = sqlite3_value_type(v);
+  if( e==SQLITE_INTEGER ){
+    *pOut = sqlite3_value_int64(v);
+    return 1;
+  }
+  if( e==SQLITE_FLOAT ){
+    double r = sqlite3_value_double(v);
+    if( r>=-9223372036854775808.0 && r<9223372036854775808.0
+     && r==(double)(i64)r ){
+      *pOut = (i64)r;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Parse digits with an optional fraction of zeros ("1000", "1000.00"):
+** the value in *pOut (at most iMax), the text after it in *pzEnd.  0 on
+** success. */
+int cacheParseWhole(const char *z, i64 iMax, i64 *pOut, const char **pzEnd){
+  i64 v = 0;
+  int nDigit = 0;
+  while( *z>='0' && *z<='9' ){
+    if( v > (iMax - (*z - '0'))/10 ) return 1;
+    v = v*10 + (*z - '0');
+    z++;
+    nDigit++;
+  }
+  if( nDigit==0 ) return 1;
+  if( *z=='.' ){
+    z++;
+    while( *z=='0' ) z++;
+  }
+  *pOut = v;
+  *pzEnd = z;
+  return 0;
+}
+
+/* Parse a size: digits, optional spaces, optional unit.  0 on success. */
+int cacheParseSize(const char *z, i64 *pOut){
+  static const struct { const char *zUnit; i64 iMul; } aUnit[] = {
+    { "",    1 }, { "b",   1 },
+    { "kb",  1000 }, { "mb", 1000000 }, { "gb", 1000000000 },
+    { "kib", (i64)1<<10 }, { "mib", (i64)1<<20 }, { "gib", (i64)1<<30 },
+  };
+  i64 v = 0;
+  size_t i;
+  if( z==0 ) return 1;
+  while( *z==' ' ) z++;
+  if( cacheParseWhole(z, CACHE_MAX_CAPACITY, &v, &z) ) return 1;
+  while( *z==' ' ) z++;
+  for(i=0; i<sizeof(aUnit)/sizeof(aUnit[0]); i++){
+    size_t n = strlen(aUnit[i].zUnit);
+    if( sqlite3_strnicmp(z, aUnit[i].zUnit, (int)n)==0 ){
+      const char *zEnd = z + n;
+      while( *zEnd==' ' ) zEnd++;
+      if( *zEnd ) continue;
+      if( v > CACHE_MAX_CAPACITY / aUnit[i].iMul ) return 1;
+      v *= aUnit[i].iMul;
+      if( v<1 ) return 1;
+      *pOut = v;
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Bytes a key or value counts for: BLOB its length, TEXT its length in
+** the database's encoding (as stored, and as cache_read's offsets count),
+** INTEGER (or a whole REAL key, stored as INTEGER) 8. */
+i64 cacheBytes(int bUtf16, sqlite3_value *pVal){
+  int e = sqlite3_value_type(pVal);
+  if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ) return 8;
+  if( e==SQLITE_TEXT && bUtf16 ) return sqlite3_value_bytes16(pVal);
+  return sqlite3_value_bytes(pVal);
+}
+
+const char *cacheTypeName(int eType){
+  switch( eType ){
+    case SQLITE_INTEGER: return "INTEGER";
+    case SQLITE_FLOAT:   return "REAL";
+    case SQLITE_TEXT:    return "TEXT";
+    case SQLITE_BLOB:    return "BLOB";
+    default:             return "NULL";
+  }
+}
+
+/* Check a key as the user gave it; zWho prefixes the message. */
+char *cacheCheckKey(const char *zWho, sqlite3_value *pKey){
+  int e = sqlite3_value_type(pKey);
+  i64 iKey;
+  if( e==SQLITE_NULL ){
+    return sqlite3_mprintf("%s: key must not be NULL;"
+                           " expected TEXT, BLOB or INTEGER", zWho);
+  }
+  if( e==SQLITE_FLOAT && !cacheWholeNumber(pKey, &iKey) ){
+    return sqlite3_mprintf("%s: key must be TEXT, BLOB or INTEGER, got REAL",
+                           zWho);
+  }
+  return 0;
+}
+
+/* Bind a checked key: a whole REAL as the INTEGER it is. */
+void cacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey){
+  i64 iKey;
+  if( sqlite3_value_type(pKey)==SQLITE_FLOAT && cacheWholeNumber(pKey, &iKey) ){
+    sqlite3_bind_int64(pStmt, i, iKey);
+  }else{
+    sqlite3_bind_value(pStmt, i, pKey);
+  }
+}
+
+/* ------------------------------------------------------- recency records */
+
+/* A record is stored as 28 bytes, little-endian: id (8), used (8), ms
+** (6, unsigned: a clock before 1970 counts as 0) and hits (6, at most
+** 2^48-1).  Fixed width: a chunk is read and written with no parsing. */
+#define CACHE_REC_BYTES 28
+#define CACHE_MAX48     (((i64)1<<48)-1)
+
+static void cachePut(unsigned char *a, u64 v, int n){
+  int i;
+  for(i=0; i<n; i++){ a[i] = (unsigned char)v; v >>= 8; }
+}
+static u64 cacheGet(const unsigned char *a, int n){
+  u64 v = 0;
+  int i;
+  if( n==8 ){
+    for(i=0; i<8; i++) v |= (u64)a[i] << (8*i);
+    return v;
+  }
+  for(i=n-1; i>=0; i--) v = (v<<8) | a[i];
+  return v;
+}
+
+/* Room for n records in the chunk. */
+static int cacheChunkReserve(cache_chunk *c, int n){
+  if( n>c->nAlloc ){
+    int nNew = c->nAlloc ? c->nAlloc : 64;
+    cache_rec *aNew;
+    while( nNew<n ) nNew *= 2;
+    aNew = sqlite3_realloc64(c->aRec, sizeof(cache_rec)*(size_t)nNew);
+    if( aNew==0 ) return SQLITE_NOMEM;
+    c->aRec = aNew;
+    c->nAlloc = nNew;
+  }
+  return SQLITE_OK;
+}
+
+/* Decode the blob of chunk lo into c.  SQLITE_CORRUPT_VTAB if it is not
+** whole records with ascending ids, all at or after lo. */
+static int cacheChunkDecode(cache_chunk *c, i64 lo, const unsigned char *a,
+                            int n){
+  int i, nRec = n/CACHE_REC_BYTES;
+  c->lo = lo;
+  c->nRec = 0;
+  if( n%CACHE_REC_BYTES ) return SQLITE_CORRUPT_VTAB;
+  if( cacheChunkReserve(c, nRec) ) return SQLITE_NOMEM;
+  for(i=0; i<nRec; i++, a+=CACHE_REC_BYTES){
+    cache_rec *r = &c->aRec[i];
+    r->id = (i64)cacheGet(a, 8);
+    r->used = (i64)cacheGet(a+8, 8);
+    r->ms = (i64)cacheGet(a+16, 6);
+    r->hits = (i64)cacheGet(a+22, 6);
+    if( r->id<lo || (i>0 && r->id<=r[-1].id) || r->used<0 ){
+      return SQLITE_CORRUPT_VTAB;
+    }
+  }
+  c->nRec = nRec;
+  return SQLITE_OK;
+}
+
+/* Encode records aRec[0..n) into a (room for CACHE_REC_BYTES each); the
+** bytes written. */
+static int cacheChunkEncode(const cache_rec *aRec, int n, unsigned char *a){
+  int i;
+  for(i=0; i<n; i++, a+=CACHE_REC_BYTES){
+    i64 ms = aRec[i].ms<0 ? 0 : aRec[i].ms>CACHE_MAX48 ? CACHE_MAX48 : aRec[i].ms;
+    i64 hits = aRec[i].hits>CACHE_MAX48 ? CACHE_MAX48 : aRec[i].hits;
+    cachePut(a, (u64)aRec[i].id, 8);
+    cachePut(a+8, (u64)aRec[i].used, 8);
+    cachePut(a+16, (u64)ms, 6);
+    cachePut(a+22, (u64)hits, 6);
+  }
+  return n*CACHE_REC_BYTES;
+}
+
+void cacheChunkDropAll(cache_table *p){
+  int i;
+  for(i=0; i<CACHE_NCHUNK; i++) p->aChunk[i].bValid = 0;
+}
+
+/* Note PRAGMA data_version and schema_version now, inside a read
+** transaction of a statement on the table's schema: its schema in memory
+** is the file's (the statement checked it as it began), which
+** cacheSchemaCurrent() builds on.  Only when the file's data version
+** changed since the last note (a file_control, no statement). */
+static void cacheNoteVersions(cache_table *p){
+  cache_op op;
+  sqlite3_stmt *pStmt;
+  i64 aV[2] = {-1, -1};
+  unsigned v = 0;
+  int i;
+  if( sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v)
+   || (i64)v==p->iNotedVersion ){
+    return;
+  }
+  p->iNotedVersion = v;
+  memset(&op, 0, sizeof(op));
+  op.pTab = p;
+  for(i=0; i<2; i++){
+    if( cacheStmt(&op, i ? CACHE_STMT_SCHEMA_VERSION : CACHE_STMT_DATA_VERSION,
+                  &pStmt)==SQLITE_OK ){
+      if( sqlite3_step(pStmt)==SQLITE_ROW ) aV[i] = sqlite3_column_int64(pStmt, 0);
+      if( sqlite3_reset(pStmt) ) aV[i] = -1;
+    }
+  }
+  sqlite3_free(op.zErr);
+  p->iDataVersion = aV[0];
+  p->iSchemaVersion = aV[1];
+}
+
+/* What a connection holds of a table (decoded chunks, the config row)
+** stays good while nothing else changes it: inside a transaction (its
+** snapshot) until a rollback, and from one transaction to the next while
+** the file's data version is the one seen at the end of the last
+** (SQLITE_FCNTL_DATA_VERSION changes when another connection commits; this
+** connection's own commits are noted at xCommit).  Called at the start of
+** every read and write outside a transaction. */
+void cacheHeldValidate(cache_table *p){
+  unsigned v = 0;
+  /* the version is current only once a read transaction has begun */
+  if( sqlite3_txn_state(p->db, p->zDb)==SQLITE_TXN_NONE
+   || sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v) ){
+    p->iGen++;
+    p->eCfg = CACHE_CFG_NONE;
+  }else{
+    if( v!=p->iVersion ){
+      p->iGen++;
+      p->eCfg = CACHE_CFG_NONE;
+      p->iVersion = v;
+    }
+    cacheNoteVersions(p);
+  }
+}
+void cacheHeldCheck(cache_table *p){
+  int i;
+  if( !p->txn.bOpen ) cacheHeldValidate(p);
+  for(i=0; i<CACHE_NCHUNK; i++){
+    if( p->aChunk[i].iGen!=p->iGen ) p->aChunk[i].bValid = 0;
+  }
+}
+
+/* Load the chunk that holds id (ids >= 1) into one of p->aChunk: *ppC.
+** The lo = 0 chunk always exists once the table is format 2. */
+static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
+  cache_table *p = op->pTab;
+  cache_chunk *c;
+  sqlite3_stmt *pStmt;
+  int rc, i;
+  for(i=0; i<CACHE_NCHUNK; i++){
+    c = &p->aChunk[i];
+    if( c->bValid && c->lo<=id && id<c->hi ){
+      *ppC = c;
+      return SQLITE_OK;
+    }
+  }
+  c = &p->aChunk[p->iChunkNext];
+  p->iChunkNext = (p->iChunkNext+1) % CACHE_NCHUNK;
+  c->bValid = 0;
+  rc = cacheStmt(op, CACHE_STMT_CHUNK_FIND, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, id);
+  rc = sqlite3_step(pStmt);
+  if( rc==SQLITE_ROW ){
+    rc = cacheChunkDecode(c, sqlite3_column_int64(pStmt, 0),
+                          sqlite3_column_blob(pStmt, 1),
+                          sqlite3_column_bytes(pStmt, 1));
+    if( rc==SQLITE_CORRUPT_VTAB ){
+      cacheOpFail(op, rc, "cache: the recency records of \"%w\" at %lld"
+                  " are corrupt", p->zName, c->lo);
+    }
+    sqlite3_reset(pStmt);
+    if( rc ) return cacheOpError(op, rc);
+  }else{
+    rc = sqlite3_reset(pStmt);
+    if( rc ) return cacheOpError(op, rc);
+    c->lo = 0;          /* no chunk yet: row 0 is made at the first write */
+    c->nRec = 0;
+  }
+  rc = cacheStmt(op, CACHE_STMT_CHUNK_NEXT, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, c->lo);
+  c->hi = sqlite3_step(pStmt)==SQLITE_ROW ? sqlite3_column_int64(pStmt, 0)
+                                          : LLONG_MAX;
+  rc = sqlite3_reset(pStmt);
+  if( rc ) return cacheOpError(op, rc);
+  c->bValid = 1;
+  c->iGen = p->iGen;
+  *ppC = c;
+  return SQLITE_OK;
+}
+
+/* Write row lo of <t>_rec from aRec[0..n). */
+static int cacheChunkWriteRow(cache_op *op, i64 lo, const cache_rec *aRec,
+                              int n, unsigned char *aBuf){
+  sqlite3_stmt *pStmt;
+  int rc, i, nByte;
+  i64 minUsed = LLONG_MAX;
+  if( n==0 && lo!=0 ){
+    rc = cacheStmt(op, CACHE_STMT_CHUNK_DELETE, &pStmt);
+    if( rc ) return rc;
+    sqlite3_bind_int64(pStmt, 1, lo);
+    return cacheRun(op, pStmt);
+  }
+  rc = cacheStmt(op, CACHE_STMT_CHUNK_WRITE, &pStmt);
+  if( rc ) return rc;
+  for(i=0; i<n; i++){
+    if( aRec[i].used<minUsed ) minUsed = aRec[i].used;
+  }
+  nByte = cacheChunkEncode(aRec, n, aBuf);
+  sqlite3_bind_int64(pStmt, 1, lo);
+  if( n ) sqlite3_bind_int64(pStmt, 2, minUsed);
+  else sqlite3_bind_null(pStmt, 2);
+  sqlite3_bind_blob(pStmt, 3, aBuf, nByte, SQLITE_STATIC);
+  rc = cacheRun(op, pStmt);
+  sqlite3_clear_bindings(pStmt);
+  return rc;
+}
+
+/* Write chunk c back.  A chunk whose blob would pass nChunkMax bytes is
+** split into rows of about half that; c then holds the first. */
+static int cacheChunkSave(cache_op *op, cache_chunk *c){
+  cache_table *p = op->pTab;
+  unsigned char *aBuf;
+  int rc = SQLITE_OK, i, j, nByte, nPiece, iRec;
+  assert( c->bValid );
+  /* records of entries evicted in order (used <= iLow) go now */
+  for(i=j=0; i<c->nRec; i++){
+    if( c->aRec[i].used>op->cfg.iLow ) c->aRec[j++] = c->aRec[i];
+  }
+  c->nRec = j;
+  aBuf = sqlite3_malloc64((size_t)c->nRec*CACHE_REC_BYTES + 1);
+  if( aBuf==0 ) return cacheOpError(op, SQLITE_NOMEM);
+  nByte = c->nRec*CACHE_REC_BYTES;
+  nPiece = nByte<=p->nChunkMax ? 1 : 1 + 2*nByte/p->nChunkMax;
+  for(i=0, iRec=0; rc==SQLITE_OK && i<nPiece; i++){
+    int iEnd = (int)((i64)c->nRec*(i+1)/nPiece);
+    i64 lo = i==0 ? c->lo : c->aRec[iRec].id;
+    rc = cacheChunkWriteRow(op, lo, c->aRec+iRec, iEnd-iRec, aBuf);
+    iRec = iEnd;
+  }
+  sqlite3_free(aBuf);
+  if( rc ){
+    cacheChunkDropAll(p);
+  }else if( nPiece>1 ){
+    int nFirst = (int)((i64)c->nRec/nPiece);
+    c->hi = c->aRec[nFirst].id;
+    c->nRec = nFirst;
+  }else if( c->nRec==0 && c->lo!=0 ){
+    cacheChunkDropAll(p);  /* deleted: its ids go to the chunk before */
+  }
+  return rc;
+}
+
+/* The record of entry id in *pRec, if it has one (*pbFound). */
+int cacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound){
+  cache_chunk *c = 0;
+  int lo = 0, hi, rc = cacheChunkLoad(op, id, &c);
+  *pbFound = 0;
+  if( rc ) return rc;
+  hi = c->nRec;
+  while( lo<hi ){
+    int mid = (lo+hi)/2;
+    if( c->aRec[mid].id<id ) lo = mid+1; else hi = mid;
+  }
+  if( lo<c->nRec && c->aRec[lo].id==id ){
+    *pRec = c->aRec[lo];
+    *pbFound = 1;
+  }
+  return SQLITE_OK;
+}
+
+/* Merge records aNew[0..n) (sorted by id, distinct) into the chunks:
+** a record for an id that has one replaces used and ms and adds hits. */
+static int cacheRecMerge(cache_op *op, const cache_rec *aNew, int n){
+  cache_chunk *c = 0;
+  cache_rec *aOut = 0;
+  int nOutAlloc = 0, i = 0, rc = SQLITE_OK;
+  while( rc==SQLITE_OK && i<n ){
+    int j, iOld = 0, nOut = 0;
+    rc = cacheChunkLoad(op, aNew[i].id, &c);
+    if( rc ) break;
+    for(j=i; j<n && aNew[j].id<c->hi; j++){}
+    if( c->nRec + (j-i) > nOutAlloc ){
+      cache_rec *aNext;
+      nOutAlloc = c->nRec + (j-i) + 64;
+      aNext = sqlite3_realloc64(aOut, sizeof(cache_rec)*(size_t)nOutAlloc);
+      if( aNext==0 ){ rc = cacheOpError(op, SQLITE_NOMEM); break; }
+      aOut = aNext;
+    }
+    while( iOld<c->nRec || i<j ){
+      if( i>=j || (iOld<c->nRec && c->aRec[iOld].id<aNew[i].id) ){
+        aOut[nOut++] = c->aRec[iOld++];
+      }else if( iOld<c->nRec && c->aRec[iOld].id==aNew[i].id ){
+        aOut[nOut] = c->aRec[iOld++];
+        aOut[nOut].used = aNew[i].used;
+        aOut[nOut].ms = aNew[i].ms;
+        aOut[nOut].hits += aNew[i].hits;
+        nOut++;
+        i++;
+      }else{
+        aOut[nOut++] = aNew[i++];
+      }
+    }
+    rc = cacheChunkReserve(c, nOut);
+    if( rc ){ cacheOpError(op, rc); break; }
+    memcpy(c->aRec, aOut, sizeof(cache_rec)*(size_t)nOut);
+    c->nRec = nOut;
+    rc = cacheChunkSave(op, c);
+  }
+  sqlite3_free(aOut);
+  return rc;
+}
+
+/* Drop the records of entries that are gone, from every chunk: deletes and
+** sets of stored keys leave their entries' records behind (eviction meets
+** them in time, but a table that never fills would keep them), so a write
+** sweeps once op->cfg.nDead passes the entries (amortised: one existence
+** check per entry gone). */
+static int cacheSweep(cache_op *op){
+  sqlite3_stmt *pNext, *pExists;
+  i64 lo = -1;
+  int rc = SQLITE_OK;
+  while( rc==SQLITE_OK ){
+    cache_chunk *c = 0;
+    int i, j, bNext = 0;
+    rc = cacheStmt(op, CACHE_STMT_CHUNK_NEXT, &pNext);
+    if( rc ) break;
+    sqlite3_bind_int64(pNext, 1, lo);
+    if( sqlite3_step(pNext)==SQLITE_ROW ){
+      lo = sqlite3_column_int64(pNext, 0);
+      bNext = 1;
+    }
+    rc = cacheOpError(op, sqlite3_reset(pNext));
+    if( rc || !bNext ) break;
+    rc = cacheChunkLoad(op, lo, &c);
+    if( rc==SQLITE_OK ) rc = cacheStmt(op, CACHE_STMT_EXISTS, &pExists);
+    for(i=j=0; rc==SQLITE_OK && i<c->nRec; i++){
+      int bLive = 0;
+      if( c->aRec[i].used>op->cfg.iLow ){
+        sqlite3_bind_int64(pExists, 1, c->aRec[i].id);
+        bLive = sqlite3_step(pExists)==SQLITE_ROW;
+        rc = cacheOpError(op, sqlite3_reset(pExists));
+      }
+      if( bLive ) c->aRec[j++] = c->aRec[i];
+    }
+    if( rc==SQLITE_OK && j<c->nRec ){
+      c->nRec = j;
+      rc = cacheChunkSave(op, c);
+    }
+  }
+  if( rc==SQLITE_OK ) op->cfg.nDead = 0;
+  return rc;
+}
+
+/* ------------------------------------------------------- config, format */
+
+/* Is the config row at pStmt (CACHE_STMT_CONFIG_READ's columns) out of
+** range?  A row edited by hand: the config read refuses it with
+** SQLITE_CORRUPT_VTAB, and integrity_check reports it in the same words.
+** capacity 1..2^62; bytes, entries, seq, hits, misses, evictions, expired,
+** head, low and dead 0..2^62; all INTEGER (uid and policy are free; how
+** head and low stand to seq is integrity_check's to judge). */
+static int cacheConfigBad(sqlite3_stmt *pStmt){
+  int i;
+  for(i=0; i<13; i++){
+    i64 v;
+    if( sqlite3_column_type(pStmt, i)!=SQLITE_INTEGER ) return 1;
+    if( i==8 || i==9 ) continue;                     /* uid, policy */
+    v = sqlite3_column_int64(pStmt, i);
+    if( v<(i==0) || v>CACHE_MAX_COUNTER ) return 1;
+  }
+  return 0;
+}
+
+/* The row at pStmt as integrity_check words it, for the message. */
+static char *cacheConfigText(sqlite3_stmt *pStmt){
+  static const char *const azName[] = {
+    "capacity", "bytes", "entries", "seq", "hits", "misses", "evictions",
+    "expired", 0, 0, "head", "low", "dead"
+  };
+  char *z = 0;
+  int i;
+  for(i=0; i<13; i++){
+    if( azName[i]==0 ) continue;
+    z = sqlite3_mprintf("%z%s%s %s", z, i ? ", " : "", azName[i],
+                        (const char*)sqlite3_column_text(pStmt, i));
+    if( z==0 ) break;
+  }
+  return z;
+}
+
+/* The row at pStmt (CONFIG_READ's columns) into *pCfg. */
+static void cacheConfigColumns(sqlite3_stmt *pStmt, cache_config *pCfg){
+  pCfg->capacity = sqlite3_column_int64(pStmt, 0);
+  pCfg->bytes = sqlite3_column_int64(pStmt, 1);
+  pCfg->entries = sqlite3_column_int64(pStmt, 2);
+  pCfg->seq = sqlite3_column_int64(pStmt, 3);
+  pCfg->hits = sqlite3_column_int64(pStmt, 4);
+  pCfg->misses = sqlite3_column_int64(pStmt, 5);
+  pCfg->evictions = sqlite3_column_int64(pStmt, 6);
+  pCfg->expired = sqlite3_column_int64(pStmt, 7);
+  pCfg->uid = sqlite3_column_int64(pStmt, 8);
+  pCfg->ePolicy = sqlite3_column_int(pStmt, 9)==CACHE_POLICY_FIFO
+                ? CACHE_POLICY_FIFO : CACHE_POLICY_LRU;
+  pCfg->iHead = sqlite3_column_int64(pStmt, 10);
+  pCfg->iLow = sqlite3_column_int64(pStmt, 11);
+  pCfg->nDead = sqlite3_column_int64(pStmt, 12);
+}
+
+/* Read the config row into op->cfg: the held copy if there is one.  A
+** uid that is not the table's means another table has the name now
+** (dropped and created again by another connection, or a row edited by
+** hand): cacheTableSwitch() retires this table's state and moves op on. */
+int cacheConfigLoad(cache_op *op){
+  cache_table *p = op->pTab;
+  cache_config *pCfg = &op->cfg;
+  sqlite3_stmt *pStmt;
+  int rc;
+  if( p->eCfg!=CACHE_CFG_NONE ){
+    *pCfg = p->cfg;
+    return SQLITE_OK;
+  }
+  cacheDropEnd(p);
+  rc = cacheStmt(op, p->iFormat==1 ? CACHE_STMT_CONFIG_READ1
+                                   : CACHE_STMT_CONFIG_READ, &pStmt);
+  if( rc ) return rc;
+  rc = sqlite3_step(pStmt);
+  if( rc==SQLITE_ROW && cacheConfigBad(pStmt) ){
+    /* A row edited by hand: refused, never counted on (a counter at the
+    ** int64 limit would overflow at the next set or use). */
+    char *zRow = cacheConfigText(pStmt);
+    sqlite3_reset(pStmt);
+    rc = cacheOpFail(op, zRow ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM,
+                     "cache: \"%w\".\"%w_config\": a counter is out of"
+                     " range: %s", p->zDb, p->zName, zRow);
+    sqlite3_free(zRow);
+    return rc;
+  }
+  if( rc!=SQLITE_ROW ){
+    sqlite3_reset(pStmt);
+    if( rc!=SQLITE_DONE ) return cacheOpError(op, rc);
+    return cacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: the row of"
+                       " \"%w\".\"%w_config\" is missing", p->zDb, p->zName);
+  }
+  cacheConfigColumns(pStmt, pCfg);
+  cacheNoteVersions(p);        /* (while the row's read transaction lasts) */
+  rc = cacheOpError(op, sqlite3_reset(pStmt));
+  if( rc==SQLITE_OK && pCfg->uid!=p->uid ){
+    rc = cacheTableSwitch(op, pCfg->uid);
+    p = op->pTab;
+  }
+  if( rc==SQLITE_OK && !op->bChanged ){
+    p->ePolicy = pCfg->ePolicy;
+    /* (under a DROP's mark the row may be a transaction's that no
+    ** rollback of it would take from the table: read each time) */
+    if( p->iFormat==2 && !p->txn.bDrop ){
+      p->cfg = *pCfg;
+      p->eCfg = CACHE_CFG_CLEAN;
+    }
+  }
+  return rc;
+}
+
+/* Write cfg to the config row. */
+static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
+  sqlite3_stmt *pStmt;
+  int rc = cacheStmt(op, CACHE_STMT_CONFIG_WRITE, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, pCfg->capacity);
+  sqlite3_bind_int64(pStmt, 2, pCfg->bytes);
+  sqlite3_bind_int64(pStmt, 3, pCfg->entries);
+  sqlite3_bind_int64(pStmt, 4, pCfg->seq);
+  sqlite3_bind_int64(pStmt, 5, pCfg->hits);
+  sqlite3_bind_int64(pStmt, 6, pCfg->misses);
+  sqlite3_bind_int64(pStmt, 7, pCfg->evictions);
+  sqlite3_bind_int64(pStmt, 8, pCfg->expired);
+  sqlite3_bind_int64(pStmt, 9, pCfg->iHead);
+  sqlite3_bind_int64(pStmt, 10, pCfg->iLow);
+  sqlite3_bind_int64(pStmt, 11, pCfg->nDead);
+  return cacheRun(op, pStmt);
+}
+
+/* The end of a write: op->cfg is the config row now; inside a transaction
+** it is written at xSync or as a savepoint begins (cacheConfigSync). */
+int cacheConfigSave(cache_op *op){
+  cache_table *p = op->pTab;
+  int rc;
+  p->cfg = op->cfg;
+  if( p->txn.bOpen ){
+    p->eCfg = CACHE_CFG_DIRTY;
+    return SQLITE_OK;
+  }
+  rc = cacheConfigWrite(op, &op->cfg);
+  p->eCfg = rc ? CACHE_CFG_NONE : CACHE_CFG_CLEAN;
+  return rc;
+}
+
+/* Write the held copy of the config row, if it is newer.  Idempotent. */
+int cacheConfigSync(cache_op *op){
+  cache_table *p = op->pTab;
+  int rc = SQLITE_OK;
+  if( p->eCfg==CACHE_CFG_DIRTY ){
+    rc = cacheConfigWrite(op, &p->cfg);
+    if( rc==SQLITE_OK ) p->eCfg = CACHE_CFG_CLEAN;
+  }
+  return rc;
+}
+
+/* Which format is the stored table: 2, or 1 (made by acorn 0.1, recency
+** in <t>_lru)?  Format 2 has the head column in its config row: a probe
+** that fails for want of memory says nothing, and is SQLITE_NOMEM. */
+int cacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
+                            int *piFormat){
+  char *zSql = sqlite3_mprintf("SELECT head FROM \"%w\".\"%w_config\"",
+                               zDb, zName);
+  sqlite3_stmt *pStmt = 0;
+  int rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  if( (rc&0xff)==SQLITE_NOMEM ) return SQLITE_NOMEM;
+  *piFormat = rc==SQLITE_OK ? 2 : 1;
+  return SQLITE_OK;
+}
+
+/* Convert a format 1 table to format 2, inside the caller's write.  The
+** statements of the old format are finalized (the schema changes). */
+static int cacheUpgrade(cache_op *op){
+  cache_table *p = op->pTab;
+  sqlite3_stmt *pStmt = 0;
+  cache_rec *aRec = 0;
+  int nRec = 0, nAlloc = 0, rc;
+  char *zSql;
+  int iFormat = 1;
+  if( p->iFormat!=1 ) return SQLITE_OK;
+  rc = cacheFormatProbe(p->db, p->zDb, p->zName, &iFormat);
+  if( rc ) return cacheOpError(op, rc);
+  if( iFormat==2 ){
+    p->iFormat = 2;          /* converted by another connection */
+  }else{
+    const char *d = p->zDb, *n = p->zName;
+    zSql = sqlite3_mprintf(
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN policy INTEGER NOT NULL"
+        " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN head INTEGER NOT NULL"
+        " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN low INTEGER NOT NULL"
+        " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN dead INTEGER NOT NULL"
+        " DEFAULT 0;"
+        CACHE_REC_DDL,
+        d, n, d, n, d, n, d, n, d, n, d, p->uid, n, d, n);
+    if( zSql==0 ) return cacheOpError(op, SQLITE_NOMEM);
+    rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
+    sqlite3_free(zSql);
+    if( rc ) return cacheOpError(op, rc);
+    /* Entries used since their set have used != id in format 1. */
+    zSql = sqlite3_mprintf("SELECT id, used, last_used, " CACHE_LRU1_HITS
+                           " FROM \"%w\".\"%w_lru\" WHERE used<>id ORDER BY id",
+                           d, n);
+    if( zSql==0 ) return cacheOpError(op, SQLITE_NOMEM);
+    rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+    sqlite3_free(zSql);
+    while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+      if( nRec==nAlloc ){
+        cache_rec *aNew;
+        nAlloc = nAlloc ? nAlloc*2 : 256;
+        aNew = sqlite3_realloc64(aRec, sizeof(cache_rec)*(size_t)nAlloc);
+        if( aNew==0 ){ rc = SQLITE_NOMEM; break; }
+        aRec = aNew;
+      }
+      aRec[nRec].id = sqlite3_column_int64(pStmt, 0);
+      aRec[nRec].used = sqlite3_column_int64(pStmt, 1);
+      aRec[nRec].ms = sqlite3_column_int64(pStmt, 2);
+      aRec[nRec].hits = sqlite3_column_int64(pStmt, 3);
+      nRec++;
+    }
+    if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+    else sqlite3_finalize(pStmt);
+    if( rc ){
+      sqlite3_free(aRec);
+      return cacheOpError(op, rc);
+    }
+    cacheFinalizeAll(p);
+    p->iFormat = 2;
+    cacheChunkDropAll(p);
+    rc = cacheRecMerge(op, aRec, nRec);
+    sqlite3_free(aRec);
+    if( rc==SQLITE_OK ){
+      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_lru\"", d, n);
+      rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+      sqlite3_free(zSql);
+      if( rc ) return cacheOpError(op, rc);
+    }
+    if( rc ) return rc;
+  }
+  cacheFinalizeAll(p);
+  return cacheConfigLoad(op);
+}
+
+/* The start of every write (pVtab: the instance it runs for, or 0): the
+** config row, and a format 1 table made format 2. */
+int cacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
+  int rc;
+  memset(op, 0, sizeof(*op));
+  op->pTab = pTab;
+  op->pVtab = pVtab;
+  op->now = cacheNowMs();
+  cacheHeldCheck(pTab);
+  rc = cacheConfigLoad(op);
+  if( rc==SQLITE_OK && op->bChanged ) rc = SQLITE_ABORT;
+  if( rc==SQLITE_OK && op->pTab->iFormat==1 ) rc = cacheUpgrade(op);
+  if( rc==SQLITE_OK ) cacheTxnNoteWrite(&op->pTab->txn, op->cfg.seq);
+  return rc;
+}
+
+/* ------------------------------------------------------- writing recency */
+
+/* Write the buffered uses to the records, oldest first, and the counters
+** to op->cfg, inside the caller's transaction.  The uses themselves stay:
+** cacheTxnWritten() retires them once the caller's write succeeded. */
+int cacheFlushWrite(cache_op *op){
+  cache_uses *u = &op->pTab->uses;
+  cache_rec *aRec;
+  int rc, i;
+  op->cfg.misses += u->nMiss;
+  op->cfg.hits += u->nHitLoose;
+  if( u->nUse==0 ) return SQLITE_OK;
+  rc = cacheUsesNumber(u, op->cfg.seq);
+  if( rc ) return cacheOpError(op, rc);
+  op->cfg.seq += u->nUse;
+  aRec = sqlite3_malloc64(sizeof(cache_rec)*(size_t)u->nUse);
+  if( aRec==0 ) return cacheOpError(op, SQLITE_NOMEM);
+  for(i=0; i<u->nUse; i++){
+    aRec[i].id = u->aUse[i].id;
+    aRec[i].used = u->aUse[i].iUsed;
+    aRec[i].ms = u->aUse[i].ms;
+    aRec[i].hits = u->aUse[i].nHit;
+  }
+  rc = cacheRecMerge(op, aRec, u->nUse);
+  sqlite3_free(aRec);
+  op->cfg.hits += u->nHit;
+  return rc;
+}
+
+/* ------------------------------------------------------- entry writes */
+
+/* What a write needs of a stored entry to delete it.  FIND, HEAD and ENTRY
+** all return these columns. */
+typedef struct cache_entry cache_entry;
+struct cache_entry {
+  i64 id;
+  int bExpires;         /* expires is not NULL */
+  i64 iExpires;
+  i64 nSize;            /* bytes of key and value */
+};
+
+/* Step pStmt (FIND, HEAD or ENTRY, bound), read its row into *pE if there
+** is one (*pbFound), and reset it. */
+static int cacheEntryStep(cache_op *op, sqlite3_stmt *pStmt, cache_entry *pE,
+                          int *pbFound){
+  *pbFound = sqlite3_step(pStmt)==SQLITE_ROW;
+  if( *pbFound ){
+    pE->id = sqlite3_column_int64(pStmt, 0);
+    pE->bExpires = sqlite3_column_type(pStmt, 1)!=SQLITE_NULL;
+    pE->iExpires = sqlite3_column_int64(pStmt, 1);
+    pE->nSize = sqlite3_column_int64(pStmt, 2);
+  }
+  return cacheOpError(op, sqlite3_reset(pStmt));
+}
+
+/* Delete entry *pE.  Its record, if it has one, stays until eviction meets
+** it or a sweep finds it dead (bNoRec: it has none; no sweep needs to
+** look). */
+static int cacheDeleteKnown(cache_op *op, const cache_entry *pE, int bNoRec){
+  sqlite3_stmt *pStmt;
+  int rc = cacheStmt(op, CACHE_STMT_DELETE, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, pE->id);
+  rc = cacheRun(op, pStmt);
+  if( rc==SQLITE_OK && pE->bExpires ){
+    rc = cacheStmt(op, CACHE_STMT_EXPIRY_DEL, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pStmt, 1, pE->iExpires);
+      sqlite3_bind_int64(pStmt, 2, pE->id);
+      rc = cacheRun(op, pStmt);
+    }
+  }
+  if( !bNoRec && op->cfg.ePolicy==CACHE_POLICY_LRU ) op->cfg.nDead++;
+  op->cfg.bytes -= pE->nSize;
+  op->cfg.entries--;
+  return rc;
+}
+
+/* Read entry id into *pE if it exists (*pbFound). */
+static int cacheEntryRead(cache_op *op, i64 id, cache_entry *pE, int *pbFound){
+  sqlite3_stmt *pStmt;
+  int rc = cacheStmt(op, CACHE_STMT_ENTRY, &pStmt);
+  *pbFound = 0;
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, id);
+  return cacheEntryStep(op, pStmt, pE, pbFound);
+}
+
+/* Delete entry id if it exists (*pbFound). */
+int cacheDeleteEntry(cache_op *op, i64 id, int *pbFound){
+  cache_entry e;
+  int rc = cacheEntryRead(op, id, &e, pbFound);
+  if( rc || !*pbFound ) return rc;
+  return cacheDeleteKnown(op, &e, 0);
+}
+
+/* Reclaim every entry that expired at or before op->now. */
+int cacheReclaimExpired(cache_op *op){
+  sqlite3_stmt *pStmt;
+  int rc;
+  for(;;){
+    i64 id;
+    int bFound = 0;
+    rc = cacheStmt(op, CACHE_STMT_EXPIRED, &pStmt);
+    if( rc ) break;
+    sqlite3_bind_int64(pStmt, 1, op->now);
+    if( sqlite3_step(pStmt)!=SQLITE_ROW ){
+      rc = cacheOpError(op, sqlite3_reset(pStmt));
+      break;
+    }
+    id = sqlite3_column_int64(pStmt, 0);
+    rc = cacheOpError(op, sqlite3_reset(pStmt));
+    if( rc==SQLITE_OK ) rc = cacheDeleteEntry(op, id, &bFound);
+    if( rc ) break;
+    if( !bFound ){
+      return cacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_expiry\""
+                         " names entry %lld, which does not exist",
+                         op->pTab->zDb, op->pTab->zName, id);
+    }
+    op->cfg.expired++;
+  }
+  return rc;
+}
+
+/* The chunk of <t>_rec with the least live recency (used > iLow), and that
+** record: *ppC 0 if no chunk has one. */
+static int cacheOldestRecord(cache_op *op, cache_chunk **ppC, cache_rec *pRec){
+  sqlite3_stmt *pStmt;
+  i64 lo = -1;
+  int rc = cacheStmt(op, CACHE_STMT_CHUNK_OLDEST, &pStmt);
+  *ppC = 0;
+  if( rc ) return rc;
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) lo = sqlite3_column_int64(pStmt, 0);
+  rc = cacheOpError(op, sqlite3_reset(pStmt));
+  if( rc==SQLITE_OK && lo>=0 ){
+    cache_chunk *c = 0;
+    int i, bFound = 0;
+    rc = cacheChunkLoad(op, lo, &c);
+    for(i=0; rc==SQLITE_OK && i<c->nRec; i++){
+      const cache_rec *r = &c->aRec[i];
+      if( r->used>op->cfg.iLow && (!bFound || r->used<pRec->used) ){
+        *pRec = *r;
+        bFound = 1;
+      }
+    }
+    if( rc==SQLITE_OK && !bFound ){
+      return cacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: chunk %lld of"
+                         " \"%w\" has a minused but no live record", lo,
+                         op->pTab->zName);
+    }
+    *ppC = c;
+  }
+  return rc;
+}
+
+/* Eviction has reached record r of chunk c (its entry evicted, or found
+** gone): the watermark iLow moves to it, and c's minused to the next live
+** record, or c goes if none is left (but chunk 0). */
+static int cacheOldestPassed(cache_op *op, cache_chunk *c, i64 used){
+  sqlite3_stmt *pStmt;
+  i64 minUsed = LLONG_MAX;
+  int i, rc;
+  op->cfg.iLow = used;
+  for(i=0; i<c->nRec; i++){
+    if( c->aRec[i].used>used && c->aRec[i].used<minUsed ){
+      minUsed = c->aRec[i].used;
+    }
+  }
+  if( minUsed==LLONG_MAX && c->lo!=0 ){
+    rc = cacheStmt(op, CACHE_STMT_CHUNK_DELETE, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pStmt, 1, c->lo);
+      rc = cacheRun(op, pStmt);
+    }
+    cacheChunkDropAll(op->pTab);       /* its ids go to the chunk before */
+    return rc;
+  }
+  rc = cacheStmt(op, CACHE_STMT_CHUNK_SETMIN, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, c->lo);
+  if( minUsed==LLONG_MAX ) sqlite3_bind_null(pStmt, 2);
+  else sqlite3_bind_int64(pStmt, 2, minUsed);
+  return cacheRun(op, pStmt);
+}
+
+/* Evict one entry: the one of least recency (lru) or the oldest (fifo).
+** *pbNone if there is none. */
+static int cacheEvictOne(cache_op *op, int *pbNone){
+  int bLru = op->cfg.ePolicy==CACHE_POLICY_LRU;
+  sqlite3_stmt *pStmt;
+  int rc;
+  for(;;){
+    cache_entry eA, eB;
+    int bA = 0, bFound = 0;
+    cache_rec rB = {0, 0, 0, 0};
+    cache_chunk *cB = 0;
+    /* A: the first entry at or after head never used since its set */
+    for(;;){
+      cache_rec r;
+      int bRec = 0;
+      rc = cacheStmt(op, CACHE_STMT_HEAD, &pStmt);
+      if( rc ) return rc;
+      sqlite3_bind_int64(pStmt, 1, op->cfg.iHead);
+      rc = cacheEntryStep(op, pStmt, &eA, &bA);
+      if( rc || !bA || !bLru ) break;
+      rc = cacheRecFind(op, eA.id, &r, &bRec);
+      if( rc || !bRec ) break;
+      op->cfg.iHead = eA.id + 1;   /* used since its set: its record counts */
+      bA = 0;
+    }
+    if( rc ) return rc;
+    /* B: the entry with the least recency among those with a record */
+    if( bLru ){
+      rc = cacheOldestRecord(op, &cB, &rB);
+      if( rc ) return rc;
+    }
+    if( !bA && cB==0 ){
+      *pbNone = 1;
+      return SQLITE_OK;
+    }
+    if( bA && (cB==0 || eA.id<rB.used) ){
+      op->cfg.iHead = eA.id + 1;
+      return cacheDeleteKnown(op, &eA, 1);
+    }
+    /* B, unless its entry is gone (deleted or set again since: its
+    ** record was left for eviction to meet) */
+    rc = cacheEntryRead(op, rB.id, &eB, &bFound);
+    if( rc==SQLITE_OK ) rc = cacheOldestPassed(op, cB, rB.used);
+    if( rc==SQLITE_OK && bFound ) return cacheDeleteKnown(op, &eB, 1);
+    if( rc ) return rc;
+    if( op->cfg.nDead>0 ) op->cfg.nDead--;
+  }
+}
+
+/* Evict until nNeed more bytes fit. */
+int cacheEvict(cache_op *op, i64 nNeed){
+  int bNone = 0, rc = SQLITE_OK;
+  while( rc==SQLITE_OK && !bNone && op->cfg.bytes + nNeed > op->cfg.capacity
+      && op->cfg.entries>0 ){
+    rc = cacheEvictOne(op, &bNone);
+    if( rc==SQLITE_OK && !bNone ) op->cfg.evictions++;
+  }
+  return rc;
+}
+
+/* Store key -> value as a new entry, the most recent one, replacing any
+** entry that has the key.  Expired entries are reclaimed first;
+** entries are evicted after, until the capacity holds: the entry just set
+** is the most recent, so it is never among them.  nHits > 0 (an UPDATE
+** keeps the hits) gives it a record.  The new id in *pId. */
+int cacheSet(
+  cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
+  int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits, i64 *pId
+){
+  sqlite3_stmt *pStmt;
+  cache_entry eOld;
+  i64 id;
+  int bOld = 0;
+  int rc = cacheReclaimExpired(op);
+  if( rc==SQLITE_OK ) rc = cacheStmt(op, CACHE_STMT_FIND, &pStmt);
+  if( rc ) return rc;
+  cacheBindKey(pStmt, 1, pKey);
+  rc = cacheEntryStep(op, pStmt, &eOld, &bOld);
+  if( rc==SQLITE_OK && bOld ) rc = cacheDeleteKnown(op, &eOld, 0);
+  if( rc ) return rc;
+  id = ++op->cfg.seq;
+  rc = cacheStmt(op, CACHE_STMT_INSERT, &pStmt);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_int64(pStmt, 1, id);
+    cacheBindKey(pStmt, 2, pKey);
+    sqlite3_bind_int64(pStmt, 3, iCreated);
+    if( bExpires ) sqlite3_bind_int64(pStmt, 4, iExpires);
+    else sqlite3_bind_null(pStmt, 4);
+    sqlite3_bind_value(pStmt, 5, pValue);
+    rc = cacheRun(op, pStmt);
+    sqlite3_clear_bindings(pStmt);     /* do not keep the value alive */
+  }
+  if( rc==SQLITE_OK && bExpires ){
+    rc = cacheStmt(op, CACHE_STMT_EXPIRY_ADD, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pStmt, 1, iExpires);
+      sqlite3_bind_int64(pStmt, 2, id);
+      rc = cacheRun(op, pStmt);
+    }
+  }
+  if( rc==SQLITE_OK && nHits>0 && op->cfg.ePolicy==CACHE_POLICY_LRU ){
+    cache_rec r;
+    r.id = id;
+    r.used = id;
+    r.ms = op->now;
+    r.hits = nHits;
+    rc = cacheRecMerge(op, &r, 1);
+  }
+  op->cfg.bytes += nSize;
+  op->cfg.entries++;
+  if( rc==SQLITE_OK ) rc = cacheEvict(op, 0);
+  *pId = id;
+  return rc;
+}
+
+/* ------------------------------------------------------- integrity */
+
+/* The invariants of the stored table that SQL can check, each a query that
+** returns a row (its message) when broken.  Formatted as aCacheStmt's. */
+static const char *const azCacheCheck[] = {
+  "SELECT 'the config table has ' || n || ' rows, not 1' FROM (SELECT"
+  " count(*) AS n, min(id) AS m FROM \"%w\".\"%w_config\") WHERE n!=1 OR m!=1",
+  "SELECT 'a counter is out of range: capacity ' || capacity || ', bytes '"
+  " || bytes || ', entries ' || entries || ', seq ' || seq || ', hits ' ||"
+  " hits || ', misses ' || misses || ', evictions ' || evictions ||"
+  " ', expired ' || expired FROM \"%w\".\"%w_config\" WHERE capacity<1"
+  " OR bytes<0 OR entries<0 OR seq<0 OR hits<0 OR misses<0 OR evictions<0"
+  " OR expired<0 OR max(capacity, bytes, entries, seq, hits, misses,"
+  "   evictions, expired)>4611686018427387904"     /* CACHE_MAX_COUNTER */
+  " OR typeof(capacity)||typeof(bytes)||typeof(entries)||typeof(seq)"
+  "    ||typeof(hits)||typeof(misses)||typeof(evictions)||typeof(expired)"
+  "    !='integerintegerintegerintegerintegerintegerintegerinteger'",
+  "SELECT 'bytes is ' || bytes || ', above the capacity of ' || capacity"
+  " FROM \"%w\".\"%w_config\" WHERE bytes>capacity",
+  "SELECT 'entries is ' || c.entries || ' but the data table holds ' ||"
+  " (SELECT count(*) FROM \"%w\".\"%w_data\") || ' rows'"
+  " FROM \"%w\".\"%w_config\" c"
+  " WHERE c.entries!=(SELECT count(*) FROM \"%w\".\"%w_data\")",
+  "SELECT 'entry ' || id || ' has a key of type ' || typeof(key) ||"
+  " ' and a value of type ' || typeof(value) FROM \"%w\".\"%w_data\""
+  " WHERE typeof(key) NOT IN ('integer','text','blob')"
+  " OR typeof(value) NOT IN ('text','blob')"
+  " OR typeof(created)!='integer'"
+  " OR typeof(expires) NOT IN ('integer','null') LIMIT 1",
+  "SELECT 'bytes is ' || c.bytes || ' but the entries'' sizes sum to ' ||"
+  " (SELECT coalesce(sum(" CACHE_SIZE_SQL "),0) FROM \"%w\".\"%w_data\")"
+  " FROM \"%w\".\"%w_config\" c WHERE c.bytes!="
+  " (SELECT coalesce(sum(" CACHE_SIZE_SQL "),0) FROM \"%w\".\"%w_data\")",
+  "SELECT 'seq ' || c.seq || ' is below the id ' || m FROM"
+  " \"%w\".\"%w_config\" c, (SELECT max(id) AS m FROM \"%w\".\"%w_data\")"
+  " WHERE c.seq<m",
+  "SELECT 'the expiry table and the entries'' expires disagree at entry ' ||"
+  " id FROM (SELECT expires, id FROM \"%w\".\"%w_expiry\" EXCEPT"
+  " SELECT expires, id FROM \"%w\".\"%w_data\" WHERE expires IS NOT NULL"
+  " UNION ALL SELECT * FROM (SELECT expires, id FROM \"%w\".\"%w_data\""
+  " WHERE expires IS NOT NULL EXCEPT SELECT expires, id"
+  " FROM \"%w\".\"%w_expiry\")) LIMIT 1",
+};
+/* Format 2 only. */
+static const char *const azCacheCheck2[] = {
+  "SELECT 'policy ' || policy || ', head ' || head || ', low ' || low ||"
+  " ' or dead ' || dead || ' is out of range'"
+  " FROM \"%w\".\"%w_config\" WHERE policy NOT IN (0,1) OR head<0"
+  " OR head>seq+1 OR typeof(head)!='integer' OR low<0 OR low>seq"
+  " OR typeof(low)!='integer' OR dead<0 OR dead>4611686018427387904"
+  " OR typeof(dead)!='integer'",
+  "SELECT 'the records have no chunk 0' WHERE NOT EXISTS"
+  " (SELECT 1 FROM \"%w\".\"%w_rec\" WHERE lo=0)",
+};
+
+/* Run one check query; a row is the broken invariant, into *pzErr. */
+static int cacheCheckQuery(cache_table *p, const char *zFmt, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  const char *d = p->zDb, *n = p->zName;
+  char *zSql = sqlite3_mprintf(zFmt, d, n, d, n, d, n, d, n, d, n);
+  int rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    *pzErr = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 0));
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+  else sqlite3_finalize(pStmt);
+  return rc;
+}
+
+static int cacheI64Cmp(const void *a, const void *b){
+  i64 x = *(const i64*)a, y = *(const i64*)b;
+  return x<y ? -1 : x>y;
+}
+
+/* What cacheCheckRecords() gathers: the config row's seq, head, low and
+** policy, and every record's id and used, in id order. */
+typedef struct cache_check cache_check;
+struct cache_check {
+  i64 seq, iHead, iLow;
+  int ePolicy;
+  i64 *aId, *aUsed;
+  int nRec, nAlloc;
+  i64 iPrevLo;          /* the chunk before, -1 for none */
+  char *zErr;           /* the broken invariant */
+};
+
+/* Check chunk lo, decoded in *c, whose minused column is pMin; its records
+** are added to pCk. */
+static int cacheCheckChunk(cache_check *pCk, cache_chunk *c, i64 lo,
+                           sqlite3_value *pMin){
+  i64 minUsed = LLONG_MAX;
+  int i;
+  if( pCk->iPrevLo>=0 && pCk->nRec>0 && pCk->aId[pCk->nRec-1]>=lo ){
+    pCk->zErr = sqlite3_mprintf("chunk %lld holds entry %lld, which belongs"
+                   " to chunk %lld", pCk->iPrevLo, pCk->aId[pCk->nRec-1], lo);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  if( c->nRec==0 && lo!=0 ){
+    pCk->zErr = sqlite3_mprintf("chunk %lld is empty", lo);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  if( c->nRec>0 && pCk->ePolicy==CACHE_POLICY_FIFO ){
+    pCk->zErr = sqlite3_mprintf("chunk %lld holds records under fifo", lo);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  if( pCk->nRec+c->nRec>pCk->nAlloc ){
+    int nNew = (pCk->nRec+c->nRec)*2 + 64;
+    i64 *a1 = sqlite3_realloc64(pCk->aUsed, sizeof(i64)*(size_t)nNew);
+    i64 *a2;
+    if( a1 ) pCk->aUsed = a1;
+    a2 = sqlite3_realloc64(pCk->aId, sizeof(i64)*(size_t)nNew);
+    if( a2 ) pCk->aId = a2;
+    if( a1==0 || a2==0 ) return SQLITE_NOMEM;
+    pCk->nAlloc = nNew;
+  }
+  for(i=0; i<c->nRec; i++){
+    const cache_rec *r = &c->aRec[i];
+    if( r->used<r->id || r->used>pCk->seq ){
+      pCk->zErr = sqlite3_mprintf("entry %lld has recency %lld, outside"
+                                  " [%lld, %lld]", r->id, r->used, r->id,
+                                  pCk->seq);
+      return SQLITE_CORRUPT_VTAB;
+    }
+    if( r->used>pCk->iLow && r->used<minUsed ) minUsed = r->used;
+    pCk->aUsed[pCk->nRec] = r->used;
+    pCk->aId[pCk->nRec] = r->id;
+    pCk->nRec++;
+  }
+  if( (sqlite3_value_type(pMin)==SQLITE_NULL)!=(minUsed==LLONG_MAX)
+   || (minUsed!=LLONG_MAX && sqlite3_value_int64(pMin)!=minUsed) ){
+    char zWant[32];
+    const char *zHas = (const char*)sqlite3_value_text(pMin);
+    sqlite3_snprintf(sizeof(zWant), zWant, minUsed==LLONG_MAX ? "NULL"
+                     : "%lld", minUsed);
+    pCk->zErr = sqlite3_mprintf("chunk %lld has minused %s, not %s", lo,
+                                zHas ? zHas : "NULL", zWant);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  pCk->iPrevLo = lo;
+  return SQLITE_OK;
+}
+
+/* Every chunk of <t>_rec, through cacheCheckChunk(). */
+static int cacheCheckChunks(cache_table *p, cache_check *pCk){
+  cache_chunk c;
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf("SELECT lo, minused, recs FROM \"%w\".\"%w_rec\""
+                               " ORDER BY lo", p->zDb, p->zName);
+  int rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  memset(&c, 0, sizeof(c));
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    i64 lo = sqlite3_column_int64(pStmt, 0);
+    rc = cacheChunkDecode(&c, lo, sqlite3_column_blob(pStmt, 2),
+                          sqlite3_column_bytes(pStmt, 2));
+    if( rc==SQLITE_CORRUPT_VTAB ){
+      pCk->zErr = sqlite3_mprintf("the records of chunk %lld cannot be"
+                                  " decoded", lo);
+    }
+    if( rc==SQLITE_OK ){
+      rc = cacheCheckChunk(pCk, &c, lo, sqlite3_column_value(pStmt, 1));
+    }
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+  else sqlite3_finalize(pStmt);
+  sqlite3_free(c.aRec);
+  return rc;
+}
+
+/* No two records hold the same recency. */
+static int cacheCheckDistinct(cache_check *pCk){
+  i64 *aSorted;
+  int i, rc = SQLITE_OK;
+  if( pCk->nRec<2 ) return SQLITE_OK;
+  aSorted = sqlite3_malloc64(sizeof(i64)*(size_t)pCk->nRec);
+  if( aSorted==0 ) return SQLITE_NOMEM;
+  memcpy(aSorted, pCk->aUsed, sizeof(i64)*(size_t)pCk->nRec);
+  qsort(aSorted, (size_t)pCk->nRec, sizeof(i64), cacheI64Cmp);
+  for(i=1; i<pCk->nRec; i++){
+    if( aSorted[i]==aSorted[i-1] ){
+      pCk->zErr = sqlite3_mprintf("recency %lld is held by two entries",
+                                  aSorted[i]);
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
+  }
+  sqlite3_free(aSorted);
+  return rc;
+}
+
+/* Every live entry below head has a record of recency above low, and no
+** live entry one at or below low (lru). */
+static int cacheCheckHead(cache_table *p, cache_check *pCk){
+  sqlite3_stmt *pData = 0;
+  char *zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_data\" ORDER BY id",
+                               p->zDb, p->zName);
+  int rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pData, 0) : SQLITE_NOMEM;
+  int k = 0;
+  sqlite3_free(zSql);
+  while( rc==SQLITE_OK && sqlite3_step(pData)==SQLITE_ROW ){
+    i64 id = sqlite3_column_int64(pData, 0);
+    int bRec;
+    while( k<pCk->nRec && pCk->aId[k]<id ) k++;
+    bRec = k<pCk->nRec && pCk->aId[k]==id;
+    if( bRec && pCk->aUsed[k]<=pCk->iLow ){
+      pCk->zErr = sqlite3_mprintf("entry %lld has recency %lld, at or below"
+                                  " low %lld", id, pCk->aUsed[k], pCk->iLow);
+      rc = SQLITE_CORRUPT_VTAB;
+    }else if( id<pCk->iHead && !bRec ){
+      pCk->zErr = sqlite3_mprintf("entry %lld is below head %lld but has no"
+                                  " record", id, pCk->iHead);
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pData);
+  else sqlite3_finalize(pData);
+  return rc;
+}
+
+/* The invariants of the records: each chunk well formed, its records in
+** its range and ascending, minused their least used, every used distinct
+** and within (id, seq], and every live entry below head recorded. */
+static int cacheCheckRecords(cache_table *p, char **pzErr){
+  cache_check ck;
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf("SELECT seq, head, policy, low FROM"
+                               " \"%w\".\"%w_config\"", p->zDb, p->zName);
+  int rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  memset(&ck, 0, sizeof(ck));
+  ck.iPrevLo = -1;
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    ck.seq = sqlite3_column_int64(pStmt, 0);
+    ck.iHead = sqlite3_column_int64(pStmt, 1);
+    ck.ePolicy = sqlite3_column_int(pStmt, 2);
+    ck.iLow = sqlite3_column_int64(pStmt, 3);
+  }
+  sqlite3_finalize(pStmt);
+  if( rc==SQLITE_OK ) rc = cacheCheckChunks(p, &ck);
+  if( rc==SQLITE_OK ) rc = cacheCheckDistinct(&ck);
+  if( rc==SQLITE_OK && ck.ePolicy==CACHE_POLICY_LRU ){
+    rc = cacheCheckHead(p, &ck);
+  }
+  sqlite3_free(ck.aUsed);
+  sqlite3_free(ck.aId);
+  *pzErr = ck.zErr;
+  return rc;
+}
+
+/* Check every invariant of the stored table.  SQLITE_OK if they hold;
+** SQLITE_CORRUPT_VTAB with *pzErr (sqlite3_free it) naming the first
+** broken one; another code, with *pzErr, for an error while reading. */
+int cacheIntegrity(cache_table *p, char **pzErr){
+  char *zWhat = 0;
+  size_t i;
+  int rc = SQLITE_OK;
+  *pzErr = 0;
+  for(i=0; rc==SQLITE_OK && i<sizeof(azCacheCheck)/sizeof(azCacheCheck[0]); i++){
+    rc = cacheCheckQuery(p, azCacheCheck[i], &zWhat);
+  }
+  if( p->iFormat==2 ){
+    for(i=0; rc==SQLITE_OK && i<sizeof(azCacheCheck2)/sizeof(azCacheCheck2[0]);
+        i++){
+      rc = cacheCheckQuery(p, azCacheCheck2[i], &zWhat);
+    }
+    if( rc==SQLITE_OK ) rc = cacheCheckRecords(p, &zWhat);
+  }
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("cache: integrity_check of \"%w\": %s", p->zName,
+                 zWhat ? zWhat : rc==SQLITE_NOMEM ? sqlite3_errstr(rc)
+                                                  : sqlite3_errmsg(p->db));
+    if( *pzErr==0 ) rc = SQLITE_NOMEM;
+  }
+  sqlite3_free(zWhat);
+  return rc;
+}
+
+/* The stored recency of entry id: *pbFound, *pMs, *pHits.  An error
+** message in *pzErr. */
+int cacheStoredUse(cache_table *p, i64 id, int *pbFound, i64 *pMs,
+                   i64 *pHits, char **pzErr){
+  cache_op op;
+  int rc;
+  memset(&op, 0, sizeof(op));
+  op.pTab = p;
+  *pbFound = 0;
+  if( p->iFormat==1 ){
+    sqlite3_stmt *pStmt;
+    rc = cacheStmt(&op, CACHE_STMT_LRU1_READ, &pStmt);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pStmt, 1, id);
+      if( sqlite3_step(pStmt)==SQLITE_ROW ){
+        *pbFound = 1;
+        *pMs = sqlite3_column_int64(pStmt, 0);
+        *pHits = sqlite3_column_int64(pStmt, 1);
+      }
+      rc = cacheOpError(&op, sqlite3_reset(pStmt));
+    }
+  }else{
+    cache_rec r;
+    rc = cacheRecFind(&op, id, &r, pbFound);
+    if( *pbFound ){
+      *pMs = r.ms;
+      *pHits = r.hits;
+    }
+  }
+  *pzErr = op.zErr;
+  return rc;
+}
+
+/* Does a live entry other than idNot have the key?  Its id in *pId. */
+int cacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot, i64 *pId){
+  sqlite3_stmt *pStmt;
+  int rc = cacheStmt(op, CACHE_STMT_FIND_LIVE, &pStmt);
+  *pId = 0;
+  if( rc ) return rc;
+  cacheBindKey(pStmt, 1, pKey);
+  sqlite3_bind_int64(pStmt, 2, op->now);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    *pId = sqlite3_column_int64(pStmt, 1);
+    if( *pId==idNot ) *pId = 0;
+  }
+  return cacheOpError(op, sqlite3_reset(pStmt));
+}
+
+/* The end of a write: a sweep if one is due, the config row and the
+** uses, written.  The caller hands op's error on. */
+int cacheOpCommit(cache_op *op, int rc){
+  if( rc==SQLITE_OK && op->cfg.nDead>op->cfg.entries+1024 ){
+    rc = cacheSweep(op);
+  }
+  if( rc==SQLITE_OK ) rc = cacheConfigSave(op);
+  if( rc==SQLITE_OK ) cacheTxnWritten(&op->pTab->txn, &op->pTab->uses);
+  if( rc ) cacheChunkDropAll(op->pTab);
+  return rc;
+}

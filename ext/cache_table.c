@@ -1,0 +1,520 @@
+/*
+** cache_table.c: how a connection holds its cache tables.
+**
+** HOW A CONNECTION HOLDS A TABLE
+**
+**   Reads never write.  A use is recorded in the connection's recency
+**   buffer for the table (cache_uses.c), and written by a flush: at the
+**   start of every write to the table by this connection, inside its
+**   transaction (so eviction sees it); when the buffer holds recency_buffer
+**   keys, in a short transaction of its own if the connection is in
+**   autocommit mode and no writing statement runs (unless autoflush=off);
+**   at the last disconnect of the table, under the same conditions, when
+**   the schema in memory is known to be the file's (cacheSchemaCurrent);
+**   and by the 'flush' command.  Uses written inside a transaction are
+**   mirrored (cache_txn) so that a rollback puts them back.
+**
+**   That state belongs to the table on the connection, not to a vtab
+**   instance: SQLite connects a table again after any schema change while
+**   the old instance lives on in the open transaction, and DETACH or a
+**   failed statement disconnects an instance whose uses are not written.
+**   So a connection keeps one cache_table per (schema, uid), found from
+**   the cache_conn that every registration of the module on the connection
+**   shares (cacheConnAcquire), and every instance is a handle on one.
+**   Both an old and a new instance may deliver the same transaction event:
+**   each handler is idempotent.  A cache_table outlives its instances while
+**   it holds anything not written or the state of an open transaction, for
+**   the next instance of the table (or the connection's close) to finish.
+**
+**   DROP TABLE inside a transaction: a ROLLBACK or ROLLBACK TO brings the
+**   table back (same uid).  What was held of the transaction goes, as in a
+**   rollback of it (no xRollback reaches a dropped table), and txn.bDrop
+**   marks the table until the connection is seen outside that transaction:
+**   no config row is held, no use of an entry the transaction may have made
+**   is kept (cacheDropEnd).
+**
+**   A uid read from the config row that is not the table's means another
+**   table has the name (dropped and created again by another connection):
+**   the old state is retired, never written (cacheTableSwitch).
+*/
+#include "cache.h"
+
+#include <pthread.h>
+
+/* -------------------------------------------------------- connections */
+
+/* The cache_conn of each connection that registered the module: found by
+** the connection at registration only, so that loading acorn twice on one
+** connection (the preload library and load_extension, say) still gives
+** every table one state.  Nothing else takes this mutex. */
+static pthread_mutex_t gCacheConnMutex = PTHREAD_MUTEX_INITIALIZER;
+static cache_conn *gCacheConnList = 0;
+
+static void cacheTableFree(cache_table *p);
+
+/* db's cache_conn, with a reference for the caller; 0 if out of memory. */
+cache_conn *cacheConnAcquire(sqlite3 *db){
+  cache_conn *p;
+  pthread_mutex_lock(&gCacheConnMutex);
+  for(p=gCacheConnList; p && p->db!=db; p=p->pNext){}
+  if( p==0 ){
+    p = sqlite3_malloc64(sizeof(*p));
+    if( p ){
+      memset(p, 0, sizeof(*p));
+      p->db = db;
+      p->pNext = gCacheConnList;
+      gCacheConnList = p;
+    }
+  }
+  if( p ) p->nRef++;
+  pthread_mutex_unlock(&gCacheConnMutex);
+  return p;
+}
+
+/* Give back a reference (the destructor of each registration).  The last
+** goes as the connection closes, after every instance is disconnected:
+** the tables left then (uses that could not be written) go with it. */
+void cacheConnRelease(void *pArg){
+  cache_conn *p = (cache_conn*)pArg, **pp;
+  int bFree = 0;
+  pthread_mutex_lock(&gCacheConnMutex);
+  if( --p->nRef==0 ){
+    for(pp=&gCacheConnList; *pp!=p; pp=&(*pp)->pNext){}
+    *pp = p->pNext;
+    bFree = 1;
+  }
+  pthread_mutex_unlock(&gCacheConnMutex);
+  if( bFree ){
+    assert( p->pVtabList==0 );
+    while( p->pTabList ){
+      cache_table *pTab = p->pTabList;
+      p->pTabList = pTab->pNext;
+      cacheTableFree(pTab);
+    }
+    sqlite3_free(p);
+  }
+}
+
+/* ------------------------------------------------------------- tables */
+
+#ifndef NDEBUG
+void cacheTableCheck(const cache_table *p){
+  cacheUsesCheck(&p->uses);
+  cacheTxnCheck(&p->txn);
+  assert( p->txn.bOpen || p->eCfg!=CACHE_CFG_DIRTY );
+  assert( !p->txn.bDrop || p->eCfg==CACHE_CFG_NONE );
+  assert( p->nRef>=0 );
+}
+#endif
+
+static void cacheTableFree(cache_table *p){
+  int i;
+  cacheFinalizeAll(p);
+  for(i=0; i<CACHE_NCHUNK; i++) sqlite3_free(p->aChunk[i].aRec);
+  cacheUsesFree(&p->uses);
+  cacheTxnFree(&p->txn);
+  sqlite3_free(p->zDb);
+  sqlite3_free(p->zName);
+  sqlite3_free(p);
+}
+
+/* Must p outlive its instances?  While it holds anything not written, or
+** the state of an open transaction (a config row not written yet, the
+** mirror), or a DROP's mark; never once retired. */
+static int cacheTableKeep(const cache_table *p){
+  return !p->bGone && (cacheUsesUnwritten(&p->uses) || p->txn.bOpen
+                       || p->eCfg==CACHE_CFG_DIRTY || p->txn.bDrop);
+}
+
+void cacheTableRef(cache_table *p){
+  p->nRef++;
+}
+
+/* A table nobody uses any more goes, unless it must be kept; then its
+** statements go (sqlite3_close() refuses to close a connection that has
+** statements, and it disconnects virtual tables before it looks). */
+void cacheTableUnref(cache_table *p){
+  assert( p->nRef>0 );
+  if( --p->nRef>0 ) return;
+  if( cacheTableKeep(p) ){
+    cacheFinalizeAll(p);
+  }else{
+    cache_table **pp;
+    for(pp=&p->pConn->pTabList; *pp!=p; pp=&(*pp)->pNext){}
+    *pp = p->pNext;
+    cacheTableFree(p);
+  }
+}
+
+/* p is no longer the table under its name: nothing it holds is written. */
+void cacheTableRetire(cache_table *p){
+  p->bGone = 1;
+  p->uses.nUse = 0;
+  p->uses.nHit = p->uses.nMiss = p->uses.nHitLoose = 0;
+  if( p->uses.nHash ) memset(p->uses.aHash, 0, sizeof(int)*(size_t)p->uses.nHash);
+  cacheTxnEnd(&p->txn);
+  p->eCfg = CACHE_CFG_NONE;
+  p->iGen++;
+  cacheChunkDropAll(p);
+}
+
+/* The live table (zDb, uid) of pConn, or 0.  Tables made before uids
+** existed all have uid 0: those are told apart by name. */
+static cache_table *cacheTableFind(cache_conn *pConn, const char *zDb,
+                                   const char *zName, i64 uid){
+  cache_table *p;
+  for(p=pConn->pTabList; p; p=p->pNext){
+    if( !p->bGone && p->uid==uid && sqlite3_stricmp(p->zDb, zDb)==0
+     && (uid!=0 || sqlite3_stricmp(p->zName, zName)==0) ){
+      return p;
+    }
+  }
+  return 0;
+}
+
+/* The text encoding and page size of pTab's schema.  The plain pragmas,
+** not pragma_encoding and pragma_page_size: those are virtual tables of
+** main, and a statement using them makes SQLite reload main's schema if it
+** is out of date (after a CREATE refused in this transaction), which also
+** drops temp's: in xCreate of a temp table, the table being created. */
+static int cacheTableProbe(cache_table *p){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql;
+  int rc = sqlite3_prepare_v2(p->db, "PRAGMA encoding", -1, &pStmt, 0);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    const char *zEnc = (const char*)sqlite3_column_text(pStmt, 0);
+    p->bUtf16 = zEnc && sqlite3_strnicmp(zEnc, "UTF-16", 6)==0;
+  }
+  sqlite3_finalize(pStmt);
+  pStmt = 0;
+  p->nChunkMax = 4096 - 200;
+  zSql = sqlite3_mprintf("PRAGMA \"%w\".page_size", p->zDb);
+  if( rc==SQLITE_OK ){
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  }
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    int nPage = sqlite3_column_int(pStmt, 0);
+    if( nPage>=512 ) p->nChunkMax = nPage - nPage/16 - 64;
+  }
+  /* A step that failed (out of memory) may have rolled back the whole
+  ** transaction, a CREATE's included: say so, never succeed. */
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_finalize(pStmt);
+  }else{
+    sqlite3_finalize(pStmt);
+  }
+  return rc;
+}
+
+/* A new cache_table for (zDb, zName, uid) in pConn, in *ppTab. */
+static int cacheTableNew(cache_conn *pConn, const char *zDb,
+                         const char *zName, i64 uid, int iFormat,
+                         int ePolicy, cache_table **ppTab){
+  cache_table *p = sqlite3_malloc64(sizeof(*p));
+  int rc;
+  *ppTab = 0;
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->pConn = pConn;
+  p->db = pConn->db;
+  p->zDb = sqlite3_mprintf("%s", zDb);
+  p->zName = sqlite3_mprintf("%s", zName);
+  p->uid = uid;
+  p->iFormat = iFormat;
+  p->ePolicy = ePolicy;
+  p->nBufferMax = p->nNextFlush = CACHE_DEFAULT_BUFFER;
+  p->bAutoflush = 1;
+  p->iDataVersion = p->iSchemaVersion = p->iNotedVersion = -1;
+  p->iCfgFail = INT_MAX;
+  cacheTxnInit(&p->txn);
+  rc = (p->zDb && p->zName) ? cacheTableProbe(p) : SQLITE_NOMEM;
+  if( rc ){
+    cacheTableFree(p);
+    return rc;
+  }
+  p->pNext = pConn->pTabList;
+  pConn->pTabList = p;
+  *ppTab = p;
+  return SQLITE_OK;
+}
+
+/* Bind instance pVtab to the table (its schema and name, this uid), made
+** if the connection holds none: one more reference. */
+int cacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat,
+                           int ePolicy){
+  cache_table *p = cacheTableFind(pVtab->pConn, pVtab->zDb, pVtab->zName, uid);
+  if( p==0 ){
+    int rc = cacheTableNew(pVtab->pConn, pVtab->zDb, pVtab->zName, uid,
+                           iFormat, ePolicy, &p);
+    if( rc ) return rc;
+    p->nBufferMax = p->nNextFlush = pVtab->nBufferMax;
+  }else{
+    if( sqlite3_stricmp(p->zName, pVtab->zName)!=0 ){
+      /* The schema names it so now (a RENAME that failed after xRename
+      ** was rolled back): its statements go with the old name. */
+      char *zName = sqlite3_mprintf("%s", pVtab->zName);
+      if( zName==0 ) return SQLITE_NOMEM;
+      cacheFinalizeAll(p);
+      sqlite3_free(p->zName);
+      p->zName = zName;
+    }
+    if( p->nBufferMax!=pVtab->nBufferMax ){
+      p->nBufferMax = pVtab->nBufferMax;
+      p->nNextFlush = p->uses.nUse + p->nBufferMax;
+    }
+  }
+  p->bAutoflush = pVtab->bAutoflush;
+  cacheTableRef(p);
+  pVtab->pTab = p;
+  return SQLITE_OK;
+}
+
+/* Bind p to its table if it is not yet: the table's uid, policy and format
+** read from the stored table.  An error (the config row cannot be read)
+** leaves p unbound, with a message in *pzErr. */
+int cacheVtabBind(cache_vtab *p, char **pzErr){
+  sqlite3 *db = p->pConn->db;
+  sqlite3_stmt *pStmt = 0;
+  char *zSql;
+  i64 uid = 0;
+  int rc, iFormat = 2, ePolicy = CACHE_POLICY_LRU, bRow = 0;
+  if( p->pTab ) return SQLITE_OK;
+  rc = cacheFormatProbe(db, p->zDb, p->zName, &iFormat);
+  if( rc ) return rc;
+  zSql = sqlite3_mprintf("SELECT uid, %s FROM \"%w\".\"%w_config\" WHERE id=1",
+                         iFormat==2 ? "policy" : "0", p->zDb, p->zName);
+  rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_NO_VTAB,
+                                 &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    bRow = 1;
+    uid = sqlite3_column_int64(pStmt, 0);
+    if( sqlite3_column_int(pStmt, 1)==CACHE_POLICY_FIFO ){
+      ePolicy = CACHE_POLICY_FIFO;
+    }
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+  else sqlite3_finalize(pStmt);
+  if( rc==SQLITE_OK && !bRow ){
+    *pzErr = sqlite3_mprintf("cache: the row of \"%w\".\"%w_config\" is"
+                             " missing", p->zDb, p->zName);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  if( rc ){
+    *pzErr = sqlite3_mprintf("cache: %s", (rc&0xff)==SQLITE_NOMEM
+                             ? sqlite3_errstr(rc) : sqlite3_errmsg(db));
+    return rc;
+  }
+  return cacheVtabAttach(p, uid, iFormat, ePolicy);
+}
+
+/* op read a uid that is not its table's (see cacheConfigLoad): retire the
+** table; an op for an instance carries on with the instance bound to the
+** table that has the uid now, in its transaction if the old one was in
+** one; an op for a function says so (bChanged) and its caller looks the
+** name up again. */
+int cacheTableSwitch(cache_op *op, i64 uid){
+  cache_table *pOld = op->pTab;
+  cache_vtab *pVtab = op->pVtab;
+  int bOpen = pOld->txn.bOpen, iLevel = pOld->txn.iLevel, rc;
+  cacheTableRetire(pOld);
+  if( pVtab==0 || pVtab->pTab!=pOld ){
+    op->bChanged = 1;
+    return SQLITE_OK;
+  }
+  pVtab->pTab = 0;
+  rc = cacheVtabAttach(pVtab, uid, pOld->iFormat, pOld->ePolicy);
+  if( rc ){
+    pVtab->pTab = pOld;                /* retired: writes nothing */
+    return cacheOpError(op, rc);
+  }
+  cacheTableUnref(pOld);
+  op->pTab = pVtab->pTab;
+  if( bOpen && !op->pTab->txn.bOpen ){
+    cacheTableJoin(op->pTab);
+    op->pTab->txn.iLevel = iLevel;
+  }
+  return SQLITE_OK;
+}
+
+/* Is p still under the mark of a DROP TABLE (txn.bDrop)?  Not once the
+** connection is seen outside a transaction: it is past that one. */
+int cacheDropEnd(cache_table *p){
+  if( p->txn.bDrop && sqlite3_get_autocommit(p->db) ){
+    p->txn.bDrop = 0;
+    p->txn.iDropSeq = LLONG_MAX;
+  }
+  return p->txn.bDrop;
+}
+
+/* ------------------------------------------------- flushing on its own */
+
+/* Is a statement running on db (that writes, with bWrite)? */
+int cacheStmtBusy(sqlite3 *db, int bWrite){
+  sqlite3_stmt *pStmt = 0;
+  while( (pStmt = sqlite3_next_stmt(db, pStmt))!=0 ){
+    if( sqlite3_stmt_busy(pStmt) && (!bWrite || !sqlite3_stmt_readonly(pStmt)) ){
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Is the schema of p->zDb that the connection holds in memory the one in
+** the file?  If not, the next statement on it makes SQLite drop and load
+** that schema again, which a flush at the last disconnect must not cause:
+** sqlite3_close() disconnects virtual tables while it walks the schema's
+** tables.  SQLite has no interface to the cookie of the schema in memory,
+** so this is reasoned from two versions noted the last time a statement on
+** the table ran (it checked the schema then: cacheHeldValidate), read now
+** with pragmas that do not check it: the schema in memory is the file's if
+** no other connection committed since (PRAGMA data_version is the same;
+** this connection's own DDL keeps the schema in memory current), or if
+** nobody changed any schema since (PRAGMA schema_version is the same).
+** Otherwise it may be out of date, and the flush waits.  Called inside the
+** flush's transaction, so the answer holds while it runs. */
+static int cacheSchemaCurrent(cache_table *p){
+  i64 iData = -1, iSchema = -1;
+  cacheQueryInt(p->db, sqlite3_mprintf("PRAGMA \"%w\".data_version", p->zDb),
+                &iData, 0);
+  cacheQueryInt(p->db, sqlite3_mprintf("PRAGMA \"%w\".schema_version",
+                                       p->zDb), &iSchema, 0);
+  return (iData>=0 && iData==p->iDataVersion)
+      || (iSchema>=0 && iSchema==p->iSchemaVersion);
+}
+
+/* Flush in a short transaction of its own, only when that cannot join or
+** disturb the user's: autocommit mode, no writing statement running.  With
+** bIdle (the last disconnect: no statement at all is running) a format 1
+** table may be converted, and nothing is written unless the schema in
+** memory is current.  The transaction is ours, so a failure ends it with a
+** whole ROLLBACK, prepared before anything is written: a RELEASE can fail
+** (busy, with a reader on a rollback journal; out of memory) and would
+** leave the transaction open, with the connection's next statements in it.
+**
+** Without bIdle the flush runs inside the step of another statement (a
+** read of the table, cache_read).  Before SQLite 3.40, after an allocation
+** fails there no statement steps (not even that ROLLBACK) until the outer
+** one ends, and an outer statement that reads no table (SELECT
+** cache_read(...)) then ends without rolling back: the transaction would
+** stay open.  There the uses wait for the table's next write, 'flush' or
+** close. */
+int cacheFlushStandalone(cache_table *p, int bIdle){
+  sqlite3_stmt *pRollback = 0;
+  cache_op op;
+  int rc;
+  if( !cacheUsesUnwritten(&p->uses) || p->bGone ) return SQLITE_OK;
+  if( !sqlite3_get_autocommit(p->db) || cacheStmtBusy(p->db, 1) ){
+    return SQLITE_BUSY;
+  }
+  cacheDropEnd(p);              /* outside a transaction: past a DROP's */
+  if( !bIdle && sqlite3_libversion_number()<3040000 ) return SQLITE_BUSY;
+  if( p->iFormat==1 && !bIdle ) return SQLITE_BUSY;
+  memset(&op, 0, sizeof(op));
+  rc = sqlite3_prepare_v2(p->db, "ROLLBACK", -1, &pRollback, 0);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_exec(p->db, "SAVEPOINT acorn_cache_flush", 0, 0, 0);
+  }
+  if( rc==SQLITE_OK && bIdle && !cacheSchemaCurrent(p) ) rc = SQLITE_SCHEMA;
+  if( rc==SQLITE_OK ) rc = cacheOpBegin(&op, p, 0);
+  if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
+  if( rc==SQLITE_OK ) rc = cacheConfigSave(&op);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_exec(p->db, "RELEASE acorn_cache_flush", 0, 0, 0);
+  }
+  if( rc==SQLITE_OK ){
+    cacheTxnWritten(&p->txn, &p->uses);
+  }else{
+    if( pRollback && !sqlite3_get_autocommit(p->db) ) sqlite3_step(pRollback);
+    cacheChunkDropAll(p);
+    p->eCfg = CACHE_CFG_NONE;
+    p->iGen++;
+  }
+  sqlite3_finalize(pRollback);
+  sqlite3_free(op.zErr);       /* nobody reads it: the caller carries on */
+  return rc;
+}
+
+/* Record a use of entry id at time ms (lru only). */
+void cacheTouch(cache_table *p, i64 id, i64 ms){
+  if( p->ePolicy==CACHE_POLICY_FIFO || p->bGone ) return;
+  /* A use of an entry that the transaction a DROP TABLE took from this
+  ** table may have made would outlive a rollback of it unseen, and land on
+  ** the entry given that id next: not kept. */
+  if( cacheDropEnd(p) && id>p->txn.iDropSeq ) return;
+  if( !cacheUsesAdd(&p->uses, id, ms) ) return;
+  if( p->uses.nUse>=p->nNextFlush && p->bAutoflush ){
+    if( cacheFlushStandalone(p, 0)==SQLITE_OK ){
+      p->nNextFlush = p->nBufferMax;
+    }else{
+      p->nNextFlush = p->uses.nUse + p->nBufferMax;
+    }
+  }
+}
+
+/* -------------------------------------------------------- transactions */
+
+/* p joins the connection's transaction.  What the last transaction left
+** held is good if nobody wrote since.  The mark a DROP TABLE left
+** (iDropSeq) becomes the transaction's first write: a rollback of it drops
+** the uses of entries made after that (it may be the same transaction). */
+void cacheTableJoin(cache_table *p){
+  cacheHeldValidate(p);
+  p->txn.bOpen = 1;
+  p->txn.iLevel = -1;
+  p->iCfgFail = INT_MAX;
+  if( cacheDropEnd(p) ){
+    i64 iDropSeq = p->txn.iDropSeq;
+    p->txn.bDrop = 0;
+    p->txn.iDropSeq = LLONG_MAX;
+    if( iDropSeq<0 ){
+      p->txn.bLevelLost = 1;
+    }else if( iDropSeq<LLONG_MAX ){
+      cacheTxnNoteWrite(&p->txn, iDropSeq);
+    }
+  }
+  cacheTableCheck(p);
+}
+
+/* The transaction is over.  Committed, the config row and the chunks held
+** stay good as long as the file's data version stays what it is now. */
+void cacheTableTxnEnd(cache_table *p, int bCommit){
+  if( bCommit ){
+    if( p->eCfg==CACHE_CFG_DIRTY ) p->eCfg = CACHE_CFG_NONE;  /* not synced */
+    if( sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION,
+                             &p->iVersion) ){
+      p->iGen++;
+      p->eCfg = CACHE_CFG_NONE;
+    }
+  }else{
+    p->iGen++;
+    p->eCfg = CACHE_CFG_NONE;
+  }
+  p->iCfgFail = INT_MAX;
+  cacheTxnEnd(&p->txn);
+  cacheTableCheck(p);
+}
+
+/* DROP TABLE inside a transaction: a ROLLBACK or ROLLBACK TO brings the
+** table back (same uid), and its next instance finds the uses not written
+** yet.  What the table held of the transaction goes, as in a rollback of
+** it, since no xRollback may reach it now: the config row it changed (the
+** restored table has the stored one), and every use of an entry made in
+** the transaction (a rollback would give its id to a new entry).  A
+** ROLLBACK TO brings the table back inside the transaction, which the
+** mirror no longer follows: txn.bDrop says so, and iDropSeq where its
+** entries begin.  Uses and counts written earlier in the transaction are
+** not put back: whether the rollback undoes them is not known here. */
+void cacheTableDropInTxn(cache_table *p){
+  i64 iDropSeq = p->txn.iDropSeq;      /* an earlier DROP's, or LLONG_MAX */
+  i64 iMaxId;
+  p->txn.nFlushed = 0;
+  p->txn.nCount = 0;
+  iMaxId = cacheTxnRollback(&p->txn, &p->uses, -1);
+  if( iMaxId<iDropSeq ) iDropSeq = iMaxId;
+  cacheTableTxnEnd(p, 0);
+  p->txn.bDrop = 1;
+  p->txn.iDropSeq = iDropSeq;
+}
+
