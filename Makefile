@@ -168,6 +168,12 @@ build/sha1_kat: tests/c/sha1_kat.c ext/sha1.c $(HDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< ext/sha1.c -lsqlite3 $(LDLIBS)
 
+# the cache's recency buffer driven from C, with assert() always on:
+# ext/cache_uses.c alone
+build/cache_uses: tests/c/cache_uses.c ext/cache_uses.c $(HDR)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) -UNDEBUG $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< ext/cache_uses.c -lsqlite3 $(LDLIBS)
+
 # cache: a writer killed at random moments and the check of its log
 # (tests/cache_crash.bats), and several processes on one file.
 build/cache_crash: tests/c/cache_crash.c
@@ -191,7 +197,7 @@ build/acorn_oom_asan: tests/c/acorn_oom.c $(SRC) $(HDR)
 
 TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/auto_test \
             build/auto_static build/bench_hist build/cache_crash build/cache_load \
-            build/acorn_oom build/chacha_kat build/sha1_kat
+            build/acorn_oom build/chacha_kat build/sha1_kat build/cache_uses
 
 # `make test`: a warning-free build (as many compilers at once as there are
 # processors: serially it took 20 of make test's 83 s on 2 cores), then
@@ -269,7 +275,7 @@ MATRIX_INC  = -Ibuild/sqlite/$*
 MATRIX_LINK = -Lbuild/sqlite/$* -Wl,-rpath,$(CURDIR)/build/sqlite/$* -lsqlite3
 MATRIX_BINS = $(foreach v,$(MATRIX_SQLITE),build/sqlite/$v/sqlite3 \
   $(addprefix build/matrix/$v/,acorn.so acorn-auto.so static_test auto_static uuid_proc \
-    uuid_clock auto_test bench_hist chacha_kat sha1_kat cache_crash cache_load acorn_oom))
+    uuid_clock auto_test bench_hist chacha_kat sha1_kat cache_crash cache_load acorn_oom cache_uses))
 
 # kept: make would delete them as intermediate files of the chain
 .PRECIOUS: build/sqlite/%/sqlite3.c build/sqlite/%/libsqlite3.so.0 build/matrix/%/libacorn.a
@@ -347,6 +353,11 @@ build/matrix/%/sha1_kat: tests/c/sha1_kat.c ext/sha1.c $(HDR) build/cflags build
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
 	  -Iext -o $@ $< ext/sha1.c $(MATRIX_LINK) $(LDLIBS)
+
+build/matrix/%/cache_uses: tests/c/cache_uses.c ext/cache_uses.c $(HDR) build/cflags build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) -UNDEBUG $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
+	  -Iext -o $@ $< ext/cache_uses.c $(MATRIX_LINK) $(LDLIBS)
 
 build/matrix/%/cache_crash: tests/c/cache_crash.c build/sqlite/%/libsqlite3.so.0
 	@mkdir -p $(@D)

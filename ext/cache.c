@@ -43,7 +43,7 @@ static int cacheOpFinish(cache_op *op, int rc){
 /* Bind the instance of a vtab method, its error on the vtab. */
 static cache_table *cacheVtabTable(cache_vtab *p, int *pRc){
   char *zErr = 0;
-  *pRc = cacheVtabBind(p, &zErr);
+  *pRc = acornCacheVtabBind(p, &zErr);
   if( zErr ){
     sqlite3_free(p->base.zErrMsg);
     p->base.zErrMsg = zErr;
@@ -142,7 +142,7 @@ static int cacheParseOptions(int argc, const char *const*argv,
       *pzErr = sqlite3_mprintf("cache: option %s is given twice", azOpt[k]);
       rc = SQLITE_ERROR;
     }else if( k==0 ){
-      if( cacheParseSize(zValue, &pOpt->nCapacity) ){
+      if( acornCacheParseSize(zValue, &pOpt->nCapacity) ){
         *pzErr = sqlite3_mprintf("cache: bad capacity '%s'; " CACHE_SIZE_HELP,
                                  zValue);
         rc = SQLITE_ERROR;
@@ -150,7 +150,7 @@ static int cacheParseOptions(int argc, const char *const*argv,
     }else if( k==1 ){
       i64 n = 0;
       const char *zEnd = 0;
-      if( cacheParseWhole(zValue, CACHE_MAX_BUFFER, &n, &zEnd) || *zEnd
+      if( acornCacheParseWhole(zValue, CACHE_MAX_BUFFER, &n, &zEnd) || *zEnd
        || n<1 ){
         *pzErr = sqlite3_mprintf("cache: bad recency_buffer '%s'; expected"
                                  " an integer from 1 to %d", zValue,
@@ -250,17 +250,17 @@ static int cacheLruOwned(sqlite3 *db, const char *zDb, const char *zName,
   i64 bShape = 0;
   int rc, iFormat = 2, bRow = 0;
   *pbOwned = 0;
-  rc = cacheQueryInt(db, sqlite3_mprintf("SELECT substr(sql, instr(sql, '('))"
+  rc = acornCacheQueryInt(db, sqlite3_mprintf("SELECT substr(sql, instr(sql, '('))"
                      "=%Q FROM \"%w\".sqlite_schema WHERE type='table' AND"
                      " name='%q_lru' COLLATE NOCASE", CACHE_LRU_COLUMNS, zDb,
                      zName), &bShape, 0);
   if( rc || !bShape ) return rc;
-  rc = cacheFormatProbe(db, zDb, zName, &iFormat);
+  rc = acornCacheFormatProbe(db, zDb, zName, &iFormat);
   if( rc || iFormat==1 ){
     *pbOwned = rc==SQLITE_OK;
     return rc;
   }
-  rc = cacheQueryInt(db, sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_lru\""
+  rc = acornCacheQueryInt(db, sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_lru\""
                                          " LIMIT 1", zDb, zName), &bShape, &bRow);
   *pbOwned = rc==SQLITE_OK && !bRow;
   return rc;
@@ -312,7 +312,7 @@ static void cacheVtabRelease(cache_vtab *p){
   cache_vtab **pp;
   for(pp=&p->pConn->pVtabList; *pp && *pp!=p; pp=&(*pp)->pNext){}
   if( *pp ) *pp = p->pNext;
-  if( p->pTab ) cacheTableUnref(p->pTab);
+  if( p->pTab ) acornCacheTableUnref(p->pTab);
   p->pTab = 0;
   cacheVtabFree(p);
 }
@@ -357,12 +357,12 @@ static int cacheInit(
       uid &= LLONG_MAX;
     }while( uid==0 );
     rc = cacheCreateTables(db, p->zDb, p->zName, &opt, uid, pzErr);
-    if( rc==SQLITE_OK ) rc = cacheVtabAttach(p, uid, 2, opt.ePolicy);
+    if( rc==SQLITE_OK ) rc = acornCacheVtabAttach(p, uid, 2, opt.ePolicy);
   }else{
     /* If the config row cannot be read now (a lock, or a schema reload
     ** inside a statement), p is bound at its first use. */
     char *zErr = 0;
-    rc = cacheVtabBind(p, &zErr);
+    rc = acornCacheVtabBind(p, &zErr);
     sqlite3_free(zErr);
     if( (rc&0xff)!=SQLITE_NOMEM ) rc = SQLITE_OK;
   }
@@ -370,7 +370,7 @@ static int cacheInit(
     if( *pzErr==0 && (rc&0xff)!=SQLITE_NOMEM ){
       *pzErr = sqlite3_mprintf("cache: %s", sqlite3_errmsg(db));
     }
-    if( p->pTab ) cacheTableUnref(p->pTab);
+    if( p->pTab ) acornCacheTableUnref(p->pTab);
     cacheVtabFree(p);
     return rc;
   }
@@ -402,11 +402,11 @@ static int cacheDisconnect(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
   cache_table *pTab = p->pTab;
   if( pTab && pTab->nRef==1 && pTab->bAutoflush && !pTab->bGone
-   && cacheUsesUnwritten(&pTab->uses) && !cacheStmtBusy(pTab->db, 0) ){
+   && acornCacheUsesUnwritten(&pTab->uses) && !acornCacheStmtBusy(pTab->db, 0) ){
     int bDefensive = 0;
     sqlite3_db_config(pTab->db, SQLITE_DBCONFIG_DEFENSIVE, -1, &bDefensive);
     if( bDefensive ) sqlite3_db_config(pTab->db, SQLITE_DBCONFIG_DEFENSIVE, 0, 0);
-    cacheFlushStandalone(pTab, 1);
+    acornCacheFlushStandalone(pTab, 1);
     if( bDefensive ) sqlite3_db_config(pTab->db, SQLITE_DBCONFIG_DEFENSIVE, 1, 0);
   }
   cacheVtabRelease(p);
@@ -418,7 +418,7 @@ static int cacheDestroy(sqlite3_vtab *pVtab){
   cache_table *pTab = p->pTab;
   const char *zName = pTab ? pTab->zName : p->zName;
   int i, rc, bLru = 0;
-  if( pTab ) cacheFinalizeAll(pTab);
+  if( pTab ) acornCacheFinalizeAll(pTab);
   rc = cacheLruOwned(p->pConn->db, p->zDb, zName, &bLru);
   for(i=0; rc==SQLITE_OK && i<CACHE_NSHADOW; i++){
     char *zSql;
@@ -434,11 +434,11 @@ static int cacheDestroy(sqlite3_vtab *pVtab){
   }
   if( pTab ){
     if( !sqlite3_get_autocommit(pTab->db)
-     && (cacheUsesUnwritten(&pTab->uses) || pTab->txn.bOpen
+     && (acornCacheUsesUnwritten(&pTab->uses) || pTab->txn.bOpen
          || pTab->txn.bDrop) ){
-      cacheTableDropInTxn(pTab);
+      acornCacheTableDropInTxn(pTab);
     }else{
-      cacheTableRetire(pTab);
+      acornCacheTableRetire(pTab);
     }
   }
   cacheVtabRelease(p);
@@ -459,7 +459,7 @@ static int cacheRename(sqlite3_vtab *pVtab, const char *zNew){
     pVtab->zErrMsg = zErr;
     return rc;
   }
-  if( pTab ) cacheFinalizeAll(pTab);
+  if( pTab ) acornCacheFinalizeAll(pTab);
   rc = cacheLruOwned(db, p->zDb, zOld, &bLru);
   for(i=0; rc==SQLITE_OK && i<CACHE_NSHADOW; i++){
     char *zShadow, *zSql;
@@ -511,7 +511,7 @@ static int cacheShadowName(const char *zSuffix){
 static int cacheBegin(sqlite3_vtab *pVtab){
   int rc;
   cache_table *p = cacheVtabTable((cache_vtab*)pVtab, &rc);
-  if( p && !p->txn.bOpen ) cacheTableJoin(p);
+  if( p && !p->txn.bOpen ) acornCacheTableJoin(p);
   return rc;
 }
 
@@ -524,20 +524,20 @@ static int cacheSync(sqlite3_vtab *pVtab){
   memset(&op, 0, sizeof(op));
   op.pTab = pV->pTab;
   op.pVtab = pV;
-  return cacheOpFinish(&op, cacheConfigSync(&op));
+  return cacheOpFinish(&op, acornCacheConfigSync(&op));
 }
 
 static int cacheCommit(sqlite3_vtab *pVtab){
   cache_table *p = ((cache_vtab*)pVtab)->pTab;
-  if( p ) cacheTableTxnEnd(p, 1);
+  if( p ) acornCacheTableTxnEnd(p, 1);
   return SQLITE_OK;
 }
 
 static int cacheRollback(sqlite3_vtab *pVtab){
   cache_table *p = ((cache_vtab*)pVtab)->pTab;
   if( p ){
-    cacheTxnRollback(&p->txn, &p->uses, -1);
-    cacheTableTxnEnd(p, 0);
+    acornCacheTxnRollback(&p->txn, &p->uses, -1);
+    acornCacheTableTxnEnd(p, 0);
   }
   return SQLITE_OK;
 }
@@ -555,7 +555,7 @@ static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
   cache_table *p = ((cache_vtab*)pVtab)->pTab;
   int rc;
   if( p==0 ) return SQLITE_OK;
-  if( !p->txn.bOpen ) cacheTableJoin(p);
+  if( !p->txn.bOpen ) acornCacheTableJoin(p);
   if( iSavepoint>p->txn.iLevel ) p->txn.iLevel = iSavepoint;
   rc = cacheSync(pVtab);
   if( rc ){
@@ -563,7 +563,7 @@ static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
   }else if( iSavepoint<=p->iCfgFail ){
     p->iCfgFail = INT_MAX;           /* the level began again, written */
   }
-  cacheTableCheck(p);
+  acornCacheTableCheck(p);
   return rc;
 }
 
@@ -572,7 +572,7 @@ static int cacheRelease(sqlite3_vtab *pVtab, int iSavepoint){
   /* not in the transaction (a DROP TABLE in it ended what the table held
   ** of it, cacheDestroy): nothing to move */
   if( p==0 || !p->txn.bOpen ) return SQLITE_OK;
-  cacheTxnRelease(&p->txn, iSavepoint);
+  acornCacheTxnRelease(&p->txn, iSavepoint);
   if( iSavepoint<=p->iCfgFail ) p->iCfgFail = INT_MAX;
   return SQLITE_OK;
 }
@@ -581,16 +581,16 @@ static int cacheRollbackTo(sqlite3_vtab *pVtab, int iSavepoint){
   cache_table *p = ((cache_vtab*)pVtab)->pTab;
   if( p==0 ) return SQLITE_OK;
   p->iGen++;
-  cacheChunkDropAll(p);
+  acornCacheChunkDropAll(p);
   /* not in the transaction (a DROP TABLE in it ended what the table held
   ** of it): what is held of the table may be out of date now */
   if( !p->txn.bOpen ) return SQLITE_OK;
-  cacheTxnRollback(&p->txn, &p->uses, iSavepoint);
+  acornCacheTxnRollback(&p->txn, &p->uses, iSavepoint);
   if( iSavepoint<p->iCfgFail ){
     p->eCfg = CACHE_CFG_NONE;        /* the b-tree has the row as it began */
     p->iCfgFail = INT_MAX;
   }
-  cacheTableCheck(p);
+  acornCacheTableCheck(p);
   return SQLITE_OK;
 }
 
@@ -709,7 +709,7 @@ static int cacheClose(sqlite3_vtab_cursor *cur){
   cache_cursor *pCur = (cache_cursor*)cur;
   cacheCursorRelease(pCur);
   cacheCursorFreeIn(pCur);
-  if( pCur->pTab ) cacheTableUnref(pCur->pTab);
+  if( pCur->pTab ) acornCacheTableUnref(pCur->pTab);
   sqlite3_free(pCur);
   return SQLITE_OK;
 }
@@ -819,15 +819,15 @@ static int cacheFilter(sqlite3_vtab_cursor *cur, int idxNum,
   if( pCur->pTab!=p ){
     /* (the instance was bound to another table since: its statement goes) */
     cacheCursorRelease(pCur);
-    if( pCur->pTab ) cacheTableUnref(pCur->pTab);
-    cacheTableRef(p);
+    if( pCur->pTab ) acornCacheTableUnref(pCur->pTab);
+    acornCacheTableRef(p);
     pCur->pTab = p;
   }
-  cacheHeldCheck(p);
+  acornCacheHeldCheck(p);
   rc = cacheCursorStatement(pCur, idxNum);
   if( rc ) return rc;
   pCur->idxNum = idxNum;
-  pCur->now = cacheNowMs();
+  pCur->now = acornCacheNowMs();
   if( pCur->bStepped ){
     sqlite3_reset(pCur->pStmt);
     pCur->bStepped = 0;
@@ -895,13 +895,13 @@ static int cacheColumnRecency(cache_cursor *pCur, sqlite3_context *ctx, int i){
   }
   /* stored (a record, or none: never used since the set), with this
   ** connection's buffered uses over it */
-  rc = cacheStoredUse(p, id, &bFound, &ms, &nHits, &zErr);
+  rc = acornCacheStoredUse(p, id, &bFound, &ms, &nHits, &zErr);
   if( zErr ){
     sqlite3_free(pCur->base.pVtab->zErrMsg);
     pCur->base.pVtab->zErrMsg = zErr;
   }
   if( rc ) return rc;
-  u = cacheUsesFind(&p->uses, id);
+  u = acornCacheUsesFind(&p->uses, id);
   if( u ){
     ms = u->ms;
     nHits += u->nHit;
@@ -922,7 +922,7 @@ static int cacheColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
       sqlite3_result_value(ctx, sqlite3_column_value(pStmt, CACHE_READ_VALUE));
       if( !pCur->bTouched && (pCur->idxNum & CACHE_IDX_VALUE) ){
         pCur->bTouched = 1;
-        cacheTouch(pCur->pTab, sqlite3_column_int64(pStmt, CACHE_READ_ID),
+        acornCacheTouch(pCur->pTab, sqlite3_column_int64(pStmt, CACHE_READ_ID),
                    pCur->now);
       }
       break;
@@ -951,7 +951,7 @@ static int cacheCheckValues(
   cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
   sqlite3_value *pExpires, int *pbExpires, i64 *piExpires
 ){
-  char *zErr = cacheCheckKey("cache", pKey);
+  char *zErr = acornCacheCheckKey("cache", pKey);
   int e;
   if( zErr ){
     sqlite3_free(op->zErr);
@@ -960,25 +960,25 @@ static int cacheCheckValues(
   }
   e = sqlite3_value_type(pValue);
   if( e==SQLITE_NULL ){
-    return cacheOpFail(op, SQLITE_ERROR,
+    return acornCacheOpFail(op, SQLITE_ERROR,
         "cache: value must not be NULL; expected BLOB or TEXT");
   }
   if( e!=SQLITE_BLOB && e!=SQLITE_TEXT ){
-    return cacheOpFail(op, SQLITE_ERROR,
-        "cache: value must be BLOB or TEXT, got %s", cacheTypeName(e));
+    return acornCacheOpFail(op, SQLITE_ERROR,
+        "cache: value must be BLOB or TEXT, got %s", acornCacheTypeName(e));
   }
   e = sqlite3_value_type(pExpires);
   *pbExpires = e!=SQLITE_NULL;
-  if( e!=SQLITE_NULL && !cacheWholeNumber(pExpires, piExpires) ){
-    return cacheOpFail(op, SQLITE_ERROR, "cache: expires must be an INTEGER"
-                       " (unix ms) or NULL, got %s", cacheTypeName(e));
+  if( e!=SQLITE_NULL && !acornCacheWholeNumber(pExpires, piExpires) ){
+    return acornCacheOpFail(op, SQLITE_ERROR, "cache: expires must be an INTEGER"
+                       " (unix ms) or NULL, got %s", acornCacheTypeName(e));
   }
   return SQLITE_OK;
 }
 
 static int cacheCheckSize(cache_op *op, i64 nSize){
   if( nSize>op->cfg.capacity ){
-    return cacheOpFail(op, SQLITE_ERROR,
+    return acornCacheOpFail(op, SQLITE_ERROR,
         "cache: entry of %lld bytes exceeds capacity of %lld bytes",
         nSize, op->cfg.capacity);
   }
@@ -1012,10 +1012,10 @@ static int cacheCommandCheck(cache_vtab *p, sqlite3_value **argv,
   if( !bCapacity ) return SQLITE_OK;
   e = sqlite3_value_type(pArg);
   if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ){
-    bBad = !cacheWholeNumber(pArg, pnCapacity)
+    bBad = !acornCacheWholeNumber(pArg, pnCapacity)
         || *pnCapacity<1 || *pnCapacity>CACHE_MAX_CAPACITY;
   }else if( e==SQLITE_TEXT ){
-    bBad = cacheParseSize((const char*)sqlite3_value_text(pArg), pnCapacity);
+    bBad = acornCacheParseSize((const char*)sqlite3_value_text(pArg), pnCapacity);
   }else{
     bBad = 1;
   }
@@ -1042,23 +1042,23 @@ static int cacheCommand(cache_vtab *p, cache_table *pTab, sqlite3_value **argv){
   if( zCmd==0 ) return SQLITE_NOMEM;
   rc = cacheCommandCheck(p, argv, zCmd, &nCapacity);
   if( rc ) return rc;
-  rc = cacheOpBegin(&op, pTab, p);
+  rc = acornCacheOpBegin(&op, pTab, p);
   if( sqlite3_stricmp(zCmd, "integrity_check")==0 ){
     char *zErr = 0;
-    if( rc==SQLITE_OK ) rc = cacheConfigSync(&op);
+    if( rc==SQLITE_OK ) rc = acornCacheConfigSync(&op);
     if( rc ) return cacheOpFinish(&op, rc);
-    rc = cacheIntegrity(op.pTab, &zErr);
+    rc = acornCacheIntegrity(op.pTab, &zErr);
     if( zErr ){
       sqlite3_free(p->base.zErrMsg);
       p->base.zErrMsg = zErr;
     }
     return rc;
   }
-  if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
+  if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
   if( rc==SQLITE_OK && nCapacity ) op.cfg.capacity = nCapacity;
-  if( rc==SQLITE_OK ) rc = cacheReclaimExpired(&op);
-  if( rc==SQLITE_OK ) rc = cacheEvict(&op, 0);
-  return cacheOpFinish(&op, cacheOpCommit(&op, rc));
+  if( rc==SQLITE_OK ) rc = acornCacheReclaimExpired(&op);
+  if( rc==SQLITE_OK ) rc = acornCacheEvict(&op, 0);
+  return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
 }
 
 /* Refuse a write to the rowid or a read-only column (bUpdate: an UPDATE,
@@ -1092,11 +1092,11 @@ static int cacheWritableCheck(cache_vtab *p, sqlite3_value **argv,
 static int cacheDeleteRow(cache_vtab *p, cache_table *pTab, i64 id){
   cache_op op;
   int bFound = 0;
-  int rc = cacheOpBegin(&op, pTab, p);
-  if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
-  if( rc==SQLITE_OK ) rc = cacheDeleteEntry(&op, id, &bFound);
-  if( rc==SQLITE_OK ) rc = cacheReclaimExpired(&op);
-  return cacheOpFinish(&op, cacheOpCommit(&op, rc));
+  int rc = acornCacheOpBegin(&op, pTab, p);
+  if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
+  if( rc==SQLITE_OK ) rc = acornCacheDeleteEntry(&op, id, &bFound);
+  if( rc==SQLITE_OK ) rc = acornCacheReclaimExpired(&op);
+  return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
 }
 
 /* INSERT: a set (OR IGNORE: only if no live entry has the key). */
@@ -1115,22 +1115,22 @@ static int cacheInsertRow(cache_vtab *p, cache_table *pTab,
   rc = cacheCheckValues(&op, pKey, pValue, argv[2+CACHE_COLUMN_EXPIRES],
                         &bExpires, &iExpires);
   if( rc ) return cacheOpFinish(&op, rc);
-  nSize = cacheBytes(pTab->bUtf16, pKey) + cacheBytes(pTab->bUtf16, pValue);
-  rc = cacheOpBegin(&op, pTab, p);
+  nSize = acornCacheBytes(pTab->bUtf16, pKey) + acornCacheBytes(pTab->bUtf16, pValue);
+  rc = acornCacheOpBegin(&op, pTab, p);
   if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, nSize);
   if( rc==SQLITE_OK && bIgnore ){
-    rc = cacheLiveKey(&op, pKey, 0, &idLive);
+    rc = acornCacheLiveKey(&op, pKey, 0, &idLive);
     if( rc==SQLITE_OK && idLive ){
       *pRowid = idLive;       /* OR IGNORE: the stored entry stays */
       return cacheOpFinish(&op, SQLITE_OK);
     }
   }
-  if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
+  if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
   if( rc==SQLITE_OK ){
-    rc = cacheSet(&op, pKey, pValue, bExpires, iExpires, nSize, op.now, 0,
+    rc = acornCacheSet(&op, pKey, pValue, bExpires, iExpires, nSize, op.now, 0,
                   pRowid);
   }
-  return cacheOpFinish(&op, cacheOpCommit(&op, rc));
+  return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
 }
 
 /* The row an UPDATE changes, as stored: copies of key, value and expires,
@@ -1145,7 +1145,7 @@ struct cache_old {
 
 static int cacheOldRead(cache_op *op, i64 id, cache_old *pOld){
   sqlite3_stmt *pStmt;
-  int rc = cacheStmt(op, CACHE_STMT_ROW, &pStmt);
+  int rc = acornCacheStmt(op, CACHE_STMT_ROW, &pStmt);
   memset(pOld, 0, sizeof(*pOld));
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
@@ -1160,12 +1160,12 @@ static int cacheOldRead(cache_op *op, i64 id, cache_old *pOld){
   }
   if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt);
   else sqlite3_reset(pStmt);
-  rc = cacheOpError(op, rc);
+  rc = acornCacheOpError(op, rc);
   if( rc==SQLITE_OK && pOld->pKey && op->cfg.ePolicy==CACHE_POLICY_LRU ){
     cache_rec r;
-    const cache_use *u = cacheUsesFind(&op->pTab->uses, id);
+    const cache_use *u = acornCacheUsesFind(&op->pTab->uses, id);
     int bFound = 0;
-    rc = cacheRecFind(op, id, &r, &bFound);
+    rc = acornCacheRecFind(op, id, &r, &bFound);
     if( bFound ) pOld->nHits = r.hits;
     if( u ) pOld->nHits += u->nHit;
   }
@@ -1201,7 +1201,7 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
   rc = cacheWritableCheck(p, argv, 1);
   if( rc ) return rc;
   memset(&old, 0, sizeof(old));
-  rc = cacheOpBegin(&op, pTab, p);
+  rc = acornCacheOpBegin(&op, pTab, p);
   if( rc==SQLITE_OK ) rc = cacheOldRead(&op, idOld, &old);
   if( rc==SQLITE_OK && old.pKey ){
     pKey = cacheNewValue(argv, CACHE_COLUMN_KEY, old.pKey);
@@ -1210,25 +1210,25 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
                           cacheNewValue(argv, CACHE_COLUMN_EXPIRES,
                                         old.pExpires),
                           &bExpires, &iExpires);
-    nSize = cacheBytes(op.pTab->bUtf16, pKey)
-          + cacheBytes(op.pTab->bUtf16, pValue);
+    nSize = acornCacheBytes(op.pTab->bUtf16, pKey)
+          + acornCacheBytes(op.pTab->bUtf16, pValue);
     if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, nSize);
     if( rc==SQLITE_OK && pKey!=old.pKey && bIgnore ){
-      rc = cacheLiveKey(&op, pKey, idOld, &idOther);
+      rc = acornCacheLiveKey(&op, pKey, idOld, &idOther);
     }
   }
   /* (a row gone away under the statement: nothing to update but the
   ** flush, as every write flushes) */
-  if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
+  if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
   if( rc==SQLITE_OK && old.pKey && idOther==0 ){
-    rc = cacheDeleteEntry(&op, idOld, &bFound);
+    rc = acornCacheDeleteEntry(&op, idOld, &bFound);
     if( rc==SQLITE_OK ){
-      rc = cacheSet(&op, pKey, pValue, bExpires, iExpires, nSize,
+      rc = acornCacheSet(&op, pKey, pValue, bExpires, iExpires, nSize,
                     old.iCreated, old.nHits, &idNew);
     }
   }
   cacheOldFree(&old);
-  return cacheOpFinish(&op, cacheOpCommit(&op, rc));
+  return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
 }
 
 static int cacheUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
@@ -1269,12 +1269,12 @@ static int cacheIntegrityMethod(sqlite3_vtab *pVtab, const char *zSchema,
   }
   memset(&op, 0, sizeof(op));
   op.pTab = pTab;
-  rc = cacheConfigSync(&op);     /* the checks read the row */
+  rc = acornCacheConfigSync(&op);     /* the checks read the row */
   if( rc ){
     *pzErr = op.zErr;
     return rc;
   }
-  rc = cacheIntegrity(pTab, pzErr);
+  rc = acornCacheIntegrity(pTab, pzErr);
   return rc==SQLITE_CORRUPT_VTAB ? SQLITE_OK : rc;
 }
 #endif
@@ -1316,11 +1316,11 @@ static sqlite3_module cacheModule = {
 /* The module, cache_read() and cache_stats(), all on db's cache_conn: each
 ** registration holds a reference and gives it back in its destructor. */
 int acorn_cache_register(sqlite3 *db){
-  cache_conn *pConn = cacheConnAcquire(db);
+  cache_conn *pConn = acornCacheConnAcquire(db);
   int rc;
   if( pConn==0 ) return SQLITE_NOMEM;
   rc = sqlite3_create_module_v2(db, "cache", &cacheModule, pConn,
-                                cacheConnRelease);
+                                acornCacheConnRelease);
   if( rc==SQLITE_OK ) rc = acorn_cache_func_register(db, pConn);
   return rc;
 }

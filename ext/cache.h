@@ -167,7 +167,7 @@ struct cache_use {
 /*
 ** The pending uses of one table on one connection: recorded by reads,
 ** which never write, and written by a flush.
-** Invariants (cacheUsesCheck):
+** Invariants (acornCacheUsesCheck):
 **   - aUse[0..nUse) hold distinct ids, each with nHit >= 1, each found
 **     from aHash: aHash[h] is index+1 of the first use whose id hashes to
 **     h, chained by iNext; nHash is 0 or a power of two >= 2*nUse;
@@ -197,7 +197,7 @@ struct cache_count { int iLevel; i64 nMiss; i64 nHit; };
 ** were, so that a rollback puts them back in the buffer (with their old
 ** use counters, older than any use since) and the database and the buffer
 ** always agree on what is written.
-** Invariants (cacheTxnCheck):
+** Invariants (acornCacheTxnCheck):
 **   - outside a transaction (bOpen 0) aFlushed and aCount are empty,
 **     iLevel is -1, no aLevelSeq is set;
 **   - inside, no aFlushed or aCount level is above iLevel, no aLevelSeq is
@@ -230,30 +230,30 @@ struct cache_txn {
                         ** one, no config row is held, and no use of an
                         ** entry with an id above iDropSeq is kept */
   i64 iDropSeq;         /* entries above it may be that transaction's (as
-                        ** cacheTxnRollback bounds them: LLONG_MAX none,
+                        ** acornCacheTxnRollback bounds them: LLONG_MAX none,
                         ** -1 every one) */
 };
 
 /* cache_uses.c */
-void cacheUsesFree(cache_uses *u);
-cache_use *cacheUsesFind(const cache_uses *u, i64 id);
-int cacheUsesAdd(cache_uses *u, i64 id, i64 ms);
-int cacheUsesUnwritten(const cache_uses *u);
-int cacheUsesNumber(cache_uses *u, i64 iSeq);
-void cacheUsesDropAbove(cache_uses *u, i64 iMaxId);
-void cacheTxnInit(cache_txn *t);
-void cacheTxnFree(cache_txn *t);
-void cacheTxnWritten(cache_txn *t, cache_uses *u);
-void cacheTxnNoteWrite(cache_txn *t, i64 seq);
-i64 cacheTxnRollback(cache_txn *t, cache_uses *u, int iLevel);
-void cacheTxnRelease(cache_txn *t, int iLevel);
-void cacheTxnEnd(cache_txn *t);
+void acornCacheUsesFree(cache_uses *u);
+cache_use *acornCacheUsesFind(const cache_uses *u, i64 id);
+int acornCacheUsesAdd(cache_uses *u, i64 id, i64 ms);
+int acornCacheUsesUnwritten(const cache_uses *u);
+int acornCacheUsesNumber(cache_uses *u, i64 iSeq);
+void acornCacheUsesDropAbove(cache_uses *u, i64 iMaxId);
+void acornCacheTxnInit(cache_txn *t);
+void acornCacheTxnFree(cache_txn *t);
+void acornCacheTxnWritten(cache_txn *t, cache_uses *u);
+void acornCacheTxnNoteWrite(cache_txn *t, i64 seq);
+i64 acornCacheTxnRollback(cache_txn *t, cache_uses *u, int iLevel);
+void acornCacheTxnRelease(cache_txn *t, int iLevel);
+void acornCacheTxnEnd(cache_txn *t);
 #ifndef NDEBUG
-void cacheUsesCheck(const cache_uses *u);
-void cacheTxnCheck(const cache_txn *t);
+void acornCacheUsesCheck(const cache_uses *u);
+void acornCacheTxnCheck(const cache_txn *t);
 #else
-# define cacheUsesCheck(u)
-# define cacheTxnCheck(t)
+# define acornCacheUsesCheck(u)
+# define acornCacheTxnCheck(t)
 #endif
 
 /* ------------------------------------------------------ recency records */
@@ -289,7 +289,7 @@ typedef struct cache_vtab cache_vtab;
 
 /*
 ** One stored table as one connection holds it.
-** Invariants (cacheTableCheck): uses and txn keep theirs; eCfg is not
+** Invariants (acornCacheTableCheck): uses and txn keep theirs; eCfg is not
 ** CACHE_CFG_DIRTY outside a transaction, and CACHE_CFG_NONE under a DROP's
 ** mark (txn.bDrop); uid > 0; nRef >= 0.
 ** What is held (chunks, cfg) stays good inside a transaction until a
@@ -366,67 +366,67 @@ struct cache_op {
 };
 
 /* cache_store.c: values */
-i64 cacheNowMs(void);
-int cacheWholeNumber(sqlite3_value *v, i64 *pOut);
-int cacheParseWhole(const char *z, i64 iMax, i64 *pOut, const char **pzEnd);
-int cacheParseSize(const char *z, i64 *pOut);
-i64 cacheBytes(int bUtf16, sqlite3_value *pVal);
-const char *cacheTypeName(int eType);
-char *cacheCheckKey(const char *zWho, sqlite3_value *pKey);
-void cacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey);
-int cacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow);
+i64 acornCacheNowMs(void);
+int acornCacheWholeNumber(sqlite3_value *v, i64 *pOut);
+int acornCacheParseWhole(const char *z, i64 iMax, i64 *pOut, const char **pzEnd);
+int acornCacheParseSize(const char *z, i64 *pOut);
+i64 acornCacheBytes(int bUtf16, sqlite3_value *pVal);
+const char *acornCacheTypeName(int eType);
+char *acornCacheCheckKey(const char *zWho, sqlite3_value *pKey);
+void acornCacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey);
+int acornCacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow);
 
 /* cache_store.c: operations on the stored table */
-int cacheOpError(cache_op *op, int rc);
-int cacheOpFail(cache_op *op, int rc, const char *zFmt, ...);
-int cacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt);
-int cacheRun(cache_op *op, sqlite3_stmt *pStmt);
-void cacheFinalizeAll(cache_table *pTab);
-void cacheChunkDropAll(cache_table *pTab);
-void cacheHeldCheck(cache_table *pTab);
-void cacheHeldValidate(cache_table *pTab);
-int cacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound);
-int cacheConfigLoad(cache_op *op);
-int cacheConfigSave(cache_op *op);
-int cacheConfigSync(cache_op *op);
-int cacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
+int acornCacheOpError(cache_op *op, int rc);
+int acornCacheOpFail(cache_op *op, int rc, const char *zFmt, ...);
+int acornCacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt);
+int acornCacheRun(cache_op *op, sqlite3_stmt *pStmt);
+void acornCacheFinalizeAll(cache_table *pTab);
+void acornCacheChunkDropAll(cache_table *pTab);
+void acornCacheHeldCheck(cache_table *pTab);
+void acornCacheHeldValidate(cache_table *pTab);
+int acornCacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound);
+int acornCacheConfigLoad(cache_op *op);
+int acornCacheConfigSave(cache_op *op);
+int acornCacheConfigSync(cache_op *op);
+int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
                      int *piFormat);
-int cacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab);
-int cacheFlushWrite(cache_op *op);
-int cacheOpCommit(cache_op *op, int rc);
-int cacheDeleteEntry(cache_op *op, i64 id, int *pbFound);
-int cacheReclaimExpired(cache_op *op);
-int cacheEvict(cache_op *op, i64 nNeed);
-int cacheSet(cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
+int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab);
+int acornCacheFlushWrite(cache_op *op);
+int acornCacheOpCommit(cache_op *op, int rc);
+int acornCacheDeleteEntry(cache_op *op, i64 id, int *pbFound);
+int acornCacheReclaimExpired(cache_op *op);
+int acornCacheEvict(cache_op *op, i64 nNeed);
+int acornCacheSet(cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
              int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits,
              i64 *pId);
-int cacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot, i64 *pId);
-int cacheStoredUse(cache_table *pTab, i64 id, int *pbFound, i64 *pMs,
+int acornCacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot, i64 *pId);
+int acornCacheStoredUse(cache_table *pTab, i64 id, int *pbFound, i64 *pMs,
                    i64 *pHits, char **pzErr);
-int cacheIntegrity(cache_table *pTab, char **pzErr);
+int acornCacheIntegrity(cache_table *pTab, char **pzErr);
 
 /* cache_table.c: a connection's tables */
-void cacheTableRef(cache_table *pTab);
-void cacheTableUnref(cache_table *pTab);
-int cacheTableSwitch(cache_op *op, i64 uid);
-void cacheTouch(cache_table *pTab, i64 id, i64 ms);
-int cacheVtabBind(cache_vtab *p, char **pzErr);
-int cacheFlushStandalone(cache_table *pTab, int bIdle);
-int cacheDropEnd(cache_table *pTab);
-void cacheTableRetire(cache_table *pTab);
-void cacheTableJoin(cache_table *pTab);
-void cacheTableTxnEnd(cache_table *pTab, int bCommit);
-void cacheTableDropInTxn(cache_table *pTab);
-int cacheStmtBusy(sqlite3 *db, int bWrite);
-int cacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat, int ePolicy);
+void acornCacheTableRef(cache_table *pTab);
+void acornCacheTableUnref(cache_table *pTab);
+int acornCacheTableSwitch(cache_op *op, i64 uid);
+void acornCacheTouch(cache_table *pTab, i64 id, i64 ms);
+int acornCacheVtabBind(cache_vtab *p, char **pzErr);
+int acornCacheFlushStandalone(cache_table *pTab, int bIdle);
+int acornCacheDropEnd(cache_table *pTab);
+void acornCacheTableRetire(cache_table *pTab);
+void acornCacheTableJoin(cache_table *pTab);
+void acornCacheTableTxnEnd(cache_table *pTab, int bCommit);
+void acornCacheTableDropInTxn(cache_table *pTab);
+int acornCacheStmtBusy(sqlite3 *db, int bWrite);
+int acornCacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat, int ePolicy);
 #ifndef NDEBUG
-void cacheTableCheck(const cache_table *pTab);
+void acornCacheTableCheck(const cache_table *pTab);
 #else
-# define cacheTableCheck(p)
+# define acornCacheTableCheck(p)
 #endif
 
-cache_conn *cacheConnAcquire(sqlite3 *db);
-void cacheConnRelease(void *pConn);
+cache_conn *acornCacheConnAcquire(sqlite3 *db);
+void acornCacheConnRelease(void *pConn);
 
 /* cache_func.c */
 int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn);

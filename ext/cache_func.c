@@ -114,7 +114,7 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName, int *pRc){
 
 /* The cache table named zTab, bound, with its config row read into op->cfg
 ** (op is begun for it) and a reference for the caller, who gives it back
-** with cacheTableUnref().  A table whose name another table has now
+** with acornCacheTableUnref().  A table whose name another table has now
 ** (dropped, or dropped and created again, by another connection) is
 ** retired and the name looked up once more.  0 with op->zErr if there is
 ** none; 0 without a message if memory ran out. */
@@ -131,10 +131,10 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
     if( pVtab->pTab && pVtab->pTab->bGone ){
       /* (an instance SQLite has not disconnected yet, of the table that had
       ** the name: bound again, to the table under the name now) */
-      cacheTableUnref(pVtab->pTab);
+      acornCacheTableUnref(pVtab->pTab);
       pVtab->pTab = 0;
     }
-    rc = cacheVtabBind(pVtab, &zErr);
+    rc = acornCacheVtabBind(pVtab, &zErr);
     if( rc ){
       if( (rc&0xff)==SQLITE_NOMEM ){
         sqlite3_free(zErr);
@@ -144,15 +144,15 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
       return 0;
     }
     p = pVtab->pTab;
-    cacheTableRef(p);
+    acornCacheTableRef(p);
     memset(op, 0, sizeof(*op));
     op->pTab = p;
     op->zWho = zWho;
-    op->now = cacheNowMs();
-    cacheHeldCheck(p);
-    rc = cacheConfigLoad(op);
+    op->now = acornCacheNowMs();
+    acornCacheHeldCheck(p);
+    rc = acornCacheConfigLoad(op);
     if( rc==SQLITE_OK && !op->bChanged ) return p;
-    cacheTableUnref(p);
+    acornCacheTableUnref(p);
     if( (rc&0xff)==SQLITE_NOMEM ){
       sqlite3_free(op->zErr);
       op->zErr = 0;
@@ -172,17 +172,17 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
 ** integers.  0 if they are good, else the error is set on ctx. */
 static int cacheReadArgs(sqlite3_context *ctx, sqlite3_value **argv,
                          i64 *piOff, i64 *pnLen){
-  char *zErr = cacheCheckKey("cache_read", argv[1]);
+  char *zErr = acornCacheCheckKey("cache_read", argv[1]);
   if( zErr ){
     sqlite3_result_error(ctx, zErr, -1);
     sqlite3_free(zErr);
     return 1;
   }
-  if( !cacheWholeNumber(argv[2], piOff) || *piOff<0 ){
+  if( !acornCacheWholeNumber(argv[2], piOff) || *piOff<0 ){
     acorn_result_error(ctx, "cache_read: offset must be a non-negative integer");
     return 1;
   }
-  if( !cacheWholeNumber(argv[3], pnLen) || *pnLen<0 ){
+  if( !acornCacheWholeNumber(argv[3], pnLen) || *pnLen<0 ){
     acorn_result_error(ctx, "cache_read: length must be a non-negative integer");
     return 1;
   }
@@ -243,15 +243,15 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( cacheReadArgs(ctx, argv, &iOff, &nLen) ) return;
   p = cacheResolve(pConn, (const char*)sqlite3_value_text(argv[0]),
                    "cache_read", &op);
-  rc = p ? cacheStmt(&op, CACHE_STMT_FIND_LIVE, &pStmt)
+  rc = p ? acornCacheStmt(&op, CACHE_STMT_FIND_LIVE, &pStmt)
          : op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
-    cacheBindKey(pStmt, 1, argv[1]);
+    acornCacheBindKey(pStmt, 1, argv[1]);
     sqlite3_bind_int64(pStmt, 2, op.now);
     if( sqlite3_step(pStmt)==SQLITE_ROW ){
       id = sqlite3_column_int64(pStmt, 1);
     }else{
-      rc = cacheOpError(&op, sqlite3_reset(pStmt));
+      rc = acornCacheOpError(&op, sqlite3_reset(pStmt));
     }
   }
   if( rc==SQLITE_NOMEM ){
@@ -262,13 +262,13 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }else if( id==0 ){
     if( p->ePolicy==CACHE_POLICY_LRU ) p->uses.nMiss++;  /* NULL: a miss */
   }else if( cacheReadBlob(ctx, p, id, iOff, nLen)==SQLITE_OK ){
-    cacheTouch(p, id, op.now);
+    acornCacheTouch(p, id, op.now);
   }
   /* FIND_LIVE is reset only now: its read transaction kept the entry from
   ** being deleted by another connection until the value was read. */
   if( pStmt ) sqlite3_reset(pStmt);
   sqlite3_free(op.zErr);
-  if( p ) cacheTableUnref(p);
+  if( p ) acornCacheTableUnref(p);
 }
 
 #define CACHE_STATS_NCOL   7
@@ -377,7 +377,7 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
   pCur->a[5] = op.cfg.evictions;
   pCur->a[6] = op.cfg.expired;
   pCur->bFifo = op.cfg.ePolicy==CACHE_POLICY_FIFO;
-  cacheTableUnref(p);
+  acornCacheTableUnref(p);
   pCur->zTable = sqlite3_mprintf("%s", zTab);
   if( pCur->zTable==0 ) return SQLITE_NOMEM;
   pCur->bEof = 0;
@@ -444,13 +444,13 @@ static sqlite3_module cacheStatsModule = {
 ** (given back by its destructor). */
 int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn){
   int rc;
-  cacheConnAcquire(db);
+  acornCacheConnAcquire(db);
   rc = sqlite3_create_module_v2(db, "cache_stats", &cacheStatsModule, pConn,
-                                cacheConnRelease);
+                                acornCacheConnRelease);
   if( rc==SQLITE_OK ){
-    cacheConnAcquire(db);
+    acornCacheConnAcquire(db);
     rc = sqlite3_create_function_v2(db, "cache_read", 4, SQLITE_UTF8, pConn,
-                                    cacheReadFunc, 0, 0, cacheConnRelease);
+                                    cacheReadFunc, 0, 0, acornCacheConnRelease);
   }
   return rc;
 }

@@ -137,12 +137,12 @@ static const struct {
 
 /* -------------------------------------------------------------- utilities */
 
-i64 cacheNowMs(void){
+i64 acornCacheNowMs(void){
   return acorn_now_ns()/1000000;
 }
 
 /* Record the connection's latest error as the operation's first error. */
-int cacheOpError(cache_op *op, int rc){
+int acornCacheOpError(cache_op *op, int rc){
   if( rc!=SQLITE_OK && rc!=SQLITE_ROW && rc!=SQLITE_DONE && op->zErr==0 ){
     op->zErr = sqlite3_mprintf("%s: %s", op->zWho ? op->zWho : "cache",
                    rc==SQLITE_NOMEM ? sqlite3_errstr(rc)
@@ -152,7 +152,7 @@ int cacheOpError(cache_op *op, int rc){
 }
 
 /* The same with a message of our own. */
-int cacheOpFail(cache_op *op, int rc, const char *zFmt, ...){
+int acornCacheOpFail(cache_op *op, int rc, const char *zFmt, ...){
   if( op->zErr==0 ){
     va_list ap;
     va_start(ap, zFmt);
@@ -162,29 +162,29 @@ int cacheOpFail(cache_op *op, int rc, const char *zFmt, ...){
   return rc;
 }
 
-int cacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt){
+int acornCacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt){
   cache_table *p = op->pTab;
   assert( i>=0 && i<CACHE_NSTMT && aCacheStmt[i].eStmt==i );
   if( p->aStmt[i]==0 ){
     int rc;
     char *zSql = sqlite3_mprintf(aCacheStmt[i].zSql, p->zDb, p->zName,
                                  p->zDb, p->zName, p->zDb, p->zName);
-    if( zSql==0 ) return cacheOpError(op, SQLITE_NOMEM);
+    if( zSql==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
     rc = sqlite3_prepare_v3(p->db, zSql, -1,
              SQLITE_PREPARE_PERSISTENT|SQLITE_PREPARE_NO_VTAB, &p->aStmt[i], 0);
     sqlite3_free(zSql);
-    if( rc!=SQLITE_OK ) return cacheOpError(op, rc);
+    if( rc!=SQLITE_OK ) return acornCacheOpError(op, rc);
   }
   *ppStmt = p->aStmt[i];
   return SQLITE_OK;
 }
 
 /* Step a statement that returns no row we need, then reset it. */
-int cacheRun(cache_op *op, sqlite3_stmt *pStmt){
+int acornCacheRun(cache_op *op, sqlite3_stmt *pStmt){
   int rc = sqlite3_step(pStmt);
   int rc2 = sqlite3_reset(pStmt);
   if( rc==SQLITE_ROW || rc==SQLITE_DONE ) rc = rc2;
-  return cacheOpError(op, rc);
+  return acornCacheOpError(op, rc);
 }
 
 /* One value of one query run once (probes of the schema, not statements
@@ -192,7 +192,7 @@ int cacheRun(cache_op *op, sqlite3_stmt *pStmt){
 ** there is a row.  The error of preparing or stepping it, else SQLITE_OK.
 ** Prepared with SQLITE_PREPARE_NO_VTAB: no virtual table is connected.
 ** zSql, from sqlite3_mprintf() (0: out of memory), is freed. */
-int cacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow){
+int acornCacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow){
   sqlite3_stmt *pStmt = 0;
   int rc, bRow = 0;
   if( pbRow ) *pbRow = 0;
@@ -208,7 +208,7 @@ int cacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow){
   return rc;
 }
 
-void cacheFinalizeAll(cache_table *p){
+void acornCacheFinalizeAll(cache_table *p){
   int i;
   for(i=0; i<CACHE_NSTMT; i++){
     sqlite3_finalize(p->aStmt[i]);
@@ -224,7 +224,7 @@ void cacheFinalizeAll(cache_table *p){
 
 /* Is v an integer: an INTEGER, or a REAL with no fractional part that an
 ** i64 holds (JavaScript numbers bind as REAL)?  Its value in *pOut. */
-int cacheWholeNumber(sqlite3_value *v, i64 *pOut){
+int acornCacheWholeNumber(sqlite3_value *v, i64 *pOut){
   int e = sqlite3_value_type(v);
   if( e==SQLITE_INTEGER ){
     *pOut = sqlite3_value_int64(v);
@@ -244,7 +244,7 @@ int cacheWholeNumber(sqlite3_value *v, i64 *pOut){
 /* Parse digits with an optional fraction of zeros ("1000", "1000.00"):
 ** the value in *pOut (at most iMax), the text after it in *pzEnd.  0 on
 ** success. */
-int cacheParseWhole(const char *z, i64 iMax, i64 *pOut, const char **pzEnd){
+int acornCacheParseWhole(const char *z, i64 iMax, i64 *pOut, const char **pzEnd){
   i64 v = 0;
   int nDigit = 0;
   while( *z>='0' && *z<='9' ){
@@ -264,7 +264,7 @@ int cacheParseWhole(const char *z, i64 iMax, i64 *pOut, const char **pzEnd){
 }
 
 /* Parse a size: digits, optional spaces, optional unit.  0 on success. */
-int cacheParseSize(const char *z, i64 *pOut){
+int acornCacheParseSize(const char *z, i64 *pOut){
   static const struct { const char *zUnit; i64 iMul; } aUnit[] = {
     { "",    1 }, { "b",   1 },
     { "kb",  1000 }, { "mb", 1000000 }, { "gb", 1000000000 },
@@ -274,7 +274,7 @@ int cacheParseSize(const char *z, i64 *pOut){
   size_t i;
   if( z==0 ) return 1;
   while( *z==' ' ) z++;
-  if( cacheParseWhole(z, CACHE_MAX_CAPACITY, &v, &z) ) return 1;
+  if( acornCacheParseWhole(z, CACHE_MAX_CAPACITY, &v, &z) ) return 1;
   while( *z==' ' ) z++;
   for(i=0; i<sizeof(aUnit)/sizeof(aUnit[0]); i++){
     size_t n = strlen(aUnit[i].zUnit);
@@ -295,14 +295,14 @@ int cacheParseSize(const char *z, i64 *pOut){
 /* Bytes a key or value counts for: BLOB its length, TEXT its length in
 ** the database's encoding (as stored, and as cache_read's offsets count),
 ** INTEGER (or a whole REAL key, stored as INTEGER) 8. */
-i64 cacheBytes(int bUtf16, sqlite3_value *pVal){
+i64 acornCacheBytes(int bUtf16, sqlite3_value *pVal){
   int e = sqlite3_value_type(pVal);
   if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ) return 8;
   if( e==SQLITE_TEXT && bUtf16 ) return sqlite3_value_bytes16(pVal);
   return sqlite3_value_bytes(pVal);
 }
 
-const char *cacheTypeName(int eType){
+const char *acornCacheTypeName(int eType){
   switch( eType ){
     case SQLITE_INTEGER: return "INTEGER";
     case SQLITE_FLOAT:   return "REAL";
@@ -313,14 +313,14 @@ const char *cacheTypeName(int eType){
 }
 
 /* Check a key as the user gave it; zWho prefixes the message. */
-char *cacheCheckKey(const char *zWho, sqlite3_value *pKey){
+char *acornCacheCheckKey(const char *zWho, sqlite3_value *pKey){
   int e = sqlite3_value_type(pKey);
   i64 iKey;
   if( e==SQLITE_NULL ){
     return sqlite3_mprintf("%s: key must not be NULL;"
                            " expected TEXT, BLOB or INTEGER", zWho);
   }
-  if( e==SQLITE_FLOAT && !cacheWholeNumber(pKey, &iKey) ){
+  if( e==SQLITE_FLOAT && !acornCacheWholeNumber(pKey, &iKey) ){
     return sqlite3_mprintf("%s: key must be TEXT, BLOB or INTEGER, got REAL",
                            zWho);
   }
@@ -328,9 +328,9 @@ char *cacheCheckKey(const char *zWho, sqlite3_value *pKey){
 }
 
 /* Bind a checked key: a whole REAL as the INTEGER it is. */
-void cacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey){
+void acornCacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey){
   i64 iKey;
-  if( sqlite3_value_type(pKey)==SQLITE_FLOAT && cacheWholeNumber(pKey, &iKey) ){
+  if( sqlite3_value_type(pKey)==SQLITE_FLOAT && acornCacheWholeNumber(pKey, &iKey) ){
     sqlite3_bind_int64(pStmt, i, iKey);
   }else{
     sqlite3_bind_value(pStmt, i, pKey);
@@ -412,7 +412,7 @@ static int cacheChunkEncode(const cache_rec *aRec, int n, unsigned char *a){
   return n*CACHE_REC_BYTES;
 }
 
-void cacheChunkDropAll(cache_table *p){
+void acornCacheChunkDropAll(cache_table *p){
   int i;
   for(i=0; i<CACHE_NCHUNK; i++) p->aChunk[i].bValid = 0;
 }
@@ -436,7 +436,7 @@ static void cacheNoteVersions(cache_table *p){
   memset(&op, 0, sizeof(op));
   op.pTab = p;
   for(i=0; i<2; i++){
-    if( cacheStmt(&op, i ? CACHE_STMT_SCHEMA_VERSION : CACHE_STMT_DATA_VERSION,
+    if( acornCacheStmt(&op, i ? CACHE_STMT_SCHEMA_VERSION : CACHE_STMT_DATA_VERSION,
                   &pStmt)==SQLITE_OK ){
       if( sqlite3_step(pStmt)==SQLITE_ROW ) aV[i] = sqlite3_column_int64(pStmt, 0);
       if( sqlite3_reset(pStmt) ) aV[i] = -1;
@@ -454,7 +454,7 @@ static void cacheNoteVersions(cache_table *p){
 ** (SQLITE_FCNTL_DATA_VERSION changes when another connection commits; this
 ** connection's own commits are noted at xCommit).  Called at the start of
 ** every read and write outside a transaction. */
-void cacheHeldValidate(cache_table *p){
+void acornCacheHeldValidate(cache_table *p){
   unsigned v = 0;
   /* the version is current only once a read transaction has begun */
   if( sqlite3_txn_state(p->db, p->zDb)==SQLITE_TXN_NONE
@@ -470,9 +470,9 @@ void cacheHeldValidate(cache_table *p){
     cacheNoteVersions(p);
   }
 }
-void cacheHeldCheck(cache_table *p){
+void acornCacheHeldCheck(cache_table *p){
   int i;
-  if( !p->txn.bOpen ) cacheHeldValidate(p);
+  if( !p->txn.bOpen ) acornCacheHeldValidate(p);
   for(i=0; i<CACHE_NCHUNK; i++){
     if( p->aChunk[i].iGen!=p->iGen ) p->aChunk[i].bValid = 0;
   }
@@ -495,7 +495,7 @@ static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
   c = &p->aChunk[p->iChunkNext];
   p->iChunkNext = (p->iChunkNext+1) % CACHE_NCHUNK;
   c->bValid = 0;
-  rc = cacheStmt(op, CACHE_STMT_CHUNK_FIND, &pStmt);
+  rc = acornCacheStmt(op, CACHE_STMT_CHUNK_FIND, &pStmt);
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
   rc = sqlite3_step(pStmt);
@@ -504,24 +504,24 @@ static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
                           sqlite3_column_blob(pStmt, 1),
                           sqlite3_column_bytes(pStmt, 1));
     if( rc==SQLITE_CORRUPT_VTAB ){
-      cacheOpFail(op, rc, "cache: the recency records of \"%w\" at %lld"
+      acornCacheOpFail(op, rc, "cache: the recency records of \"%w\" at %lld"
                   " are corrupt", p->zName, c->lo);
     }
     sqlite3_reset(pStmt);
-    if( rc ) return cacheOpError(op, rc);
+    if( rc ) return acornCacheOpError(op, rc);
   }else{
     rc = sqlite3_reset(pStmt);
-    if( rc ) return cacheOpError(op, rc);
+    if( rc ) return acornCacheOpError(op, rc);
     c->lo = 0;          /* no chunk yet: row 0 is made at the first write */
     c->nRec = 0;
   }
-  rc = cacheStmt(op, CACHE_STMT_CHUNK_NEXT, &pStmt);
+  rc = acornCacheStmt(op, CACHE_STMT_CHUNK_NEXT, &pStmt);
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, c->lo);
   c->hi = sqlite3_step(pStmt)==SQLITE_ROW ? sqlite3_column_int64(pStmt, 0)
                                           : LLONG_MAX;
   rc = sqlite3_reset(pStmt);
-  if( rc ) return cacheOpError(op, rc);
+  if( rc ) return acornCacheOpError(op, rc);
   c->bValid = 1;
   c->iGen = p->iGen;
   *ppC = c;
@@ -535,12 +535,12 @@ static int cacheChunkWriteRow(cache_op *op, i64 lo, const cache_rec *aRec,
   int rc, i, nByte;
   i64 minUsed = LLONG_MAX;
   if( n==0 && lo!=0 ){
-    rc = cacheStmt(op, CACHE_STMT_CHUNK_DELETE, &pStmt);
+    rc = acornCacheStmt(op, CACHE_STMT_CHUNK_DELETE, &pStmt);
     if( rc ) return rc;
     sqlite3_bind_int64(pStmt, 1, lo);
-    return cacheRun(op, pStmt);
+    return acornCacheRun(op, pStmt);
   }
-  rc = cacheStmt(op, CACHE_STMT_CHUNK_WRITE, &pStmt);
+  rc = acornCacheStmt(op, CACHE_STMT_CHUNK_WRITE, &pStmt);
   if( rc ) return rc;
   for(i=0; i<n; i++){
     if( aRec[i].used<minUsed ) minUsed = aRec[i].used;
@@ -550,7 +550,7 @@ static int cacheChunkWriteRow(cache_op *op, i64 lo, const cache_rec *aRec,
   if( n ) sqlite3_bind_int64(pStmt, 2, minUsed);
   else sqlite3_bind_null(pStmt, 2);
   sqlite3_bind_blob(pStmt, 3, aBuf, nByte, SQLITE_STATIC);
-  rc = cacheRun(op, pStmt);
+  rc = acornCacheRun(op, pStmt);
   sqlite3_clear_bindings(pStmt);
   return rc;
 }
@@ -568,7 +568,7 @@ static int cacheChunkSave(cache_op *op, cache_chunk *c){
   }
   c->nRec = j;
   aBuf = sqlite3_malloc64((size_t)c->nRec*CACHE_REC_BYTES + 1);
-  if( aBuf==0 ) return cacheOpError(op, SQLITE_NOMEM);
+  if( aBuf==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
   nByte = c->nRec*CACHE_REC_BYTES;
   nPiece = nByte<=p->nChunkMax ? 1 : 1 + 2*nByte/p->nChunkMax;
   for(i=0, iRec=0; rc==SQLITE_OK && i<nPiece; i++){
@@ -579,19 +579,19 @@ static int cacheChunkSave(cache_op *op, cache_chunk *c){
   }
   sqlite3_free(aBuf);
   if( rc ){
-    cacheChunkDropAll(p);
+    acornCacheChunkDropAll(p);
   }else if( nPiece>1 ){
     int nFirst = (int)((i64)c->nRec/nPiece);
     c->hi = c->aRec[nFirst].id;
     c->nRec = nFirst;
   }else if( c->nRec==0 && c->lo!=0 ){
-    cacheChunkDropAll(p);  /* deleted: its ids go to the chunk before */
+    acornCacheChunkDropAll(p);  /* deleted: its ids go to the chunk before */
   }
   return rc;
 }
 
 /* The record of entry id in *pRec, if it has one (*pbFound). */
-int cacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound){
+int acornCacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound){
   cache_chunk *c = 0;
   int lo = 0, hi, rc = cacheChunkLoad(op, id, &c);
   *pbFound = 0;
@@ -623,7 +623,7 @@ static int cacheRecMerge(cache_op *op, const cache_rec *aNew, int n){
       cache_rec *aNext;
       nOutAlloc = c->nRec + (j-i) + 64;
       aNext = sqlite3_realloc64(aOut, sizeof(cache_rec)*(size_t)nOutAlloc);
-      if( aNext==0 ){ rc = cacheOpError(op, SQLITE_NOMEM); break; }
+      if( aNext==0 ){ rc = acornCacheOpError(op, SQLITE_NOMEM); break; }
       aOut = aNext;
     }
     while( iOld<c->nRec || i<j ){
@@ -641,7 +641,7 @@ static int cacheRecMerge(cache_op *op, const cache_rec *aNew, int n){
       }
     }
     rc = cacheChunkReserve(c, nOut);
-    if( rc ){ cacheOpError(op, rc); break; }
+    if( rc ){ acornCacheOpError(op, rc); break; }
     memcpy(c->aRec, aOut, sizeof(cache_rec)*(size_t)nOut);
     c->nRec = nOut;
     rc = cacheChunkSave(op, c);
@@ -662,23 +662,23 @@ static int cacheSweep(cache_op *op){
   while( rc==SQLITE_OK ){
     cache_chunk *c = 0;
     int i, j, bNext = 0;
-    rc = cacheStmt(op, CACHE_STMT_CHUNK_NEXT, &pNext);
+    rc = acornCacheStmt(op, CACHE_STMT_CHUNK_NEXT, &pNext);
     if( rc ) break;
     sqlite3_bind_int64(pNext, 1, lo);
     if( sqlite3_step(pNext)==SQLITE_ROW ){
       lo = sqlite3_column_int64(pNext, 0);
       bNext = 1;
     }
-    rc = cacheOpError(op, sqlite3_reset(pNext));
+    rc = acornCacheOpError(op, sqlite3_reset(pNext));
     if( rc || !bNext ) break;
     rc = cacheChunkLoad(op, lo, &c);
-    if( rc==SQLITE_OK ) rc = cacheStmt(op, CACHE_STMT_EXISTS, &pExists);
+    if( rc==SQLITE_OK ) rc = acornCacheStmt(op, CACHE_STMT_EXISTS, &pExists);
     for(i=j=0; rc==SQLITE_OK && i<c->nRec; i++){
       int bLive = 0;
       if( c->aRec[i].used>op->cfg.iLow ){
         sqlite3_bind_int64(pExists, 1, c->aRec[i].id);
         bLive = sqlite3_step(pExists)==SQLITE_ROW;
-        rc = cacheOpError(op, sqlite3_reset(pExists));
+        rc = acornCacheOpError(op, sqlite3_reset(pExists));
       }
       if( bLive ) c->aRec[j++] = c->aRec[i];
     }
@@ -749,8 +749,8 @@ static void cacheConfigColumns(sqlite3_stmt *pStmt, cache_config *pCfg){
 /* Read the config row into op->cfg: the held copy if there is one.  A
 ** uid that is not the table's means another table has the name now
 ** (dropped and created again by another connection, or a row edited by
-** hand): cacheTableSwitch() retires this table's state and moves op on. */
-int cacheConfigLoad(cache_op *op){
+** hand): acornCacheTableSwitch() retires this table's state and moves op on. */
+int acornCacheConfigLoad(cache_op *op){
   cache_table *p = op->pTab;
   cache_config *pCfg = &op->cfg;
   sqlite3_stmt *pStmt;
@@ -759,8 +759,8 @@ int cacheConfigLoad(cache_op *op){
     *pCfg = p->cfg;
     return SQLITE_OK;
   }
-  cacheDropEnd(p);
-  rc = cacheStmt(op, p->iFormat==1 ? CACHE_STMT_CONFIG_READ1
+  acornCacheDropEnd(p);
+  rc = acornCacheStmt(op, p->iFormat==1 ? CACHE_STMT_CONFIG_READ1
                                    : CACHE_STMT_CONFIG_READ, &pStmt);
   if( rc ) return rc;
   rc = sqlite3_step(pStmt);
@@ -769,7 +769,7 @@ int cacheConfigLoad(cache_op *op){
     ** int64 limit would overflow at the next set or use). */
     char *zRow = cacheConfigText(pStmt);
     sqlite3_reset(pStmt);
-    rc = cacheOpFail(op, zRow ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM,
+    rc = acornCacheOpFail(op, zRow ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM,
                      "cache: \"%w\".\"%w_config\": a counter is out of"
                      " range: %s", p->zDb, p->zName, zRow);
     sqlite3_free(zRow);
@@ -777,15 +777,15 @@ int cacheConfigLoad(cache_op *op){
   }
   if( rc!=SQLITE_ROW ){
     sqlite3_reset(pStmt);
-    if( rc!=SQLITE_DONE ) return cacheOpError(op, rc);
-    return cacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: the row of"
+    if( rc!=SQLITE_DONE ) return acornCacheOpError(op, rc);
+    return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: the row of"
                        " \"%w\".\"%w_config\" is missing", p->zDb, p->zName);
   }
   cacheConfigColumns(pStmt, pCfg);
   cacheNoteVersions(p);        /* (while the row's read transaction lasts) */
-  rc = cacheOpError(op, sqlite3_reset(pStmt));
+  rc = acornCacheOpError(op, sqlite3_reset(pStmt));
   if( rc==SQLITE_OK && pCfg->uid!=p->uid ){
-    rc = cacheTableSwitch(op, pCfg->uid);
+    rc = acornCacheTableSwitch(op, pCfg->uid);
     p = op->pTab;
   }
   if( rc==SQLITE_OK && !op->bChanged ){
@@ -803,7 +803,7 @@ int cacheConfigLoad(cache_op *op){
 /* Write cfg to the config row. */
 static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
   sqlite3_stmt *pStmt;
-  int rc = cacheStmt(op, CACHE_STMT_CONFIG_WRITE, &pStmt);
+  int rc = acornCacheStmt(op, CACHE_STMT_CONFIG_WRITE, &pStmt);
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, pCfg->capacity);
   sqlite3_bind_int64(pStmt, 2, pCfg->bytes);
@@ -816,12 +816,12 @@ static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
   sqlite3_bind_int64(pStmt, 9, pCfg->iHead);
   sqlite3_bind_int64(pStmt, 10, pCfg->iLow);
   sqlite3_bind_int64(pStmt, 11, pCfg->nDead);
-  return cacheRun(op, pStmt);
+  return acornCacheRun(op, pStmt);
 }
 
 /* The end of a write: op->cfg is the config row now; inside a transaction
-** it is written at xSync or as a savepoint begins (cacheConfigSync). */
-int cacheConfigSave(cache_op *op){
+** it is written at xSync or as a savepoint begins (acornCacheConfigSync). */
+int acornCacheConfigSave(cache_op *op){
   cache_table *p = op->pTab;
   int rc;
   p->cfg = op->cfg;
@@ -835,7 +835,7 @@ int cacheConfigSave(cache_op *op){
 }
 
 /* Write the held copy of the config row, if it is newer.  Idempotent. */
-int cacheConfigSync(cache_op *op){
+int acornCacheConfigSync(cache_op *op){
   cache_table *p = op->pTab;
   int rc = SQLITE_OK;
   if( p->eCfg==CACHE_CFG_DIRTY ){
@@ -848,7 +848,7 @@ int cacheConfigSync(cache_op *op){
 /* Which format is the stored table: 2, or 1 (made by acorn 0.1, recency
 ** in <t>_lru)?  Format 2 has the head column in its config row: a probe
 ** that fails for want of memory says nothing, and is SQLITE_NOMEM. */
-int cacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
+int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
                             int *piFormat){
   char *zSql = sqlite3_mprintf("SELECT head FROM \"%w\".\"%w_config\"",
                                zDb, zName);
@@ -873,8 +873,8 @@ static int cacheUpgrade(cache_op *op){
   char *zSql;
   int iFormat = 1;
   if( p->iFormat!=1 ) return SQLITE_OK;
-  rc = cacheFormatProbe(p->db, p->zDb, p->zName, &iFormat);
-  if( rc ) return cacheOpError(op, rc);
+  rc = acornCacheFormatProbe(p->db, p->zDb, p->zName, &iFormat);
+  if( rc ) return acornCacheOpError(op, rc);
   if( iFormat==2 ){
     p->iFormat = 2;          /* converted by another connection */
   }else{
@@ -890,15 +890,15 @@ static int cacheUpgrade(cache_op *op){
         " DEFAULT 0;"
         CACHE_REC_DDL,
         d, n, d, n, d, n, d, n, d, n, d, p->uid, n, d, n);
-    if( zSql==0 ) return cacheOpError(op, SQLITE_NOMEM);
+    if( zSql==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
     rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
     sqlite3_free(zSql);
-    if( rc ) return cacheOpError(op, rc);
+    if( rc ) return acornCacheOpError(op, rc);
     /* Entries used since their set have used != id in format 1. */
     zSql = sqlite3_mprintf("SELECT id, used, last_used, " CACHE_LRU1_HITS
                            " FROM \"%w\".\"%w_lru\" WHERE used<>id ORDER BY id",
                            d, n);
-    if( zSql==0 ) return cacheOpError(op, SQLITE_NOMEM);
+    if( zSql==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
     rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
     sqlite3_free(zSql);
     while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
@@ -919,38 +919,38 @@ static int cacheUpgrade(cache_op *op){
     else sqlite3_finalize(pStmt);
     if( rc ){
       sqlite3_free(aRec);
-      return cacheOpError(op, rc);
+      return acornCacheOpError(op, rc);
     }
-    cacheFinalizeAll(p);
+    acornCacheFinalizeAll(p);
     p->iFormat = 2;
-    cacheChunkDropAll(p);
+    acornCacheChunkDropAll(p);
     rc = cacheRecMerge(op, aRec, nRec);
     sqlite3_free(aRec);
     if( rc==SQLITE_OK ){
       zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_lru\"", d, n);
       rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
       sqlite3_free(zSql);
-      if( rc ) return cacheOpError(op, rc);
+      if( rc ) return acornCacheOpError(op, rc);
     }
     if( rc ) return rc;
   }
-  cacheFinalizeAll(p);
-  return cacheConfigLoad(op);
+  acornCacheFinalizeAll(p);
+  return acornCacheConfigLoad(op);
 }
 
 /* The start of every write (pVtab: the instance it runs for, or 0): the
 ** config row, and a format 1 table made format 2. */
-int cacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
+int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
   int rc;
   memset(op, 0, sizeof(*op));
   op->pTab = pTab;
   op->pVtab = pVtab;
-  op->now = cacheNowMs();
-  cacheHeldCheck(pTab);
-  rc = cacheConfigLoad(op);
+  op->now = acornCacheNowMs();
+  acornCacheHeldCheck(pTab);
+  rc = acornCacheConfigLoad(op);
   if( rc==SQLITE_OK && op->bChanged ) rc = SQLITE_ABORT;
   if( rc==SQLITE_OK && op->pTab->iFormat==1 ) rc = cacheUpgrade(op);
-  if( rc==SQLITE_OK ) cacheTxnNoteWrite(&op->pTab->txn, op->cfg.seq);
+  if( rc==SQLITE_OK ) acornCacheTxnNoteWrite(&op->pTab->txn, op->cfg.seq);
   return rc;
 }
 
@@ -958,19 +958,19 @@ int cacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
 
 /* Write the buffered uses to the records, oldest first, and the counters
 ** to op->cfg, inside the caller's transaction.  The uses themselves stay:
-** cacheTxnWritten() retires them once the caller's write succeeded. */
-int cacheFlushWrite(cache_op *op){
+** acornCacheTxnWritten() retires them once the caller's write succeeded. */
+int acornCacheFlushWrite(cache_op *op){
   cache_uses *u = &op->pTab->uses;
   cache_rec *aRec;
   int rc, i;
   op->cfg.misses += u->nMiss;
   op->cfg.hits += u->nHitLoose;
   if( u->nUse==0 ) return SQLITE_OK;
-  rc = cacheUsesNumber(u, op->cfg.seq);
-  if( rc ) return cacheOpError(op, rc);
+  rc = acornCacheUsesNumber(u, op->cfg.seq);
+  if( rc ) return acornCacheOpError(op, rc);
   op->cfg.seq += u->nUse;
   aRec = sqlite3_malloc64(sizeof(cache_rec)*(size_t)u->nUse);
-  if( aRec==0 ) return cacheOpError(op, SQLITE_NOMEM);
+  if( aRec==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
   for(i=0; i<u->nUse; i++){
     aRec[i].id = u->aUse[i].id;
     aRec[i].used = u->aUse[i].iUsed;
@@ -1006,7 +1006,7 @@ static int cacheEntryStep(cache_op *op, sqlite3_stmt *pStmt, cache_entry *pE,
     pE->iExpires = sqlite3_column_int64(pStmt, 1);
     pE->nSize = sqlite3_column_int64(pStmt, 2);
   }
-  return cacheOpError(op, sqlite3_reset(pStmt));
+  return acornCacheOpError(op, sqlite3_reset(pStmt));
 }
 
 /* Delete entry *pE.  Its record, if it has one, stays until eviction meets
@@ -1014,16 +1014,16 @@ static int cacheEntryStep(cache_op *op, sqlite3_stmt *pStmt, cache_entry *pE,
 ** look). */
 static int cacheDeleteKnown(cache_op *op, const cache_entry *pE, int bNoRec){
   sqlite3_stmt *pStmt;
-  int rc = cacheStmt(op, CACHE_STMT_DELETE, &pStmt);
+  int rc = acornCacheStmt(op, CACHE_STMT_DELETE, &pStmt);
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, pE->id);
-  rc = cacheRun(op, pStmt);
+  rc = acornCacheRun(op, pStmt);
   if( rc==SQLITE_OK && pE->bExpires ){
-    rc = cacheStmt(op, CACHE_STMT_EXPIRY_DEL, &pStmt);
+    rc = acornCacheStmt(op, CACHE_STMT_EXPIRY_DEL, &pStmt);
     if( rc==SQLITE_OK ){
       sqlite3_bind_int64(pStmt, 1, pE->iExpires);
       sqlite3_bind_int64(pStmt, 2, pE->id);
-      rc = cacheRun(op, pStmt);
+      rc = acornCacheRun(op, pStmt);
     }
   }
   if( !bNoRec && op->cfg.ePolicy==CACHE_POLICY_LRU ) op->cfg.nDead++;
@@ -1035,7 +1035,7 @@ static int cacheDeleteKnown(cache_op *op, const cache_entry *pE, int bNoRec){
 /* Read entry id into *pE if it exists (*pbFound). */
 static int cacheEntryRead(cache_op *op, i64 id, cache_entry *pE, int *pbFound){
   sqlite3_stmt *pStmt;
-  int rc = cacheStmt(op, CACHE_STMT_ENTRY, &pStmt);
+  int rc = acornCacheStmt(op, CACHE_STMT_ENTRY, &pStmt);
   *pbFound = 0;
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
@@ -1043,7 +1043,7 @@ static int cacheEntryRead(cache_op *op, i64 id, cache_entry *pE, int *pbFound){
 }
 
 /* Delete entry id if it exists (*pbFound). */
-int cacheDeleteEntry(cache_op *op, i64 id, int *pbFound){
+int acornCacheDeleteEntry(cache_op *op, i64 id, int *pbFound){
   cache_entry e;
   int rc = cacheEntryRead(op, id, &e, pbFound);
   if( rc || !*pbFound ) return rc;
@@ -1051,25 +1051,25 @@ int cacheDeleteEntry(cache_op *op, i64 id, int *pbFound){
 }
 
 /* Reclaim every entry that expired at or before op->now. */
-int cacheReclaimExpired(cache_op *op){
+int acornCacheReclaimExpired(cache_op *op){
   sqlite3_stmt *pStmt;
   int rc;
   for(;;){
     i64 id;
     int bFound = 0;
-    rc = cacheStmt(op, CACHE_STMT_EXPIRED, &pStmt);
+    rc = acornCacheStmt(op, CACHE_STMT_EXPIRED, &pStmt);
     if( rc ) break;
     sqlite3_bind_int64(pStmt, 1, op->now);
     if( sqlite3_step(pStmt)!=SQLITE_ROW ){
-      rc = cacheOpError(op, sqlite3_reset(pStmt));
+      rc = acornCacheOpError(op, sqlite3_reset(pStmt));
       break;
     }
     id = sqlite3_column_int64(pStmt, 0);
-    rc = cacheOpError(op, sqlite3_reset(pStmt));
-    if( rc==SQLITE_OK ) rc = cacheDeleteEntry(op, id, &bFound);
+    rc = acornCacheOpError(op, sqlite3_reset(pStmt));
+    if( rc==SQLITE_OK ) rc = acornCacheDeleteEntry(op, id, &bFound);
     if( rc ) break;
     if( !bFound ){
-      return cacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_expiry\""
+      return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_expiry\""
                          " names entry %lld, which does not exist",
                          op->pTab->zDb, op->pTab->zName, id);
     }
@@ -1083,11 +1083,11 @@ int cacheReclaimExpired(cache_op *op){
 static int cacheOldestRecord(cache_op *op, cache_chunk **ppC, cache_rec *pRec){
   sqlite3_stmt *pStmt;
   i64 lo = -1;
-  int rc = cacheStmt(op, CACHE_STMT_CHUNK_OLDEST, &pStmt);
+  int rc = acornCacheStmt(op, CACHE_STMT_CHUNK_OLDEST, &pStmt);
   *ppC = 0;
   if( rc ) return rc;
   if( sqlite3_step(pStmt)==SQLITE_ROW ) lo = sqlite3_column_int64(pStmt, 0);
-  rc = cacheOpError(op, sqlite3_reset(pStmt));
+  rc = acornCacheOpError(op, sqlite3_reset(pStmt));
   if( rc==SQLITE_OK && lo>=0 ){
     cache_chunk *c = 0;
     int i, bFound = 0;
@@ -1100,7 +1100,7 @@ static int cacheOldestRecord(cache_op *op, cache_chunk **ppC, cache_rec *pRec){
       }
     }
     if( rc==SQLITE_OK && !bFound ){
-      return cacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: chunk %lld of"
+      return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: chunk %lld of"
                          " \"%w\" has a minused but no live record", lo,
                          op->pTab->zName);
     }
@@ -1123,20 +1123,20 @@ static int cacheOldestPassed(cache_op *op, cache_chunk *c, i64 used){
     }
   }
   if( minUsed==LLONG_MAX && c->lo!=0 ){
-    rc = cacheStmt(op, CACHE_STMT_CHUNK_DELETE, &pStmt);
+    rc = acornCacheStmt(op, CACHE_STMT_CHUNK_DELETE, &pStmt);
     if( rc==SQLITE_OK ){
       sqlite3_bind_int64(pStmt, 1, c->lo);
-      rc = cacheRun(op, pStmt);
+      rc = acornCacheRun(op, pStmt);
     }
-    cacheChunkDropAll(op->pTab);       /* its ids go to the chunk before */
+    acornCacheChunkDropAll(op->pTab);       /* its ids go to the chunk before */
     return rc;
   }
-  rc = cacheStmt(op, CACHE_STMT_CHUNK_SETMIN, &pStmt);
+  rc = acornCacheStmt(op, CACHE_STMT_CHUNK_SETMIN, &pStmt);
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, c->lo);
   if( minUsed==LLONG_MAX ) sqlite3_bind_null(pStmt, 2);
   else sqlite3_bind_int64(pStmt, 2, minUsed);
-  return cacheRun(op, pStmt);
+  return acornCacheRun(op, pStmt);
 }
 
 /* Evict one entry: the one of least recency (lru) or the oldest (fifo).
@@ -1154,12 +1154,12 @@ static int cacheEvictOne(cache_op *op, int *pbNone){
     for(;;){
       cache_rec r;
       int bRec = 0;
-      rc = cacheStmt(op, CACHE_STMT_HEAD, &pStmt);
+      rc = acornCacheStmt(op, CACHE_STMT_HEAD, &pStmt);
       if( rc ) return rc;
       sqlite3_bind_int64(pStmt, 1, op->cfg.iHead);
       rc = cacheEntryStep(op, pStmt, &eA, &bA);
       if( rc || !bA || !bLru ) break;
-      rc = cacheRecFind(op, eA.id, &r, &bRec);
+      rc = acornCacheRecFind(op, eA.id, &r, &bRec);
       if( rc || !bRec ) break;
       op->cfg.iHead = eA.id + 1;   /* used since its set: its record counts */
       bA = 0;
@@ -1189,7 +1189,7 @@ static int cacheEvictOne(cache_op *op, int *pbNone){
 }
 
 /* Evict until nNeed more bytes fit. */
-int cacheEvict(cache_op *op, i64 nNeed){
+int acornCacheEvict(cache_op *op, i64 nNeed){
   int bNone = 0, rc = SQLITE_OK;
   while( rc==SQLITE_OK && !bNone && op->cfg.bytes + nNeed > op->cfg.capacity
       && op->cfg.entries>0 ){
@@ -1204,7 +1204,7 @@ int cacheEvict(cache_op *op, i64 nNeed){
 ** entries are evicted after, until the capacity holds: the entry just set
 ** is the most recent, so it is never among them.  nHits > 0 (an UPDATE
 ** keeps the hits) gives it a record.  The new id in *pId. */
-int cacheSet(
+int acornCacheSet(
   cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
   int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits, i64 *pId
 ){
@@ -1212,31 +1212,31 @@ int cacheSet(
   cache_entry eOld;
   i64 id;
   int bOld = 0;
-  int rc = cacheReclaimExpired(op);
-  if( rc==SQLITE_OK ) rc = cacheStmt(op, CACHE_STMT_FIND, &pStmt);
+  int rc = acornCacheReclaimExpired(op);
+  if( rc==SQLITE_OK ) rc = acornCacheStmt(op, CACHE_STMT_FIND, &pStmt);
   if( rc ) return rc;
-  cacheBindKey(pStmt, 1, pKey);
+  acornCacheBindKey(pStmt, 1, pKey);
   rc = cacheEntryStep(op, pStmt, &eOld, &bOld);
   if( rc==SQLITE_OK && bOld ) rc = cacheDeleteKnown(op, &eOld, 0);
   if( rc ) return rc;
   id = ++op->cfg.seq;
-  rc = cacheStmt(op, CACHE_STMT_INSERT, &pStmt);
+  rc = acornCacheStmt(op, CACHE_STMT_INSERT, &pStmt);
   if( rc==SQLITE_OK ){
     sqlite3_bind_int64(pStmt, 1, id);
-    cacheBindKey(pStmt, 2, pKey);
+    acornCacheBindKey(pStmt, 2, pKey);
     sqlite3_bind_int64(pStmt, 3, iCreated);
     if( bExpires ) sqlite3_bind_int64(pStmt, 4, iExpires);
     else sqlite3_bind_null(pStmt, 4);
     sqlite3_bind_value(pStmt, 5, pValue);
-    rc = cacheRun(op, pStmt);
+    rc = acornCacheRun(op, pStmt);
     sqlite3_clear_bindings(pStmt);     /* do not keep the value alive */
   }
   if( rc==SQLITE_OK && bExpires ){
-    rc = cacheStmt(op, CACHE_STMT_EXPIRY_ADD, &pStmt);
+    rc = acornCacheStmt(op, CACHE_STMT_EXPIRY_ADD, &pStmt);
     if( rc==SQLITE_OK ){
       sqlite3_bind_int64(pStmt, 1, iExpires);
       sqlite3_bind_int64(pStmt, 2, id);
-      rc = cacheRun(op, pStmt);
+      rc = acornCacheRun(op, pStmt);
     }
   }
   if( rc==SQLITE_OK && nHits>0 && op->cfg.ePolicy==CACHE_POLICY_LRU ){
@@ -1249,7 +1249,7 @@ int cacheSet(
   }
   op->cfg.bytes += nSize;
   op->cfg.entries++;
-  if( rc==SQLITE_OK ) rc = cacheEvict(op, 0);
+  if( rc==SQLITE_OK ) rc = acornCacheEvict(op, 0);
   *pId = id;
   return rc;
 }
@@ -1510,7 +1510,7 @@ static int cacheCheckRecords(cache_table *p, char **pzErr){
 /* Check every invariant of the stored table.  SQLITE_OK if they hold;
 ** SQLITE_CORRUPT_VTAB with *pzErr (sqlite3_free it) naming the first
 ** broken one; another code, with *pzErr, for an error while reading. */
-int cacheIntegrity(cache_table *p, char **pzErr){
+int acornCacheIntegrity(cache_table *p, char **pzErr){
   char *zWhat = 0;
   size_t i;
   int rc = SQLITE_OK;
@@ -1537,7 +1537,7 @@ int cacheIntegrity(cache_table *p, char **pzErr){
 
 /* The stored recency of entry id: *pbFound, *pMs, *pHits.  An error
 ** message in *pzErr. */
-int cacheStoredUse(cache_table *p, i64 id, int *pbFound, i64 *pMs,
+int acornCacheStoredUse(cache_table *p, i64 id, int *pbFound, i64 *pMs,
                    i64 *pHits, char **pzErr){
   cache_op op;
   int rc;
@@ -1546,7 +1546,7 @@ int cacheStoredUse(cache_table *p, i64 id, int *pbFound, i64 *pMs,
   *pbFound = 0;
   if( p->iFormat==1 ){
     sqlite3_stmt *pStmt;
-    rc = cacheStmt(&op, CACHE_STMT_LRU1_READ, &pStmt);
+    rc = acornCacheStmt(&op, CACHE_STMT_LRU1_READ, &pStmt);
     if( rc==SQLITE_OK ){
       sqlite3_bind_int64(pStmt, 1, id);
       if( sqlite3_step(pStmt)==SQLITE_ROW ){
@@ -1554,11 +1554,11 @@ int cacheStoredUse(cache_table *p, i64 id, int *pbFound, i64 *pMs,
         *pMs = sqlite3_column_int64(pStmt, 0);
         *pHits = sqlite3_column_int64(pStmt, 1);
       }
-      rc = cacheOpError(&op, sqlite3_reset(pStmt));
+      rc = acornCacheOpError(&op, sqlite3_reset(pStmt));
     }
   }else{
     cache_rec r;
-    rc = cacheRecFind(&op, id, &r, pbFound);
+    rc = acornCacheRecFind(&op, id, &r, pbFound);
     if( *pbFound ){
       *pMs = r.ms;
       *pHits = r.hits;
@@ -1569,28 +1569,28 @@ int cacheStoredUse(cache_table *p, i64 id, int *pbFound, i64 *pMs,
 }
 
 /* Does a live entry other than idNot have the key?  Its id in *pId. */
-int cacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot, i64 *pId){
+int acornCacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot, i64 *pId){
   sqlite3_stmt *pStmt;
-  int rc = cacheStmt(op, CACHE_STMT_FIND_LIVE, &pStmt);
+  int rc = acornCacheStmt(op, CACHE_STMT_FIND_LIVE, &pStmt);
   *pId = 0;
   if( rc ) return rc;
-  cacheBindKey(pStmt, 1, pKey);
+  acornCacheBindKey(pStmt, 1, pKey);
   sqlite3_bind_int64(pStmt, 2, op->now);
   if( sqlite3_step(pStmt)==SQLITE_ROW ){
     *pId = sqlite3_column_int64(pStmt, 1);
     if( *pId==idNot ) *pId = 0;
   }
-  return cacheOpError(op, sqlite3_reset(pStmt));
+  return acornCacheOpError(op, sqlite3_reset(pStmt));
 }
 
 /* The end of a write: a sweep if one is due, the config row and the
 ** uses, written.  The caller hands op's error on. */
-int cacheOpCommit(cache_op *op, int rc){
+int acornCacheOpCommit(cache_op *op, int rc){
   if( rc==SQLITE_OK && op->cfg.nDead>op->cfg.entries+1024 ){
     rc = cacheSweep(op);
   }
-  if( rc==SQLITE_OK ) rc = cacheConfigSave(op);
-  if( rc==SQLITE_OK ) cacheTxnWritten(&op->pTab->txn, &op->pTab->uses);
-  if( rc ) cacheChunkDropAll(op->pTab);
+  if( rc==SQLITE_OK ) rc = acornCacheConfigSave(op);
+  if( rc==SQLITE_OK ) acornCacheTxnWritten(&op->pTab->txn, &op->pTab->uses);
+  if( rc ) acornCacheChunkDropAll(op->pTab);
   return rc;
 }

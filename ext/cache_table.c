@@ -20,7 +20,7 @@
 **   failed statement disconnects an instance whose uses are not written.
 **   So a connection keeps one cache_table per (schema, uid), found from
 **   the cache_conn that every registration of the module on the connection
-**   shares (cacheConnAcquire), and every instance is a handle on one.
+**   shares (acornCacheConnAcquire), and every instance is a handle on one.
 **   Both an old and a new instance may deliver the same transaction event:
 **   each handler is idempotent.  A cache_table outlives its instances while
 **   it holds anything not written or the state of an open transaction, for
@@ -31,11 +31,11 @@
 **   rollback of it (no xRollback reaches a dropped table), and txn.bDrop
 **   marks the table until the connection is seen outside that transaction:
 **   no config row is held, no use of an entry the transaction may have made
-**   is kept (cacheDropEnd).
+**   is kept (acornCacheDropEnd).
 **
 **   A uid read from the config row that is not the table's means another
 **   table has the name (dropped and created again by another connection):
-**   the old state is retired, never written (cacheTableSwitch).
+**   the old state is retired, never written (acornCacheTableSwitch).
 */
 #include "cache.h"
 
@@ -53,7 +53,7 @@ static cache_conn *gCacheConnList = 0;
 static void cacheTableFree(cache_table *p);
 
 /* db's cache_conn, with a reference for the caller; 0 if out of memory. */
-cache_conn *cacheConnAcquire(sqlite3 *db){
+cache_conn *acornCacheConnAcquire(sqlite3 *db){
   cache_conn *p;
   pthread_mutex_lock(&gCacheConnMutex);
   for(p=gCacheConnList; p && p->db!=db; p=p->pNext){}
@@ -74,7 +74,7 @@ cache_conn *cacheConnAcquire(sqlite3 *db){
 /* Give back a reference (the destructor of each registration).  The last
 ** goes as the connection closes, after every instance is disconnected:
 ** the tables left then (uses that could not be written) go with it. */
-void cacheConnRelease(void *pArg){
+void acornCacheConnRelease(void *pArg){
   cache_conn *p = (cache_conn*)pArg, **pp;
   int bFree = 0;
   pthread_mutex_lock(&gCacheConnMutex);
@@ -98,9 +98,9 @@ void cacheConnRelease(void *pArg){
 /* ------------------------------------------------------------- tables */
 
 #ifndef NDEBUG
-void cacheTableCheck(const cache_table *p){
-  cacheUsesCheck(&p->uses);
-  cacheTxnCheck(&p->txn);
+void acornCacheTableCheck(const cache_table *p){
+  acornCacheUsesCheck(&p->uses);
+  acornCacheTxnCheck(&p->txn);
   assert( p->txn.bOpen || p->eCfg!=CACHE_CFG_DIRTY );
   assert( !p->txn.bDrop || p->eCfg==CACHE_CFG_NONE );
   assert( p->nRef>=0 );
@@ -109,10 +109,10 @@ void cacheTableCheck(const cache_table *p){
 
 static void cacheTableFree(cache_table *p){
   int i;
-  cacheFinalizeAll(p);
+  acornCacheFinalizeAll(p);
   for(i=0; i<CACHE_NCHUNK; i++) sqlite3_free(p->aChunk[i].aRec);
-  cacheUsesFree(&p->uses);
-  cacheTxnFree(&p->txn);
+  acornCacheUsesFree(&p->uses);
+  acornCacheTxnFree(&p->txn);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
   sqlite3_free(p);
@@ -122,22 +122,22 @@ static void cacheTableFree(cache_table *p){
 ** the state of an open transaction (a config row not written yet, the
 ** mirror), or a DROP's mark; never once retired. */
 static int cacheTableKeep(const cache_table *p){
-  return !p->bGone && (cacheUsesUnwritten(&p->uses) || p->txn.bOpen
+  return !p->bGone && (acornCacheUsesUnwritten(&p->uses) || p->txn.bOpen
                        || p->eCfg==CACHE_CFG_DIRTY || p->txn.bDrop);
 }
 
-void cacheTableRef(cache_table *p){
+void acornCacheTableRef(cache_table *p){
   p->nRef++;
 }
 
 /* A table nobody uses any more goes, unless it must be kept; then its
 ** statements go (sqlite3_close() refuses to close a connection that has
 ** statements, and it disconnects virtual tables before it looks). */
-void cacheTableUnref(cache_table *p){
+void acornCacheTableUnref(cache_table *p){
   assert( p->nRef>0 );
   if( --p->nRef>0 ) return;
   if( cacheTableKeep(p) ){
-    cacheFinalizeAll(p);
+    acornCacheFinalizeAll(p);
   }else{
     cache_table **pp;
     for(pp=&p->pConn->pTabList; *pp!=p; pp=&(*pp)->pNext){}
@@ -147,15 +147,15 @@ void cacheTableUnref(cache_table *p){
 }
 
 /* p is no longer the table under its name: nothing it holds is written. */
-void cacheTableRetire(cache_table *p){
+void acornCacheTableRetire(cache_table *p){
   p->bGone = 1;
   p->uses.nUse = 0;
   p->uses.nHit = p->uses.nMiss = p->uses.nHitLoose = 0;
   if( p->uses.nHash ) memset(p->uses.aHash, 0, sizeof(int)*(size_t)p->uses.nHash);
-  cacheTxnEnd(&p->txn);
+  acornCacheTxnEnd(&p->txn);
   p->eCfg = CACHE_CFG_NONE;
   p->iGen++;
-  cacheChunkDropAll(p);
+  acornCacheChunkDropAll(p);
 }
 
 /* The live table (zDb, uid) of pConn, or 0.  Tables made before uids
@@ -227,7 +227,7 @@ static int cacheTableNew(cache_conn *pConn, const char *zDb,
   p->bAutoflush = 1;
   p->iDataVersion = p->iSchemaVersion = p->iNotedVersion = -1;
   p->iCfgFail = INT_MAX;
-  cacheTxnInit(&p->txn);
+  acornCacheTxnInit(&p->txn);
   rc = (p->zDb && p->zName) ? cacheTableProbe(p) : SQLITE_NOMEM;
   if( rc ){
     cacheTableFree(p);
@@ -241,7 +241,7 @@ static int cacheTableNew(cache_conn *pConn, const char *zDb,
 
 /* Bind instance pVtab to the table (its schema and name, this uid), made
 ** if the connection holds none: one more reference. */
-int cacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat,
+int acornCacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat,
                            int ePolicy){
   cache_table *p = cacheTableFind(pVtab->pConn, pVtab->zDb, pVtab->zName, uid);
   if( p==0 ){
@@ -255,7 +255,7 @@ int cacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat,
       ** was rolled back): its statements go with the old name. */
       char *zName = sqlite3_mprintf("%s", pVtab->zName);
       if( zName==0 ) return SQLITE_NOMEM;
-      cacheFinalizeAll(p);
+      acornCacheFinalizeAll(p);
       sqlite3_free(p->zName);
       p->zName = zName;
     }
@@ -265,7 +265,7 @@ int cacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat,
     }
   }
   p->bAutoflush = pVtab->bAutoflush;
-  cacheTableRef(p);
+  acornCacheTableRef(p);
   pVtab->pTab = p;
   return SQLITE_OK;
 }
@@ -273,14 +273,14 @@ int cacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat,
 /* Bind p to its table if it is not yet: the table's uid, policy and format
 ** read from the stored table.  An error (the config row cannot be read)
 ** leaves p unbound, with a message in *pzErr. */
-int cacheVtabBind(cache_vtab *p, char **pzErr){
+int acornCacheVtabBind(cache_vtab *p, char **pzErr){
   sqlite3 *db = p->pConn->db;
   sqlite3_stmt *pStmt = 0;
   char *zSql;
   i64 uid = 0;
   int rc, iFormat = 2, ePolicy = CACHE_POLICY_LRU, bRow = 0;
   if( p->pTab ) return SQLITE_OK;
-  rc = cacheFormatProbe(db, p->zDb, p->zName, &iFormat);
+  rc = acornCacheFormatProbe(db, p->zDb, p->zName, &iFormat);
   if( rc ) return rc;
   zSql = sqlite3_mprintf("SELECT uid, %s FROM \"%w\".\"%w_config\" WHERE id=1",
                          iFormat==2 ? "policy" : "0", p->zDb, p->zName);
@@ -306,33 +306,33 @@ int cacheVtabBind(cache_vtab *p, char **pzErr){
                              ? sqlite3_errstr(rc) : sqlite3_errmsg(db));
     return rc;
   }
-  return cacheVtabAttach(p, uid, iFormat, ePolicy);
+  return acornCacheVtabAttach(p, uid, iFormat, ePolicy);
 }
 
-/* op read a uid that is not its table's (see cacheConfigLoad): retire the
+/* op read a uid that is not its table's (see acornCacheConfigLoad): retire the
 ** table; an op for an instance carries on with the instance bound to the
 ** table that has the uid now, in its transaction if the old one was in
 ** one; an op for a function says so (bChanged) and its caller looks the
 ** name up again. */
-int cacheTableSwitch(cache_op *op, i64 uid){
+int acornCacheTableSwitch(cache_op *op, i64 uid){
   cache_table *pOld = op->pTab;
   cache_vtab *pVtab = op->pVtab;
   int bOpen = pOld->txn.bOpen, iLevel = pOld->txn.iLevel, rc;
-  cacheTableRetire(pOld);
+  acornCacheTableRetire(pOld);
   if( pVtab==0 || pVtab->pTab!=pOld ){
     op->bChanged = 1;
     return SQLITE_OK;
   }
   pVtab->pTab = 0;
-  rc = cacheVtabAttach(pVtab, uid, pOld->iFormat, pOld->ePolicy);
+  rc = acornCacheVtabAttach(pVtab, uid, pOld->iFormat, pOld->ePolicy);
   if( rc ){
     pVtab->pTab = pOld;                /* retired: writes nothing */
-    return cacheOpError(op, rc);
+    return acornCacheOpError(op, rc);
   }
-  cacheTableUnref(pOld);
+  acornCacheTableUnref(pOld);
   op->pTab = pVtab->pTab;
   if( bOpen && !op->pTab->txn.bOpen ){
-    cacheTableJoin(op->pTab);
+    acornCacheTableJoin(op->pTab);
     op->pTab->txn.iLevel = iLevel;
   }
   return SQLITE_OK;
@@ -340,7 +340,7 @@ int cacheTableSwitch(cache_op *op, i64 uid){
 
 /* Is p still under the mark of a DROP TABLE (txn.bDrop)?  Not once the
 ** connection is seen outside a transaction: it is past that one. */
-int cacheDropEnd(cache_table *p){
+int acornCacheDropEnd(cache_table *p){
   if( p->txn.bDrop && sqlite3_get_autocommit(p->db) ){
     p->txn.bDrop = 0;
     p->txn.iDropSeq = LLONG_MAX;
@@ -351,7 +351,7 @@ int cacheDropEnd(cache_table *p){
 /* ------------------------------------------------- flushing on its own */
 
 /* Is a statement running on db (that writes, with bWrite)? */
-int cacheStmtBusy(sqlite3 *db, int bWrite){
+int acornCacheStmtBusy(sqlite3 *db, int bWrite){
   sqlite3_stmt *pStmt = 0;
   while( (pStmt = sqlite3_next_stmt(db, pStmt))!=0 ){
     if( sqlite3_stmt_busy(pStmt) && (!bWrite || !sqlite3_stmt_readonly(pStmt)) ){
@@ -367,7 +367,7 @@ int cacheStmtBusy(sqlite3 *db, int bWrite){
 ** sqlite3_close() disconnects virtual tables while it walks the schema's
 ** tables.  SQLite has no interface to the cookie of the schema in memory,
 ** so this is reasoned from two versions noted the last time a statement on
-** the table ran (it checked the schema then: cacheHeldValidate), read now
+** the table ran (it checked the schema then: acornCacheHeldValidate), read now
 ** with pragmas that do not check it: the schema in memory is the file's if
 ** no other connection committed since (PRAGMA data_version is the same;
 ** this connection's own DDL keeps the schema in memory current), or if
@@ -376,9 +376,9 @@ int cacheStmtBusy(sqlite3 *db, int bWrite){
 ** flush's transaction, so the answer holds while it runs. */
 static int cacheSchemaCurrent(cache_table *p){
   i64 iData = -1, iSchema = -1;
-  cacheQueryInt(p->db, sqlite3_mprintf("PRAGMA \"%w\".data_version", p->zDb),
+  acornCacheQueryInt(p->db, sqlite3_mprintf("PRAGMA \"%w\".data_version", p->zDb),
                 &iData, 0);
-  cacheQueryInt(p->db, sqlite3_mprintf("PRAGMA \"%w\".schema_version",
+  acornCacheQueryInt(p->db, sqlite3_mprintf("PRAGMA \"%w\".schema_version",
                                        p->zDb), &iSchema, 0);
   return (iData>=0 && iData==p->iDataVersion)
       || (iSchema>=0 && iSchema==p->iSchemaVersion);
@@ -400,15 +400,15 @@ static int cacheSchemaCurrent(cache_table *p){
 ** cache_read(...)) then ends without rolling back: the transaction would
 ** stay open.  There the uses wait for the table's next write, 'flush' or
 ** close. */
-int cacheFlushStandalone(cache_table *p, int bIdle){
+int acornCacheFlushStandalone(cache_table *p, int bIdle){
   sqlite3_stmt *pRollback = 0;
   cache_op op;
   int rc;
-  if( !cacheUsesUnwritten(&p->uses) || p->bGone ) return SQLITE_OK;
-  if( !sqlite3_get_autocommit(p->db) || cacheStmtBusy(p->db, 1) ){
+  if( !acornCacheUsesUnwritten(&p->uses) || p->bGone ) return SQLITE_OK;
+  if( !sqlite3_get_autocommit(p->db) || acornCacheStmtBusy(p->db, 1) ){
     return SQLITE_BUSY;
   }
-  cacheDropEnd(p);              /* outside a transaction: past a DROP's */
+  acornCacheDropEnd(p);              /* outside a transaction: past a DROP's */
   if( !bIdle && sqlite3_libversion_number()<3040000 ) return SQLITE_BUSY;
   if( p->iFormat==1 && !bIdle ) return SQLITE_BUSY;
   memset(&op, 0, sizeof(op));
@@ -417,17 +417,17 @@ int cacheFlushStandalone(cache_table *p, int bIdle){
     rc = sqlite3_exec(p->db, "SAVEPOINT acorn_cache_flush", 0, 0, 0);
   }
   if( rc==SQLITE_OK && bIdle && !cacheSchemaCurrent(p) ) rc = SQLITE_SCHEMA;
-  if( rc==SQLITE_OK ) rc = cacheOpBegin(&op, p, 0);
-  if( rc==SQLITE_OK ) rc = cacheFlushWrite(&op);
-  if( rc==SQLITE_OK ) rc = cacheConfigSave(&op);
+  if( rc==SQLITE_OK ) rc = acornCacheOpBegin(&op, p, 0);
+  if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
+  if( rc==SQLITE_OK ) rc = acornCacheConfigSave(&op);
   if( rc==SQLITE_OK ){
     rc = sqlite3_exec(p->db, "RELEASE acorn_cache_flush", 0, 0, 0);
   }
   if( rc==SQLITE_OK ){
-    cacheTxnWritten(&p->txn, &p->uses);
+    acornCacheTxnWritten(&p->txn, &p->uses);
   }else{
     if( pRollback && !sqlite3_get_autocommit(p->db) ) sqlite3_step(pRollback);
-    cacheChunkDropAll(p);
+    acornCacheChunkDropAll(p);
     p->eCfg = CACHE_CFG_NONE;
     p->iGen++;
   }
@@ -437,15 +437,15 @@ int cacheFlushStandalone(cache_table *p, int bIdle){
 }
 
 /* Record a use of entry id at time ms (lru only). */
-void cacheTouch(cache_table *p, i64 id, i64 ms){
+void acornCacheTouch(cache_table *p, i64 id, i64 ms){
   if( p->ePolicy==CACHE_POLICY_FIFO || p->bGone ) return;
   /* A use of an entry that the transaction a DROP TABLE took from this
   ** table may have made would outlive a rollback of it unseen, and land on
   ** the entry given that id next: not kept. */
-  if( cacheDropEnd(p) && id>p->txn.iDropSeq ) return;
-  if( !cacheUsesAdd(&p->uses, id, ms) ) return;
+  if( acornCacheDropEnd(p) && id>p->txn.iDropSeq ) return;
+  if( !acornCacheUsesAdd(&p->uses, id, ms) ) return;
   if( p->uses.nUse>=p->nNextFlush && p->bAutoflush ){
-    if( cacheFlushStandalone(p, 0)==SQLITE_OK ){
+    if( acornCacheFlushStandalone(p, 0)==SQLITE_OK ){
       p->nNextFlush = p->nBufferMax;
     }else{
       p->nNextFlush = p->uses.nUse + p->nBufferMax;
@@ -459,27 +459,27 @@ void cacheTouch(cache_table *p, i64 id, i64 ms){
 ** held is good if nobody wrote since.  The mark a DROP TABLE left
 ** (iDropSeq) becomes the transaction's first write: a rollback of it drops
 ** the uses of entries made after that (it may be the same transaction). */
-void cacheTableJoin(cache_table *p){
-  cacheHeldValidate(p);
+void acornCacheTableJoin(cache_table *p){
+  acornCacheHeldValidate(p);
   p->txn.bOpen = 1;
   p->txn.iLevel = -1;
   p->iCfgFail = INT_MAX;
-  if( cacheDropEnd(p) ){
+  if( acornCacheDropEnd(p) ){
     i64 iDropSeq = p->txn.iDropSeq;
     p->txn.bDrop = 0;
     p->txn.iDropSeq = LLONG_MAX;
     if( iDropSeq<0 ){
       p->txn.bLevelLost = 1;
     }else if( iDropSeq<LLONG_MAX ){
-      cacheTxnNoteWrite(&p->txn, iDropSeq);
+      acornCacheTxnNoteWrite(&p->txn, iDropSeq);
     }
   }
-  cacheTableCheck(p);
+  acornCacheTableCheck(p);
 }
 
 /* The transaction is over.  Committed, the config row and the chunks held
 ** stay good as long as the file's data version stays what it is now. */
-void cacheTableTxnEnd(cache_table *p, int bCommit){
+void acornCacheTableTxnEnd(cache_table *p, int bCommit){
   if( bCommit ){
     if( p->eCfg==CACHE_CFG_DIRTY ) p->eCfg = CACHE_CFG_NONE;  /* not synced */
     if( sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION,
@@ -492,8 +492,8 @@ void cacheTableTxnEnd(cache_table *p, int bCommit){
     p->eCfg = CACHE_CFG_NONE;
   }
   p->iCfgFail = INT_MAX;
-  cacheTxnEnd(&p->txn);
-  cacheTableCheck(p);
+  acornCacheTxnEnd(&p->txn);
+  acornCacheTableCheck(p);
 }
 
 /* DROP TABLE inside a transaction: a ROLLBACK or ROLLBACK TO brings the
@@ -506,14 +506,14 @@ void cacheTableTxnEnd(cache_table *p, int bCommit){
 ** mirror no longer follows: txn.bDrop says so, and iDropSeq where its
 ** entries begin.  Uses and counts written earlier in the transaction are
 ** not put back: whether the rollback undoes them is not known here. */
-void cacheTableDropInTxn(cache_table *p){
+void acornCacheTableDropInTxn(cache_table *p){
   i64 iDropSeq = p->txn.iDropSeq;      /* an earlier DROP's, or LLONG_MAX */
   i64 iMaxId;
   p->txn.nFlushed = 0;
   p->txn.nCount = 0;
-  iMaxId = cacheTxnRollback(&p->txn, &p->uses, -1);
+  iMaxId = acornCacheTxnRollback(&p->txn, &p->uses, -1);
   if( iMaxId<iDropSeq ) iDropSeq = iMaxId;
-  cacheTableTxnEnd(p, 0);
+  acornCacheTableTxnEnd(p, 0);
   p->txn.bDrop = 1;
   p->txn.iDropSeq = iDropSeq;
 }

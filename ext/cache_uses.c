@@ -13,7 +13,7 @@
 **               entries that get their ids next.
 **
 ** The invariants are written beside the structs in cache.h and asserted
-** by cacheUsesCheck() and cacheTxnCheck() in builds without NDEBUG.
+** by acornCacheUsesCheck() and acornCacheTxnCheck() in builds without NDEBUG.
 */
 #include "cache.h"
 
@@ -24,7 +24,7 @@ static unsigned cacheHashSlot(const cache_uses *u, i64 id){
 
 #ifndef NDEBUG
 /* O(n): called where the uses change wholesale, not on every use. */
-void cacheUsesCheck(const cache_uses *u){
+void acornCacheUsesCheck(const cache_uses *u){
   int i, n = 0;
   i64 nHit = 0;
   assert( u->nUse>=0 && u->nUse<=u->nAlloc );
@@ -55,7 +55,7 @@ void cacheUsesCheck(const cache_uses *u){
   assert( u->nMiss>=0 && u->nHitLoose>=0 );
 }
 
-void cacheTxnCheck(const cache_txn *t){
+void acornCacheTxnCheck(const cache_txn *t){
   int i;
   if( !t->bOpen ){
     assert( t->nFlushed==0 && t->nCount==0 && t->iLevel==-1 );
@@ -72,13 +72,13 @@ void cacheTxnCheck(const cache_txn *t){
 
 /* ------------------------------------------------------------ pending uses */
 
-void cacheUsesFree(cache_uses *u){
+void acornCacheUsesFree(cache_uses *u){
   sqlite3_free(u->aUse);
   sqlite3_free(u->aHash);
   memset(u, 0, sizeof(*u));
 }
 
-cache_use *cacheUsesFind(const cache_uses *u, i64 id){
+cache_use *acornCacheUsesFind(const cache_uses *u, i64 id){
   int i;
   if( u->nHash==0 ) return 0;
   for(i=u->aHash[cacheHashSlot(u, id)]; i; i=u->aUse[i-1].iNext){
@@ -136,8 +136,8 @@ static cache_use *cacheUsesNew(cache_uses *u, i64 id){
 
 /* Record a use of entry id at time ms.  0 if out of memory (the use is
 ** lost, nothing else). */
-int cacheUsesAdd(cache_uses *u, i64 id, i64 ms){
-  cache_use *p = cacheUsesFind(u, id);
+int acornCacheUsesAdd(cache_uses *u, i64 id, i64 ms){
+  cache_use *p = acornCacheUsesFind(u, id);
   if( p==0 ){
     p = cacheUsesNew(u, id);
     if( p==0 ) return 0;
@@ -150,7 +150,7 @@ int cacheUsesAdd(cache_uses *u, i64 id, i64 ms){
 }
 
 /* Does u hold anything not written yet? */
-int cacheUsesUnwritten(const cache_uses *u){
+int acornCacheUsesUnwritten(const cache_uses *u){
   return u->nUse || u->nMiss || u->nHitLoose;
 }
 
@@ -166,9 +166,9 @@ static int cacheUseCmpId(const void *a, const void *b){
 /* Before a flush: give the uses the recency numbers iSeq+1, iSeq+2, ... in
 ** the order they were made (iUsed), and leave them in id order, so that
 ** each chunk of records is read and written once. */
-int cacheUsesNumber(cache_uses *u, i64 iSeq){
+int acornCacheUsesNumber(cache_uses *u, i64 iSeq){
   int i;
-  cacheUsesCheck(u);
+  acornCacheUsesCheck(u);
   qsort(u->aUse, (size_t)u->nUse, sizeof(cache_use), cacheUseCmpSeq);
   for(i=0; i<u->nUse; i++) u->aUse[i].iUsed = iSeq + 1 + i;
   qsort(u->aUse, (size_t)u->nUse, sizeof(cache_use), cacheUseCmpId);
@@ -177,7 +177,7 @@ int cacheUsesNumber(cache_uses *u, i64 iSeq){
 
 /* Drop the uses of entries with ids above iMaxId (a rollback took those
 ** entries away); their hits stay counted, in nHitLoose. */
-void cacheUsesDropAbove(cache_uses *u, i64 iMaxId){
+void acornCacheUsesDropAbove(cache_uses *u, i64 iMaxId){
   int i, j;
   for(i=j=0; i<u->nUse; i++){
     if( u->aUse[i].id<=iMaxId ){
@@ -199,7 +199,7 @@ void cacheUsesDropAbove(cache_uses *u, i64 iMaxId){
 ** latest wins, hits add).  Out of memory, its recency is lost but its hits
 ** stay counted. */
 static void cacheUsesPutBack(cache_uses *u, const cache_use *pF){
-  cache_use *pSame = cacheUsesFind(u, pF->id);
+  cache_use *pSame = acornCacheUsesFind(u, pF->id);
   if( pSame==0 ){
     pSame = cacheUsesNew(u, pF->id);
     if( pSame==0 ){
@@ -219,17 +219,17 @@ static void cacheUsesPutBack(cache_uses *u, const cache_use *pF){
 
 /* ------------------------------------------------- the transaction mirror */
 
-void cacheTxnInit(cache_txn *t){
+void acornCacheTxnInit(cache_txn *t){
   memset(t, 0, sizeof(*t));
   t->iLevel = -1;
   t->iDropSeq = LLONG_MAX;
 }
 
-void cacheTxnFree(cache_txn *t){
+void acornCacheTxnFree(cache_txn *t){
   sqlite3_free(t->aFlushed);
   sqlite3_free(t->aCount);
   sqlite3_free(t->aLevelSeq);
-  cacheTxnInit(t);
+  acornCacheTxnInit(t);
 }
 
 /* Keep a copy of what a flush wrote in the open transaction.  If there is
@@ -276,7 +276,7 @@ static void cacheTxnKeep(cache_txn *t, const cache_uses *u){
 /* The uses in u were written (the caller's write succeeded): they are part
 ** of the database now.  Inside a transaction the mirror keeps them until it
 ** ends; u is emptied. */
-void cacheTxnWritten(cache_txn *t, cache_uses *u){
+void acornCacheTxnWritten(cache_txn *t, cache_uses *u){
   if( t->bOpen ) cacheTxnKeep(t, u);
   if( u->nUse ){
     u->nUse = 0;
@@ -285,13 +285,13 @@ void cacheTxnWritten(cache_txn *t, cache_uses *u){
   u->nHit = 0;
   u->nMiss = 0;
   u->nHitLoose = 0;
-  cacheUsesCheck(u);
-  cacheTxnCheck(t);
+  acornCacheUsesCheck(u);
+  acornCacheTxnCheck(t);
 }
 
 /* A write is starting at seq: the first at its savepoint level notes it
 ** (the start of what a rollback to that level undoes). */
-void cacheTxnNoteWrite(cache_txn *t, i64 seq){
+void acornCacheTxnNoteWrite(cache_txn *t, i64 seq){
   int k;
   if( !t->bOpen ) return;
   k = t->iLevel + 1;
@@ -329,7 +329,7 @@ static i64 cacheTxnLevelSeq(cache_txn *t, int iLevel){
 ** Returns that bound: LLONG_MAX if nothing was written there, -1 if it is
 ** not known (every use dropped).  A second call for the same rollback
 ** finds nothing to do. */
-i64 cacheTxnRollback(cache_txn *t, cache_uses *u, int iLevel){
+i64 acornCacheTxnRollback(cache_txn *t, cache_uses *u, int iLevel){
   i64 iMaxId = cacheTxnLevelSeq(t, iLevel);
   int i, j;
   if( iMaxId<0 ) iMaxId = LLONG_MAX;   /* nothing was written there */
@@ -345,7 +345,7 @@ i64 cacheTxnRollback(cache_txn *t, cache_uses *u, int iLevel){
     }
   }
   t->nFlushed = j;
-  cacheUsesDropAbove(u, iMaxId);
+  acornCacheUsesDropAbove(u, iMaxId);
   for(i=j=0; i<t->nCount; i++){
     if( t->aCount[i].iLevel>=iLevel ){
       u->nMiss += t->aCount[i].nMiss;
@@ -356,14 +356,14 @@ i64 cacheTxnRollback(cache_txn *t, cache_uses *u, int iLevel){
   }
   t->nCount = j;
   if( iLevel>=0 && t->bOpen ) t->iLevel = iLevel;
-  cacheUsesCheck(u);
-  cacheTxnCheck(t);
+  acornCacheUsesCheck(u);
+  acornCacheTxnCheck(t);
   return iMaxId;
 }
 
 /* RELEASE of savepoint level iLevel: what was written at it or deeper now
 ** belongs to the level around it. */
-void cacheTxnRelease(cache_txn *t, int iLevel){
+void acornCacheTxnRelease(cache_txn *t, int iLevel){
   i64 s;
   int i;
   for(i=0; i<t->nFlushed; i++){
@@ -378,12 +378,12 @@ void cacheTxnRelease(cache_txn *t, int iLevel){
    && (t->aLevelSeq[iLevel]<0 || s<t->aLevelSeq[iLevel]) ){
     t->aLevelSeq[iLevel] = s;
   }
-  cacheTxnCheck(t);
+  acornCacheTxnCheck(t);
 }
 
 /* The transaction is over (committed, or rolled back after
-** cacheTxnRollback): the mirror is empty again. */
-void cacheTxnEnd(cache_txn *t){
+** acornCacheTxnRollback): the mirror is empty again. */
+void acornCacheTxnEnd(cache_txn *t){
   t->nFlushed = 0;
   t->nCount = 0;
   t->bOpen = 0;
@@ -392,5 +392,5 @@ void cacheTxnEnd(cache_txn *t){
   t->bDrop = 0;
   t->iDropSeq = LLONG_MAX;
   cacheTxnLevelSeq(t, -1);
-  cacheTxnCheck(t);
+  acornCacheTxnCheck(t);
 }

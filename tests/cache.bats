@@ -307,6 +307,17 @@ SELECT capacity, entries, bytes, evictions FROM cache_stats('t');"
   assert_output "99
 a,c
 2048|2|200|1"
+  # every write but integrity_check reclaims expired entries first
+  # (expires = 1: long past; the set itself reclaims before it stores)
+  local row
+  for row in "'flush', NULL" "'purge', NULL" "'capacity', 999" "'integrity_check', NULL"; do
+    run acorn_sql "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value, expires) VALUES ('old', 'x', 1);
+INSERT INTO t(t, value) VALUES ($row);
+SELECT entries, expired FROM cache_stats('t');"
+    assert_success
+    if [ "$row" = "'integrity_check', NULL" ]; then assert_output "1|0"; else assert_output "0|1"; fi
+  done
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t) VALUES ('vacuum');"
   assert_failure "cache: unknown command 'vacuum'; accepted commands are capacity, purge, flush and integrity_check"
   local v
@@ -1506,4 +1517,19 @@ SELECT key, hits FROM t;" "$db"
 1"
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache(autoflush = maybe);"
   assert_failure "cache: bad autoflush 'maybe'; expected on or off"
+}
+
+# ------------------------------------------------------- the recency buffer
+
+@test "the recency buffer, driven from C: uses, numbering, rollbacks, released levels, allocation failures" {
+  run wrap "$BUILD/cache_uses"
+  assert_success
+  assert_output "pending uses: one per id, hits add, the latest time wins
+pending uses: 100000 ids, the hash grows, every id is found
+a flush numbers uses in the order they were made, leaves them by id
+rollback: written uses come back older than later ones, merged
+rollback to a savepoint drops uses of entries it took away
+release: what a level wrote belongs to the level around it
+out of memory: a use is lost, never half-made; a lost level drops all
+ok"
 }
