@@ -21,6 +21,9 @@
 #                written: each eviction takes an entry with a recency record
 # Printed: instructions per operation of this build, of the base build, and
 # their ratio (this/base: below 1.000 this build does less work).
+# The noise floor: BASE=HEAD (the same source, built again in the temporary
+# directory, with another commit string and date) gave 0.995..1.000, so
+# differences under about 0.5% are not a change of the code's work.
 #
 #   bash bench/cache_ir.sh                (this build against the commit that
 #                                          made VERSION 0.2.0)
