@@ -429,6 +429,12 @@ build/cache_bench: bench/cache_bench.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
+# cache: the driver behind bench/cache_ir.sh (one kind of operation in one
+# function, for callgrind).
+build/cache_ir: bench/cache_ir.c
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
+
 # ---------------------------------------------------------------- packages
 # `make dist`: the one binary, built with Debian's hardening flags and
 # stripped, packaged three ways from the VERSION file and the templates in

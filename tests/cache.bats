@@ -1470,6 +1470,147 @@ thumbs_rec
 2|6"
 }
 
+# ---------------------------------------------------------------- acorn 0.2 tables
+
+# tests/data/cache-v0.2.0.db was made by acorn 0.2.0 (commit faa9675) with
+# tests/data/make-cache-v0.2.0.sh (the exact SQL is there), page_size 512:
+#   thumbs  lru, capacity 3000, recency_buffer 16: keys k000..k059 (TEXT
+#           values), 1..10 (zeroblob(20)), CAST('b00'..'b09' AS BLOB) (BLOB
+#           values), later1/later2 (expires in 2100), soon1/soon2 (expired 3 s
+#           after their set, soon1 used first); gets of k000..k039 and others;
+#           n000..n049 set (56 evictions in all, of entries used and not);
+#           k020, k021, n003, b05 deleted; k030 and 2 set again; more gets; last,
+#           99 set with expires 1000000000000 (long past)
+#   pages   fifo, capacity 400: p00..p11, 7 (expires in 2100), CAST('pb' AS
+#           BLOB), soon3 (expired); gets; p07 deleted; p08 set again, p12 set;
+#           last, -5 set with expires 1000000000000
+# Its recency records fill 7 chunks; head, low and dead are past 0.  Stored
+# but expired: soon1 and 99 in thumbs, soon3 and -5 in pages.  The times
+# below are the committed file's.
+V020_USED="'k005'|36|1796172523458|1796172523526|4|NULL
+'k010'|36|1796172523458|1796172523519|2|NULL
+'k015'|36|1796172523458|1796172523519|2|NULL
+'k016'|36|1796172523458|1796172523505|1|NULL
+'k017'|36|1796172523458|1796172523505|1|NULL
+'k018'|36|1796172523458|1796172523505|1|NULL
+'k019'|36|1796172523458|1796172523505|1|NULL
+'k022'|36|1796172523458|1796172523505|1|NULL
+'k023'|36|1796172523458|1796172523505|1|NULL
+'k024'|36|1796172523458|1796172523505|1|NULL
+'k025'|36|1796172523458|1796172523505|1|NULL
+'k026'|36|1796172523458|1796172523505|1|NULL
+'k027'|36|1796172523458|1796172523505|1|NULL
+'k028'|36|1796172523458|1796172523505|1|NULL
+'k029'|36|1796172523458|1796172523505|1|NULL
+'k031'|36|1796172523458|1796172523505|1|NULL
+'k032'|36|1796172523458|1796172523505|1|NULL
+'k033'|36|1796172523458|1796172523505|1|NULL
+'k034'|36|1796172523458|1796172523505|1|NULL
+'k035'|36|1796172523458|1796172523552|4|NULL
+'k036'|36|1796172523458|1796172523505|1|NULL
+'k037'|36|1796172523458|1796172523505|1|NULL
+'k038'|36|1796172523458|1796172523505|1|NULL
+'k039'|36|1796172523458|1796172523505|1|NULL
+1|28|1796172523470|1796172523519|1|NULL
+3|28|1796172523471|1796172523552|3|NULL
+X'623031'|29|1796172523486|1796172523526|1|NULL
+X'623032'|29|1796172523486|1796172523526|1|NULL
+'later1'|21|1796172523501|1796172523519|1|4102444800000
+'n010'|36|1796172523547|1796172523552|2|NULL
+'n011'|36|1796172523547|1796172523552|1|NULL
+'k030'|13|1796172523551|1796172523552|1|NULL"
+V020_PAGES="'p03':35:1796172523554:NULL,'p04':35:1796172523554:NULL,'p05':35:1796172523554:NULL,'p06':35:1796172523554:NULL,'p09':35:1796172523554:NULL,'p10':35:1796172523554:NULL,'p11':35:1796172523554:NULL,7:12:1796172523555:4102444800000,X'7062':10:1796172523555:NULL,'p08':12:1796172523556:NULL,'p12':10:1796172523556:NULL"
+
+@test "a table made by acorn 0.2.0 (tests/data/cache-v0.2.0.db) reads as stored: cache_stats, entries, recency, values; expired entries are missing" {
+  local db="$BATS_TEST_TMPDIR/v020.db"
+  cp "$TESTS/data/cache-v0.2.0.db" "$db"
+  chmod 444 "$db"
+  run cache_sql "-bail -readonly" "
+SELECT * FROM cache_stats('thumbs');
+SELECT * FROM cache_stats('pages');
+SELECT quote(key), size, created, last_used, hits, quote(expires) FROM thumbs WHERE hits > 0;
+SELECT count(*), sum(size), min(created), max(created), sum(last_used <> created) FROM thumbs WHERE hits = 0;
+SELECT group_concat(quote(key) || ':' || size || ':' || created || ':' || quote(expires)) FROM pages;
+SELECT count(*) FROM pages WHERE hits IS NOT NULL OR last_used <> created;
+SELECT count(*) FROM thumbs WHERE key GLOB 'k[0-9][0-9][0-9]' AND value = printf('text value %s .................', substr(key, 2));
+SELECT count(*) FROM thumbs WHERE key GLOB 'n[0-9][0-9][0-9]' AND value = printf('new value %s ..................', substr(key, 2));
+SELECT quote(key), quote(value) FROM thumbs WHERE key IN (1, 2, 3, CAST('b01' AS BLOB), CAST('b02' AS BLOB), 'k030', 'later1');
+SELECT count(*) FROM pages WHERE key GLOB 'p[0-9][0-9]' AND value = printf('page %s ........................', substr(key, 2));
+SELECT quote(key), quote(value) FROM pages WHERE key IN ('p08', 'p12', 7, CAST('pb' AS BLOB));
+SELECT 'expired:', quote(key), quote(value) FROM thumbs WHERE key IN ('soon1', 99);
+SELECT 'expired:', quote(key), quote(value) FROM pages WHERE key IN ('soon3', -5);
+SELECT count(*) FROM thumbs WHERE key IN ('soon1', 99, 'soon2', 'later2');
+SELECT quote(cache_read('thumbs', 'soon1', 0, 5)), quote(cache_read('pages', -5, 0, 1));
+SELECT count(*) FROM thumbs; SELECT count(*) FROM pages;
+SELECT * FROM cache_stats('thumbs');
+SELECT * FROM cache_stats('pages');" "$db"
+  assert_success
+  assert_output "3000|82|2825|64|2|50|0
+400|13|328|||3|0
+$V020_USED
+48|1702|1796172523526|1796172523551|0
+$V020_PAGES
+0
+24
+49
+1|X'0000000000000000000000000000000000000000'
+2|X'0202'
+3|X'0000000000000000000000000000000000000000'
+'k030'|'set again'
+'later1'|'expires in 2100'
+X'623031'|X'626C6F622076616C75652030312E2E2E2E2E2E2E2E2E2E2E2E2E'
+X'623032'|X'626C6F622076616C75652030322E2E2E2E2E2E2E2E2E2E2E2E2E'
+7
+7|X'07070707'
+'p08'|'set again'
+'p12'|'page 12'
+X'7062'|'blob key'
+0
+NULL|NULL
+80
+11
+3000|82|2825|145|5|50|0
+400|13|328|||3|0"
+  # nothing was written: the read-only file's uses are dropped at close
+  cmp -s "$db" "$TESTS/data/cache-v0.2.0.db" || fail "the read-only file changed"
+}
+
+@test "a table made by acorn 0.2.0 (tests/data/cache-v0.2.0.db) passes integrity_check, evicts in its LRU order, and passes it again" {
+  local db="$BATS_TEST_TMPDIR/v020.db"
+  cp "$TESTS/data/cache-v0.2.0.db" "$db"
+  # the same statements on acorn 0.2.0 itself give the same output
+  run cache_sql "-bail" "
+INSERT INTO thumbs(thumbs) VALUES ('integrity_check');
+INSERT INTO pages(pages) VALUES ('integrity_check');
+SELECT * FROM cache_stats('thumbs');
+SELECT * FROM cache_stats('pages');
+SELECT quote(key), size, created, last_used, hits, quote(expires) FROM thumbs WHERE hits > 0;
+SELECT length(value) FROM thumbs WHERE key = 'k016';
+INSERT INTO thumbs(key, value) VALUES ('new', zeroblob(400));
+INSERT INTO pages(key, value) VALUES ('new', zeroblob(120));
+SELECT * FROM cache_stats('thumbs');
+SELECT * FROM cache_stats('pages');
+SELECT group_concat(quote(key)) FROM (SELECT key FROM thumbs LIMIT 12);
+SELECT group_concat(quote(key) || ':' || hits) FROM (SELECT key, hits FROM thumbs WHERE hits > 0);
+SELECT group_concat(quote(key)) FROM pages;
+SELECT count(*) FROM thumbs WHERE key IN ('soon1', 99);
+INSERT INTO thumbs(thumbs) VALUES ('integrity_check');
+INSERT INTO pages(pages) VALUES ('integrity_check');
+SELECT quote(value) FROM thumbs WHERE key = 'new' AND value = zeroblob(400);" "$db"
+  assert_success
+  assert_output "3000|82|2825|64|2|50|0
+400|13|328|||3|0
+$V020_USED
+32
+3000|75|2973|65|2|56|2
+400|11|377|||4|2
+'k005','k010','k015','k016','k025','k026','k027','k028','k029','k031','k032','k033'
+'k005':4,'k010':2,'k015':2,'k016':2,'k025':1,'k026':1,'k027':1,'k028':1,'k029':1,'k031':1,'k032':1,'k033':1,'k034':1,'k035':4,'k036':1,'k037':1,'k038':1,'k039':1,1:1,3:3,X'623031':1,X'623032':1,'later1':1,'n010':2,'n011':1,'k030':1
+'p04','p05','p06','p09','p10','p11',7,X'7062','p08','p12','new'
+0
+X'$(printf '%0800d' 0)'"
+}
+
 @test "records left by sets of stored keys are swept: a table that never fills stays small" {
   # each round: a get (its use written by the set that follows), then a set
   # of the same key, which leaves the old entry's record behind

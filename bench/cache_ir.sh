@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# bench/cache_ir.sh: the instructions the cache's two hot operations execute,
+# a get and an evicting set, for this build against another revision's build
+# in the same run.
+#
+# Wall-clock rates (bench/cache.sh) move by 2x from run to run on a machine
+# shared with other work; instruction counts do not.  Each run of
+# build/cache_ir (bench/cache_ir.c) loads one acorn.so, fills a cache table
+# with 4000 entries of 1 KiB (keys 'k%08d', journal_mode=WAL,
+# synchronous=NORMAL, lru), sets its capacity to exactly what they hold, and
+# does N operations of one kind in opLoop, the only function callgrind
+# collects (--toggle-collect=opLoop: SQLite's work and acorn's under it,
+# nothing of the fill or the close).  Operations:
+#   get          SELECT value FROM t WHERE key=? of a stored key (a hit),
+#                prepared once, stepped and reset; its recency stays
+#                buffered, so it writes nothing
+#   set          INSERT INTO t(key, value) VALUES(?, ?) of a new key,
+#                autocommit; each evicts one entry (one never read)
+#   set, txn     the same in transactions of 100 (BEGIN/COMMIT counted)
+#   set, used    as set, after every entry was read once and that recency
+#                written: each eviction takes an entry with a recency record
+# Printed: instructions per operation of this build, of the base build, and
+# their ratio (this/base: below 1.000 this build does less work).
+# The noise floor: BASE=HEAD (the same source, built again in the temporary
+# directory, with another commit string and date) gave 0.995..1.000, so
+# differences under about 0.5% are not a change of the code's work.
+#
+#   bash bench/cache_ir.sh                (this build against the commit that
+#                                          made VERSION 0.2.0)
+#   BASE=main bash bench/cache_ir.sh      (against main's build)
+#   CACHE_IR_OPS=4000 bash bench/cache_ir.sh   (operations per run, default
+#                                          2000, at most 4000)
+# The base is built from `git archive BASE` in a temporary directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "cache_ir.sh: valgrind not found (tests/install-deps bench)"; exit 1; }
+if [ -z "${BASE:-}" ]; then
+  BASE=$(git log -1 --format=%h --grep='^VERSION 0\.2\.0:' 2>/dev/null || true)
+  [ -n "$BASE" ] || { echo "cache_ir.sh: no commit 'VERSION 0.2.0:' in this history; give BASE=<rev>"; exit 1; }
+fi
+base_rev=$(git rev-parse --short "$BASE^{commit}") || { echo "cache_ir.sh: BASE=$BASE is not a revision"; exit 1; }
+make --no-print-directory -s dist/acorn.so build/cache_ir
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/acorn-cache-ir.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/d" "$tmp/base"
+git archive "$BASE" | tar -x -C "$tmp/base"
+make --no-print-directory -s -C "$tmp/base" dist/acorn.so >/dev/null
+base_so="$tmp/base/dist/acorn"
+
+N=${CACHE_IR_OPS:-2000}
+ENTRIES=4000
+
+# ir FILE: the total of a callgrind output file.
+ir() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'; }
+
+# run SO OP: instructions per operation of one cache_ir run (a fresh database).
+run() {
+  local n
+  rm -f "$tmp/d"/*
+  n=$(valgrind -q --tool=callgrind --callgrind-out-file="$tmp/cg" --toggle-collect=opLoop \
+    ./build/cache_ir "$1" "$tmp/d" "$2" "$N" "$ENTRIES")
+  [ "$n" = "$N" ] || { echo "cache_ir.sh: a $2 run did $n operations of $N" >&2; exit 1; }
+  echo $(( $(ir "$tmp/cg") / N ))
+}
+
+div() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a/b}'; }
+
+echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "acorn: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- ext 2>/dev/null || echo ' (ext/ modified)'), base $BASE ($base_rev)"
+echo "sqlite3 $(sqlite3 --version | cut -d' ' -f1); valgrind $(valgrind --version); $ENTRIES entries of 1 KiB, $N operations a run, journal=wal synchronous=normal policy=lru"
+printf '%-12s %12s %12s %10s\n' operation "this ir/op" "base ir/op" this/base
+for sc in "get:get" "set:set" "set, txn:set-txn" "set, used:set-used"; do
+  IFS=: read -r name op <<< "$sc"
+  t=$(run ./dist/acorn "$op")
+  b=$(run "$base_so" "$op")
+  printf '%-12s %12s %12s %10s\n' "$name" "$t" "$b" "$(div "$t" "$b")"
+done
