@@ -43,6 +43,10 @@ static int cacheOpFinish(cache_op *op, int rc){
 /* Bind the instance of a vtab method, its error on the vtab. */
 static cache_table *cacheVtabTable(cache_vtab *p, int *pRc){
   char *zErr = 0;
+  if( p->pTab ){
+    *pRc = SQLITE_OK;
+    return p->pTab;
+  }
   *pRc = acornCacheVtabBind(p, &zErr);
   if( zErr ){
     sqlite3_free(p->base.zErrMsg);

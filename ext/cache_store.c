@@ -101,7 +101,7 @@ static const struct {
     "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
     " WHERE id>=?1 ORDER BY id LIMIT 1" },
   { CACHE_STMT_ENTRY,
-    "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
+    "SELECT expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
     " WHERE id=?1" },
   { CACHE_STMT_EXPIRY_ADD,
     "INSERT INTO \"%w\".\"%w_expiry\"(expires, id) VALUES(?1, ?2)" },
@@ -420,25 +420,25 @@ void acornCacheChunkDropAll(cache_table *p){
 /* Note PRAGMA data_version and schema_version now, inside a read
 ** transaction of a statement on the table's schema: its schema in memory
 ** is the file's (the statement checked it as it began), which
-** cacheSchemaCurrent() builds on.  Only when the file's data version
-** changed since the last note (a file_control, no statement). */
-static void cacheNoteVersions(cache_table *p){
+** cacheSchemaCurrent() builds on.  v is the file's data version now: only
+** when it changed since the last note (this connection's own commits are
+** noted at xCommit: they change neither the schema in memory's currency
+** nor PRAGMA data_version). */
+static void cacheNoteVersions(cache_table *p, unsigned v){
   cache_op op;
   sqlite3_stmt *pStmt;
   i64 aV[2] = {-1, -1};
-  unsigned v = 0;
   int i;
-  if( sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v)
-   || (i64)v==p->iNotedVersion ){
-    return;
-  }
+  if( (i64)v==p->iNotedVersion ) return;
   p->iNotedVersion = v;
   memset(&op, 0, sizeof(op));
   op.pTab = p;
   for(i=0; i<2; i++){
-    if( acornCacheStmt(&op, i ? CACHE_STMT_SCHEMA_VERSION : CACHE_STMT_DATA_VERSION,
-                  &pStmt)==SQLITE_OK ){
-      if( sqlite3_step(pStmt)==SQLITE_ROW ) aV[i] = sqlite3_column_int64(pStmt, 0);
+    int eStmt = i ? CACHE_STMT_SCHEMA_VERSION : CACHE_STMT_DATA_VERSION;
+    if( acornCacheStmt(&op, eStmt, &pStmt)==SQLITE_OK ){
+      if( sqlite3_step(pStmt)==SQLITE_ROW ){
+        aV[i] = sqlite3_column_int64(pStmt, 0);
+      }
       if( sqlite3_reset(pStmt) ) aV[i] = -1;
     }
   }
@@ -467,7 +467,7 @@ void acornCacheHeldValidate(cache_table *p){
       p->eCfg = CACHE_CFG_NONE;
       p->iVersion = v;
     }
-    cacheNoteVersions(p);
+    if( (i64)v!=p->iNotedVersion ) cacheNoteVersions(p, v);
   }
 }
 void acornCacheHeldCheck(cache_table *p){
@@ -782,7 +782,13 @@ int acornCacheConfigLoad(cache_op *op){
                        " \"%w\".\"%w_config\" is missing", p->zDb, p->zName);
   }
   cacheConfigColumns(pStmt, pCfg);
-  cacheNoteVersions(p);        /* (while the row's read transaction lasts) */
+  {
+    unsigned v = 0;             /* (while the row's read transaction lasts) */
+    if( sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v)
+        ==SQLITE_OK && (i64)v!=p->iNotedVersion ){
+      cacheNoteVersions(p, v);
+    }
+  }
   rc = acornCacheOpError(op, sqlite3_reset(pStmt));
   if( rc==SQLITE_OK && pCfg->uid!=p->uid ){
     rc = acornCacheTableSwitch(op, pCfg->uid);
@@ -985,8 +991,8 @@ int acornCacheFlushWrite(cache_op *op){
 
 /* ------------------------------------------------------- entry writes */
 
-/* What a write needs of a stored entry to delete it.  FIND, HEAD and ENTRY
-** all return these columns. */
+/* What a write needs of a stored entry to delete it.  FIND and HEAD
+** return these columns; ENTRY all but the id. */
 typedef struct cache_entry cache_entry;
 struct cache_entry {
   i64 id;
@@ -997,7 +1003,7 @@ struct cache_entry {
 
 /* Step pStmt (FIND, HEAD or ENTRY, bound), read its row into *pE if there
 ** is one (*pbFound), and reset it. */
-static int cacheEntryStep(cache_op *op, sqlite3_stmt *pStmt, cache_entry *pE,
+static inline int cacheEntryStep(cache_op *op, sqlite3_stmt *pStmt, cache_entry *pE,
                           int *pbFound){
   *pbFound = sqlite3_step(pStmt)==SQLITE_ROW;
   if( *pbFound ){
@@ -1039,7 +1045,14 @@ static int cacheEntryRead(cache_op *op, i64 id, cache_entry *pE, int *pbFound){
   *pbFound = 0;
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
-  return cacheEntryStep(op, pStmt, pE, pbFound);
+  *pbFound = sqlite3_step(pStmt)==SQLITE_ROW;
+  if( *pbFound ){          /* (the id is known: not read again) */
+    pE->id = id;
+    pE->bExpires = sqlite3_column_type(pStmt, 0)!=SQLITE_NULL;
+    pE->iExpires = sqlite3_column_int64(pStmt, 0);
+    pE->nSize = sqlite3_column_int64(pStmt, 1);
+  }
+  return acornCacheOpError(op, sqlite3_reset(pStmt));
 }
 
 /* Delete entry id if it exists (*pbFound). */

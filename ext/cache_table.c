@@ -486,6 +486,9 @@ void acornCacheTableTxnEnd(cache_table *p, int bCommit){
                              &p->iVersion) ){
       p->iGen++;
       p->eCfg = CACHE_CFG_NONE;
+    }else if( p->iNotedVersion>=0 ){
+      p->iNotedVersion = p->iVersion;   /* our own commit: see
+                                        ** cacheNoteVersions */
     }
   }else{
     p->iGen++;

@@ -809,6 +809,7 @@ static int mApply(replay *r, const char *zLine, m_sv *aSv, int *pnSv,
       return 0;
     case 'F':
       mFlush(p, c);
+      mReclaim(p);
       mEvict(p);
       return 0;
     case 'O':
