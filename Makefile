@@ -198,16 +198,17 @@ build/acorn_oom_asan: tests/c/acorn_oom.c $(SRC) $(HDR)
 # `make test`: a build with warnings as errors and assert() on (as many
 # compilers at once as there are processors: serially it took 20 of make
 # test's 83 s on 2 cores), the static library's link tests, then every
-# suite.  The build depends on build/cflags, so a second make test compiles
-# nothing and one after a plain make rebuilds what that built with other
-# flags.
+# suite, as many at once as there are processors (tests/run-split: each
+# suite whole, its tests in order).  The build depends on build/cflags, so a
+# second make test compiles nothing and one after a plain make rebuilds what
+# that built with other flags.
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 TEST_CFLAGS = -Werror -UNDEBUG
 test: deps-test
 	$(MAKE) --no-print-directory -j$(NPROC) dist/acorn.so dist/acorn-auto.so $(TEST_BINS) static \
 	  EXTRA_CFLAGS="$(TEST_CFLAGS)"
 	@echo "make test: $(SQLITE3) is SQLite $$($(SQLITE3) --version | cut -d' ' -f1)"
-	tests/run-bats tests/*.bats
+	tests/run-split tests/*.bats
 
 # `make test-long`: the runs too long for `make test` (CI runs both).
 test-long: deps-test
