@@ -216,13 +216,13 @@ test-long: deps-test
 	@echo "make test-long: $(SQLITE3) is SQLite $$($(SQLITE3) --version | cut -d' ' -f1)"
 	tests/run-bats tests/long/*.bats
 
-dist/asan/acorn.so: $(SRC) $(HDR) VERSION Makefile
+dist/asan/acorn.so: $(SRC) $(HDR) VERSION Makefile build/cflags
 	@mkdir -p dist/asan
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(SO_LDFLAGS) -o $@ $(SRC) $(LDLIBS)
 
 # The preload library's suite loads the acorn.so next to it: here the
 # sanitized one, through a sanitized dist/asan/acorn-auto.so.
-dist/asan/acorn-auto.so: $(AUTO_SRC) Makefile
+dist/asan/acorn-auto.so: $(AUTO_SRC) Makefile build/cflags
 	@mkdir -p dist/asan
 	$(CC) $(CFLAGS) $(WARN) $(SAN_FLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
 	  -shared $(LDFLAGS) -o $@ $(AUTO_SRC) -lsqlite3 -ldl -lpthread
