@@ -69,8 +69,9 @@ help:
 
 # acorn.so, acorn-auto.so, the static library and the C test programs (and
 # their ASan and matrix builds) are built again when the flags change (the
-# packages and the benchmark programs are not): make test builds with assert() on and warnings as errors
-# (-Werror -UNDEBUG), make and make bench without.  build/cflags holds them
+# packages and the benchmark programs are not): make test builds with
+# assert() on and warnings as errors (-Werror -UNDEBUG), make and make
+# bench without.  build/cflags holds them
 # and every such target depends on it.  Its rule runs on every make that
 # needs it but rewrites the file only when the flags differ, so its date
 # says when they last changed; make help or make clean never touch it.  The
