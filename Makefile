@@ -67,19 +67,27 @@ help:
 	@echo "make fuzz-repro      FILE=build/fuzz/crash-...: run that input again, printing every statement and its result"
 	@echo "make help            this list"
 
-# dist/acorn.so is built again when the flags change: make test builds it
-# with assert() on (-UNDEBUG), make and make bench without.
-# build/cflags holds them; it is rewritten (here, as the Makefile is read)
-# only when they differ.
+# acorn.so, acorn-auto.so, the static library and the C test programs (and
+# their ASan and matrix builds) are built again when the flags change (the
+# packages and the benchmark programs are not): make test builds with
+# assert() on and warnings as errors (-Werror -UNDEBUG), make and make
+# bench without.  build/cflags holds them
+# and every such target depends on it.  Its rule runs on every make that
+# needs it but rewrites the file only when the flags differ, so its date
+# says when they last changed; make help or make clean never touch it.  The
+# '+' runs the line under make -n too (as make used to when it rewrote the
+# file while reading the Makefile): make -n then shows only what the flags
+# or the sources really make it rebuild, not every target.
 BUILD_FLAGS = $(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS)
-$(shell mkdir -p build; echo '$(BUILD_FLAGS)' | cmp -s - build/cflags \
-        || echo '$(BUILD_FLAGS)' > build/cflags)
+build/cflags: FORCE
+	+@mkdir -p $(@D); echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
+FORCE:
 
 dist/acorn.so: $(SRC) $(HDR) VERSION Makefile build/cflags
 	@mkdir -p dist
 	$(CC) $(ALL_CFLAGS) $(SO_LDFLAGS) -o $@ $(SRC) $(LDLIBS)
 
-build/static/%.o: ext/%.c $(HDR) VERSION Makefile
+build/static/%.o: ext/%.c $(HDR) VERSION Makefile build/cflags
 	@mkdir -p build/static
 	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -c -o $@ $<
 
@@ -87,16 +95,6 @@ dist/libacorn.a: $(STATIC_OBJ)
 	@mkdir -p dist
 	rm -f $@
 	ar rcs $@ $(STATIC_OBJ)
-
-build/static_test: tests/c/static_test.c ext/sqlite-acorn.h dist/libacorn.a
-	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -Iext -o $@ $< dist/libacorn.a -lsqlite3 $(LDLIBS)
-
-# The documented alternative to the preload library: sqlite3_auto_extension
-# with the static library.
-build/auto_static: tests/c/auto_static.c dist/libacorn.a
-	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< dist/libacorn.a -lsqlite3 $(LDLIBS)
 
 static: dist/libacorn.a build/static_test build/auto_static
 	./build/static_test
@@ -106,7 +104,7 @@ static: dist/libacorn.a build/static_test build/auto_static
 # own directory at the first open (see ext/auto.c).
 auto: dist/acorn-auto.so dist/acorn.so
 
-dist/acorn-auto.so: $(AUTO_SRC) Makefile
+dist/acorn-auto.so: $(AUTO_SRC) Makefile build/cflags
 	@mkdir -p dist
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
 	  -shared $(LDFLAGS) -o $@ $(AUTO_SRC) -lsqlite3 -ldl -lpthread
@@ -138,76 +136,82 @@ demo: deps
 	$(MAKE) --no-print-directory dist/acorn.so
 	$(SQLITE3) -batch :memory: < sql/demo.sql
 
-# The C test programs used by the bats suites (threads, fork).
-build/uuid_proc: tests/c/uuid_proc.c
-	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
+# ------------------------------------------------------- C test programs
+# The C programs the bats suites run (threads, fork, crashes, test hooks),
+# one line each:
+#   $(eval $(call test_prog,NAME,SOURCES,FLAGS,LIBS,DEPS))
+# compiles tests/c/NAME.c with SOURCES into build/NAME, against the system's
+# SQLite, and into build/matrix/<version>/NAME against that version's
+# (make test-matrix).  The word libacorn.a in SOURCES stands for the static
+# library built for the same SQLite.  FLAGS go to the compiler (-DSQLITE_CORE
+# -Iext to build acorn's sources in), LIBS to the link after -lsqlite3, and
+# DEPS are files the program includes besides ext/*.h.  Each depends on
+# build/cflags, so a change of flags builds it again; tests/run-matrix
+# checks that the matrix has every one (TEST_PROGS).
+define test_prog
+build/$1: tests/c/$1.c $(patsubst libacorn.a,dist/libacorn.a,$2) $5 $$(HDR) Makefile build/cflags
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(WARN) $$(EXTRA_CFLAGS) $$(LDFLAGS) -std=gnu11 $3 -o $$@ $$< \
+	  $(patsubst libacorn.a,dist/libacorn.a,$2) -lsqlite3 $4 $$(LDLIBS)
 
-build/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR)
-	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
+build/matrix/%/$1: tests/c/$1.c $(patsubst libacorn.a,build/matrix/%/libacorn.a,$2) $5 $$(HDR) \
+                   Makefile build/cflags build/sqlite/%/libsqlite3.so.0
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(WARN) $$(EXTRA_CFLAGS) $$(MATRIX_INC) $$(LDFLAGS) -std=gnu11 $3 -o $$@ $$< \
+	  $(patsubst libacorn.a,build/matrix/$$*/libacorn.a,$2) $$(MATRIX_LINK) $4 $$(LDLIBS)
 
-# bench_insert's latency histogram: the test includes ext/bench_run.c itself.
-build/bench_hist: tests/c/bench_hist.c $(SRC) $(HDR)
-	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< $(filter-out ext/bench_run.c,$(SRC)) -lsqlite3 $(LDLIBS)
+TEST_PROGS += $1
+endef
+TEST_PROGS :=
 
-# A program that knows nothing of acorn, run with dist/acorn-auto.so
-# preloaded; -rdynamic exports its sqlite3_auto_extension, which counts calls.
-build/auto_test: tests/c/auto_test.c
-	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -rdynamic -o $@ $< -lsqlite3 -ldl $(LDLIBS)
-
+# uuid: ids from several processes and threads; the clock hook (ACORN_TESTING)
+$(eval $(call test_prog,uuid_proc))
+$(eval $(call test_prog,uuid_clock,$(SRC),-DSQLITE_CORE -DACORN_TESTING -Iext))
+# bench_insert's latency histogram: the test includes ext/bench_run.c itself
+$(eval $(call test_prog,bench_hist,$(filter-out ext/bench_run.c,$(SRC)),-DSQLITE_CORE -Iext,,ext/bench_run.c))
+# a program that knows nothing of acorn, run with dist/acorn-auto.so
+# preloaded; -rdynamic exports its sqlite3_auto_extension, which counts calls
+$(eval $(call test_prog,auto_test,,-rdynamic,-ldl))
 # the random source's known answers: ext/random.c with its test hooks
-build/chacha_kat: tests/c/chacha_kat.c ext/random.c $(HDR)
-	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -DACORN_TESTING -Iext -o $@ $< ext/random.c -lsqlite3 $(LDLIBS)
-
+$(eval $(call test_prog,chacha_kat,ext/random.c,-DSQLITE_CORE -DACORN_TESTING -Iext))
 # SHA-1's known answers (version 5 UUIDs): ext/sha1.c alone
-build/sha1_kat: tests/c/sha1_kat.c ext/sha1.c $(HDR)
-	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< ext/sha1.c -lsqlite3 $(LDLIBS)
-
-# the cache's recency buffer driven from C, with assert() always on:
-# ext/cache_uses.c alone
-build/cache_uses: tests/c/cache_uses.c ext/cache_uses.c $(HDR)
-	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) -UNDEBUG $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< ext/cache_uses.c -lsqlite3 $(LDLIBS)
-
+$(eval $(call test_prog,sha1_kat,ext/sha1.c,-DSQLITE_CORE -Iext))
 # cache: a writer killed at random moments and the check of its log
-# (tests/cache_crash.bats), and several processes on one file.
-build/cache_crash: tests/c/cache_crash.c
-	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
-
-build/cache_load: tests/c/cache_load.c
-	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
-
-# Allocation failures: acorn built into the program (-DSQLITE_CORE) so its
+# (tests/cache_crash.bats), and several processes on one file
+$(eval $(call test_prog,cache_crash))
+$(eval $(call test_prog,cache_load))
+# the cache's recency buffer driven from C, with assert() on in every
+# build: ext/cache_uses.c alone
+$(eval $(call test_prog,cache_uses,ext/cache_uses.c,-DSQLITE_CORE -UNDEBUG -Iext))
+# allocation failures: acorn built in (-DSQLITE_CORE) so that its
 # allocations go through the failing allocator; plain for the sample in
-# `make test`, with ASan+UBSan for `make test-oom`.
-build/acorn_oom: tests/c/acorn_oom.c $(SRC) $(HDR)
-	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
+# `make test`, with ASan+UBSan (build/acorn_oom_asan) for `make test-oom`
+$(eval $(call test_prog,acorn_oom,$(SRC),-DSQLITE_CORE -Iext))
+# the static library, and the documented alternative to the preload
+# library: sqlite3_auto_extension with the static library
+$(eval $(call test_prog,static_test,libacorn.a,-Iext))
+$(eval $(call test_prog,auto_static,libacorn.a))
+
+TEST_BINS = $(addprefix build/,$(TEST_PROGS))
 
 build/acorn_oom_asan: tests/c/acorn_oom.c $(SRC) $(HDR)
 	@mkdir -p build
 	$(CC) $(SAN_FLAGS) $(WARN) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE -Iext -o $@ $< $(SRC) -lsqlite3 $(LDLIBS)
 
-TEST_BINS = build/static_test build/uuid_proc build/uuid_clock build/auto_test \
-            build/auto_static build/bench_hist build/cache_crash build/cache_load \
-            build/acorn_oom build/chacha_kat build/sha1_kat build/cache_uses
-
-# `make test`: a warning-free build (as many compilers at once as there are
-# processors: serially it took 20 of make test's 83 s on 2 cores), then
-# every suite.
+# `make test`: a build with warnings as errors and assert() on (as many
+# compilers at once as there are processors: serially it took 20 of make
+# test's 83 s on 2 cores), the static library's link tests, then every
+# suite, as many at once as there are processors (tests/run-split: each
+# suite whole, its tests in order).  The build depends on build/cflags, so a
+# second make test compiles nothing and one after a plain make rebuilds what
+# that built with other flags.
 NPROC := $(shell nproc 2>/dev/null || echo 1)
+TEST_CFLAGS = -Werror -UNDEBUG
 test: deps-test
-	$(MAKE) --no-print-directory -j$(NPROC) -B dist/acorn.so dist/acorn-auto.so $(TEST_BINS) EXTRA_CFLAGS="-Werror -UNDEBUG"
-	$(MAKE) --no-print-directory static
+	$(MAKE) --no-print-directory -j$(NPROC) dist/acorn.so dist/acorn-auto.so $(TEST_BINS) static \
+	  EXTRA_CFLAGS="$(TEST_CFLAGS)"
 	@echo "make test: $(SQLITE3) is SQLite $$($(SQLITE3) --version | cut -d' ' -f1)"
-	tests/run-bats tests/*.bats
+	tests/run-split tests/*.bats
 
 # `make test-long`: the runs too long for `make test` (CI runs both).
 test-long: deps-test
@@ -215,13 +219,13 @@ test-long: deps-test
 	@echo "make test-long: $(SQLITE3) is SQLite $$($(SQLITE3) --version | cut -d' ' -f1)"
 	tests/run-bats tests/long/*.bats
 
-dist/asan/acorn.so: $(SRC) $(HDR) VERSION Makefile
+dist/asan/acorn.so: $(SRC) $(HDR) VERSION Makefile build/cflags
 	@mkdir -p dist/asan
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(SO_LDFLAGS) -o $@ $(SRC) $(LDLIBS)
 
 # The preload library's suite loads the acorn.so next to it: here the
 # sanitized one, through a sanitized dist/asan/acorn-auto.so.
-dist/asan/acorn-auto.so: $(AUTO_SRC) Makefile
+dist/asan/acorn-auto.so: $(AUTO_SRC) Makefile build/cflags
 	@mkdir -p dist/asan
 	$(CC) $(CFLAGS) $(WARN) $(SAN_FLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
 	  -shared $(LDFLAGS) -o $@ $(AUTO_SRC) -lsqlite3 -ldl -lpthread
@@ -274,8 +278,7 @@ MATRIX_SUITES ?= tests/*.bats
 MATRIX_INC  = -Ibuild/sqlite/$*
 MATRIX_LINK = -Lbuild/sqlite/$* -Wl,-rpath,$(CURDIR)/build/sqlite/$* -lsqlite3
 MATRIX_BINS = $(foreach v,$(MATRIX_SQLITE),build/sqlite/$v/sqlite3 \
-  $(addprefix build/matrix/$v/,acorn.so acorn-auto.so static_test auto_static uuid_proc \
-    uuid_clock auto_test bench_hist chacha_kat sha1_kat cache_crash cache_load acorn_oom cache_uses))
+  $(addprefix build/matrix/$v/,acorn.so acorn-auto.so $(TEST_PROGS)))
 
 # kept: make would delete them as intermediate files of the chain
 .PRECIOUS: build/sqlite/%/sqlite3.c build/sqlite/%/libsqlite3.so.0 build/matrix/%/libacorn.a
@@ -317,70 +320,15 @@ build/matrix/%/libacorn.a: $(SRC) $(HDR) VERSION Makefile build/cflags build/sql
 	done
 	ar rcs $@ $(@D)/static/*.o
 
-build/matrix/%/static_test: tests/c/static_test.c ext/sqlite-acorn.h build/matrix/%/libacorn.a
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) -Iext $(LDFLAGS) -o $@ $< \
-	  build/matrix/$*/libacorn.a $(MATRIX_LINK) $(LDLIBS)
-
-build/matrix/%/auto_static: tests/c/auto_static.c build/matrix/%/libacorn.a
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -o $@ $< \
-	  build/matrix/$*/libacorn.a $(MATRIX_LINK) $(LDLIBS)
-
 build/matrix/%/acorn-auto.so: $(AUTO_SRC) Makefile build/cflags build/sqlite/%/libsqlite3.so.0
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) -fPIC -fvisibility=hidden -std=gnu11 \
 	  -shared $(LDFLAGS) -o $@ $(AUTO_SRC) $(MATRIX_LINK) -ldl -lpthread
 
-build/matrix/%/auto_test: tests/c/auto_test.c build/sqlite/%/libsqlite3.so.0
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -rdynamic -o $@ $< \
-	  $(MATRIX_LINK) -ldl $(LDLIBS)
-
-build/matrix/%/bench_hist: tests/c/bench_hist.c $(SRC) $(HDR) build/cflags build/sqlite/%/libsqlite3.so.0
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
-	  -Iext -o $@ $< $(filter-out ext/bench_run.c,$(SRC)) $(MATRIX_LINK) $(LDLIBS)
-
-build/matrix/%/uuid_proc: tests/c/uuid_proc.c build/sqlite/%/libsqlite3.so.0
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -o $@ $< $(MATRIX_LINK) $(LDLIBS)
-
-build/matrix/%/uuid_clock: tests/c/uuid_clock.c $(SRC) $(HDR) build/cflags build/sqlite/%/libsqlite3.so.0
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
-	  -DACORN_TESTING -Iext -o $@ $< $(SRC) $(MATRIX_LINK) $(LDLIBS)
-
-build/matrix/%/sha1_kat: tests/c/sha1_kat.c ext/sha1.c $(HDR) build/cflags build/sqlite/%/libsqlite3.so.0
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
-	  -Iext -o $@ $< ext/sha1.c $(MATRIX_LINK) $(LDLIBS)
-
-build/matrix/%/cache_uses: tests/c/cache_uses.c ext/cache_uses.c $(HDR) build/cflags build/sqlite/%/libsqlite3.so.0
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) -UNDEBUG $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
-	  -Iext -o $@ $< ext/cache_uses.c $(MATRIX_LINK) $(LDLIBS)
-
-build/matrix/%/cache_crash: tests/c/cache_crash.c build/sqlite/%/libsqlite3.so.0
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -o $@ $< $(MATRIX_LINK) $(LDLIBS)
-
-build/matrix/%/cache_load: tests/c/cache_load.c build/sqlite/%/libsqlite3.so.0
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -o $@ $< $(MATRIX_LINK) $(LDLIBS)
-
-build/matrix/%/acorn_oom: tests/c/acorn_oom.c $(SRC) $(HDR) build/cflags build/sqlite/%/libsqlite3.so.0
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
-	  -Iext -o $@ $< $(SRC) $(MATRIX_LINK) $(LDLIBS)
-
-build/matrix/%/chacha_kat: tests/c/chacha_kat.c ext/random.c $(HDR) build/cflags build/sqlite/%/libsqlite3.so.0
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) $(MATRIX_INC) $(LDFLAGS) -std=gnu11 -DSQLITE_CORE \
-	  -DACORN_TESTING -Iext -o $@ $< ext/random.c $(MATRIX_LINK) $(LDLIBS)
-
 test-matrix: deps-test
 	$(MAKE) --no-print-directory dist/acorn.so dist/acorn-auto.so $(TEST_BINS) $(MATRIX_BINS) \
-	  EXTRA_CFLAGS="-Werror -UNDEBUG"
-	MATRIX_SYSTEM="$(MATRIX_SYSTEM)" tests/run-matrix $(MATRIX_SQLITE) -- $(MATRIX_SUITES)
+	  EXTRA_CFLAGS="$(TEST_CFLAGS)"
+	MATRIX_SYSTEM="$(MATRIX_SYSTEM)" MATRIX_PROGS="$(TEST_PROGS)" tests/run-matrix $(MATRIX_SQLITE) -- $(MATRIX_SUITES)
 
 # `make memcheck`: the suites under valgrind, but for the runs that only
 # repeat under it what ASan already watches, at many times its cost: the

@@ -23,7 +23,13 @@ phony_targets() {
 
 @test "make install puts the library and the public header under PREFIX; uninstall removes both" {
   local d="$BATS_TEST_TMPDIR/dest"
-  run make --no-print-directory -C "$ROOT" install DESTDIR="$d" PREFIX=/opt/acorn
+  [ -f "$ROOT/dist/acorn.so" ] && [ -f "$ROOT/dist/acorn-auto.so" ] || fail "dist/ not built: run make test"
+  # -o: install the libraries as built.  This suite runs beside the others,
+  # which load them: a build here (make test's flags are not make's) would
+  # replace them mid-run and leave flags that make the next make test
+  # rebuild everything.
+  run make --no-print-directory -C "$ROOT" install DESTDIR="$d" PREFIX=/opt/acorn \
+    -o dist/acorn.so -o dist/acorn-auto.so
   assert_success
   [ -x "$d/opt/acorn/lib/acorn.so" ]
   [ -f "$d/opt/acorn/include/sqlite-acorn.h" ]
@@ -32,6 +38,60 @@ phony_targets() {
   assert_success
   [ ! -e "$d/opt/acorn/lib/acorn.so" ]
   [ ! -e "$d/opt/acorn/include/sqlite-acorn.h" ]
+}
+
+# A compiler that writes an empty output file and logs its command line:
+# what is checked is make's choice of what to build, not gcc's work.
+fake_cc() {
+  cat >"$1" <<'SH'
+#!/bin/sh
+out=
+prev=
+for a in "$@"; do [ "$prev" = -o ] && out=$a; prev=$a; done
+echo "$out" >>"${0%/*}/cc.log"
+[ -z "$out" ] || : >"$out"
+SH
+  chmod +x "$1"
+}
+
+@test "the test build follows the flags: again with the same flags it compiles nothing, with others everything" {
+  local w="$BATS_TEST_TMPDIR/tree" targets objs t before
+  mkdir -p "$w/tests"
+  cp -R "$ROOT/Makefile" "$ROOT/VERSION" "$ROOT/ext" "$w/"
+  cp -R "$ROOT/tests/c" "$w/tests/"
+  fake_cc "$w/cc"
+  # this make's own settings, not those of a make test above this run
+  mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C "$w" CC="$w/cc" "$@"; }
+  targets="dist/acorn.so dist/acorn-auto.so dist/libacorn.a $(mk -s --eval 'print-bins: ; @echo $(TEST_BINS)' print-bins)"
+  objs=$(cd "$w" && ls ext/*.c | grep -v '^ext/auto\.c$' | sed 's|^ext/\(.*\)\.c$|build/static/\1.o|')
+  [ "$(wc -w <<<"$targets")" -gt 10 ]
+  # as make test builds
+  run mk $targets EXTRA_CFLAGS="-Werror -UNDEBUG"
+  assert_success
+  # (dist/libacorn.a is ar's: its objects are checked)
+  for t in ${targets/dist\/libacorn.a/} $objs; do
+    grep -qx "$t" "$w/cc.log" || fail "$t not compiled: $(cat "$w/cc.log")"
+  done
+  # a second time: nothing, not even with make -n; make help writes nothing
+  : >"$w/cc.log"
+  before=$(stat -c %y "$w/build/cflags")
+  run mk $targets EXTRA_CFLAGS="-Werror -UNDEBUG"
+  assert_success
+  [ ! -s "$w/cc.log" ] || fail "compiled again: $(cat "$w/cc.log")"
+  run mk -n $targets EXTRA_CFLAGS="-Werror -UNDEBUG"
+  assert_success
+  for t in "${lines[@]}"; do
+    [[ "$t" != "$w/cc "* ]] || fail "make -n would compile: $t"
+  done
+  run mk help
+  assert_success
+  [ "$(stat -c %y "$w/build/cflags")" = "$before" ]
+  # other flags (a plain make): every part is built again
+  run mk $targets
+  assert_success
+  for t in ${targets/dist\/libacorn.a/} $objs; do
+    grep -qx "$t" "$w/cc.log" || fail "$t not built again with other flags: $(cat "$w/cc.log")"
+  done
 }
 
 @test "the public header declares sqlite3_acorn_init for C and C++ programs linking the static library" {
