@@ -419,6 +419,9 @@ void acornCacheTableTxnEnd(cache_table *pTab, int bCommit);
 void acornCacheTableDropInTxn(cache_table *pTab);
 int acornCacheStmtBusy(sqlite3 *db, int bWrite);
 int acornCacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat, int ePolicy);
+int acornCacheTableOpen(cache_conn *pConn, const char *zDb, const char *zName,
+                        int nBufferMax, int bAutoflush, cache_table **ppTab,
+                        char **pzErr);
 #ifndef NDEBUG
 void acornCacheTableCheck(const cache_table *pTab);
 #else

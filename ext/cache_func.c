@@ -124,27 +124,40 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
   memset(op, 0, sizeof(*op));
   for(i=0; i<2; i++){
     cache_vtab *pVtab = zTab ? cacheFind(pConn, zTab, &rc) : 0;
-    cache_table *p;
+    cache_table *p = 0;
     char *zErr = 0;
     if( pVtab==0 && rc ) return 0;     /* out of memory: no message */
     if( pVtab==0 ) break;
     if( pVtab->pTab && pVtab->pTab->bGone ){
       /* (an instance SQLite has not disconnected yet, of the table that had
-      ** the name: bound again, to the table under the name now) */
+      ** the name: bound again at its next use) */
       acornCacheTableUnref(pVtab->pTab);
       pVtab->pTab = 0;
     }
-    rc = acornCacheVtabBind(pVtab, &zErr);
-    if( rc ){
-      if( (rc&0xff)==SQLITE_NOMEM ){
-        sqlite3_free(zErr);
-      }else{
-        op->zErr = zErr;
+    if( pVtab->pTab ){
+      p = pVtab->pTab;
+      acornCacheTableRef(p);
+    }else{
+      /* Read from the stored table, which may make SQLite reload the
+      ** schema and disconnect pVtab: only copies of what it holds are
+      ** used. */
+      char *zDb = sqlite3_mprintf("%s", pVtab->zDb);
+      char *zName = sqlite3_mprintf("%s", pVtab->zName);
+      rc = zDb && zName ? acornCacheTableOpen(pConn, zDb, zName,
+                                              pVtab->nBufferMax,
+                                              pVtab->bAutoflush, &p, &zErr)
+                        : SQLITE_NOMEM;
+      sqlite3_free(zDb);
+      sqlite3_free(zName);
+      if( rc ){
+        if( (rc&0xff)==SQLITE_NOMEM ){
+          sqlite3_free(zErr);
+        }else{
+          op->zErr = zErr;
+        }
+        return 0;
       }
-      return 0;
     }
-    p = pVtab->pTab;
-    acornCacheTableRef(p);
     memset(op, 0, sizeof(*op));
     op->pTab = p;
     op->zWho = zWho;

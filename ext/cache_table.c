@@ -239,51 +239,65 @@ static int cacheTableNew(cache_conn *pConn, const char *zDb,
   return SQLITE_OK;
 }
 
-/* Bind instance pVtab to the table (its schema and name, this uid), made
-** if the connection holds none: one more reference. */
-int acornCacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat,
-                           int ePolicy){
-  cache_table *p = cacheTableFind(pVtab->pConn, pVtab->zDb, pVtab->zName, uid);
+/* The table (zDb, zName, uid) of pConn with a reference for the caller in
+** *ppTab: the one the connection holds, or a new one (nBufferMax and
+** bAutoflush: the options of the instance that asks, which it takes). */
+static int cacheTableGet(cache_conn *pConn, const char *zDb, const char *zName,
+                         i64 uid, int iFormat, int ePolicy, int nBufferMax,
+                         int bAutoflush, cache_table **ppTab){
+  cache_table *p = cacheTableFind(pConn, zDb, zName, uid);
   if( p==0 ){
-    int rc = cacheTableNew(pVtab->pConn, pVtab->zDb, pVtab->zName, uid,
-                           iFormat, ePolicy, &p);
+    int rc = cacheTableNew(pConn, zDb, zName, uid, iFormat, ePolicy, &p);
     if( rc ) return rc;
-    p->nBufferMax = p->nNextFlush = pVtab->nBufferMax;
+    p->nBufferMax = p->nNextFlush = nBufferMax;
   }else{
-    if( sqlite3_stricmp(p->zName, pVtab->zName)!=0 ){
+    if( sqlite3_stricmp(p->zName, zName)!=0 ){
       /* The schema names it so now (a RENAME that failed after xRename
       ** was rolled back): its statements go with the old name. */
-      char *zName = sqlite3_mprintf("%s", pVtab->zName);
-      if( zName==0 ) return SQLITE_NOMEM;
+      char *zNew = sqlite3_mprintf("%s", zName);
+      if( zNew==0 ) return SQLITE_NOMEM;
       acornCacheFinalizeAll(p);
       sqlite3_free(p->zName);
-      p->zName = zName;
+      p->zName = zNew;
     }
-    if( p->nBufferMax!=pVtab->nBufferMax ){
-      p->nBufferMax = pVtab->nBufferMax;
+    if( p->nBufferMax!=nBufferMax ){
+      p->nBufferMax = nBufferMax;
       p->nNextFlush = p->uses.nUse + p->nBufferMax;
     }
   }
-  p->bAutoflush = pVtab->bAutoflush;
+  p->bAutoflush = bAutoflush;
   acornCacheTableRef(p);
-  pVtab->pTab = p;
+  *ppTab = p;
   return SQLITE_OK;
 }
 
-/* Bind p to its table if it is not yet: the table's uid, policy and format
-** read from the stored table.  An error (the config row cannot be read)
-** leaves p unbound, with a message in *pzErr. */
-int acornCacheVtabBind(cache_vtab *p, char **pzErr){
-  sqlite3 *db = p->pConn->db;
+/* Bind instance pVtab to the table (its schema and name, this uid). */
+int acornCacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat,
+                         int ePolicy){
+  assert( pVtab->pTab==0 );
+  return cacheTableGet(pVtab->pConn, pVtab->zDb, pVtab->zName, uid, iFormat,
+                       ePolicy, pVtab->nBufferMax, pVtab->bAutoflush,
+                       &pVtab->pTab);
+}
+
+/* The table zDb.zName as stored now, with a reference for the caller: its
+** uid, policy and format read from the stored table.  The queries may make
+** SQLite reload the schema and disconnect instances: nothing here is an
+** instance's.  An error (the config row cannot be read) comes with a
+** message in *pzErr. */
+int acornCacheTableOpen(cache_conn *pConn, const char *zDb, const char *zName,
+                        int nBufferMax, int bAutoflush, cache_table **ppTab,
+                        char **pzErr){
+  sqlite3 *db = pConn->db;
   sqlite3_stmt *pStmt = 0;
   char *zSql;
   i64 uid = 0;
   int rc, iFormat = 2, ePolicy = CACHE_POLICY_LRU, bRow = 0;
-  if( p->pTab ) return SQLITE_OK;
-  rc = acornCacheFormatProbe(db, p->zDb, p->zName, &iFormat);
+  *ppTab = 0;
+  rc = acornCacheFormatProbe(db, zDb, zName, &iFormat);
   if( rc ) return rc;
   zSql = sqlite3_mprintf("SELECT uid, %s FROM \"%w\".\"%w_config\" WHERE id=1",
-                         iFormat==2 ? "policy" : "0", p->zDb, p->zName);
+                         iFormat==2 ? "policy" : "0", zDb, zName);
   rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_NO_VTAB,
                                  &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
@@ -298,7 +312,7 @@ int acornCacheVtabBind(cache_vtab *p, char **pzErr){
   else sqlite3_finalize(pStmt);
   if( rc==SQLITE_OK && !bRow ){
     *pzErr = sqlite3_mprintf("cache: the row of \"%w\".\"%w_config\" is"
-                             " missing", p->zDb, p->zName);
+                             " missing", zDb, zName);
     return SQLITE_CORRUPT_VTAB;
   }
   if( rc ){
@@ -306,7 +320,17 @@ int acornCacheVtabBind(cache_vtab *p, char **pzErr){
                              ? sqlite3_errstr(rc) : sqlite3_errmsg(db));
     return rc;
   }
-  return acornCacheVtabAttach(p, uid, iFormat, ePolicy);
+  return cacheTableGet(pConn, zDb, zName, uid, iFormat, ePolicy, nBufferMax,
+                       bAutoflush, ppTab);
+}
+
+/* Bind p to its table if it is not yet (its method runs: SQLite keeps it
+** while the queries run).  An error leaves p unbound, with a message in
+** *pzErr. */
+int acornCacheVtabBind(cache_vtab *p, char **pzErr){
+  if( p->pTab ) return SQLITE_OK;
+  return acornCacheTableOpen(p->pConn, p->zDb, p->zName, p->nBufferMax,
+                             p->bAutoflush, &p->pTab, pzErr);
 }
 
 /* op read a uid that is not its table's (see acornCacheConfigLoad): retire the
