@@ -1674,3 +1674,36 @@ release: what a level wrote belongs to the level around it
 out of memory: a use is lost, never half-made; a lost level drops all
 ok"
 }
+
+@test "acorn loaded twice on one connection: one state per table, across a schema change inside a transaction" {
+  # The second load registers the module again; SQLite connects the table
+  # again after the CREATE TABLE inside the transaction, through the new
+  # registration, while the instance from before stays in the transaction.
+  # Both must write the same counters and recency (one state per table).
+  local db="$BATS_TEST_TMPDIR/c.db"
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(29)), ('b', zeroblob(29));
+SELECT length(value) FROM t WHERE key = 'a';
+.load $ACORN
+BEGIN;
+INSERT INTO t(key, value) VALUES ('c', zeroblob(29));
+CREATE TABLE x(y);
+SELECT length(value) FROM t WHERE key = 'c';
+INSERT INTO t(key, value) VALUES ('d', zeroblob(29));
+COMMIT;
+INSERT INTO t(t) VALUES ('integrity_check');
+SELECT group_concat(key) FROM (SELECT key FROM t ORDER BY key);
+SELECT entries, bytes, hits, evictions FROM cache_stats('t');" "$db"
+  assert_success
+  assert_output "29
+29
+a,c,d
+3|90|2|1"
+  run acorn_sql "INSERT INTO t(t) VALUES ('integrity_check');
+SELECT key, hits FROM t ORDER BY key;" "$db"
+  assert_success
+  assert_output "a|1
+c|1
+d|0"
+}
