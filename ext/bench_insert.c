@@ -857,12 +857,145 @@ static int benchRunCurrent(bench_cursor *pCur){
   return SQLITE_OK;
 }
 
+/* The values of an IN list (argument pList) for parameter p; nCombo is
+** the number of combinations of the parameters before p. */
+static int benchReadIn(bench_cursor *pCur, int p, sqlite3_value *pList,
+                       sqlite3_int64 nCombo){
+  sqlite3_vtab *pVtab = pCur->base.pVtab;
+  sqlite3_value *pVal = 0;
+  int rc = SQLITE_OK, rc2;
+  for(rc2=sqlite3_vtab_in_first(pList, &pVal);
+      rc2==SQLITE_OK && pVal && rc==SQLITE_OK;
+      rc2=sqlite3_vtab_in_next(pList, &pVal)){
+    bench_value v;
+    rc = benchParseValue(pVtab, p, pVal, &v);
+    if( rc==SQLITE_OK ) rc = benchAddValue(pCur, p, &v);
+    if( rc==SQLITE_OK && nCombo*pCur->nVal[p]>BENCH_MAX_COMBOS ){
+      /* give up now, not after reading the rest of a long list */
+      acorn_vtab_error(pVtab, "bench_insert: more than %d combinations"
+                       " of parameters", BENCH_MAX_COMBOS);
+      rc = SQLITE_ERROR;
+    }
+  }
+  if( rc==SQLITE_OK && rc2!=SQLITE_OK && rc2!=SQLITE_DONE ) rc = rc2;
+  return rc;
+}
+
+/* Every parameter's values, as idxStr (see HOW IT WORKS) says argv holds
+** them: a value, an IN list, IS NULL or the default. */
+static int benchReadParams(bench_cursor *pCur, const char *idxStr, int argc,
+                           sqlite3_value **argv){
+  sqlite3_vtab *pVtab = pCur->base.pVtab;
+  sqlite3_int64 nCombo = 1;
+  int p, iArg = 0, rc = SQLITE_OK;
+  for(p=0; p<BENCH_NPARAM && rc==SQLITE_OK; p++){
+    char cKind = idxStr && (int)strlen(idxStr)>p ? idxStr[p] : '-';
+    bench_value v;
+    if( cKind=='n' ){
+      memset(&v, 0, sizeof(v));
+      v.bNull = 1;
+      rc = benchAddValue(pCur, p, &v);
+    }else if( cKind=='-' || iArg>=argc ){
+      rc = benchDefaultValue(pCur, p);
+    }else if( cKind=='i' ){
+      rc = benchReadIn(pCur, p, argv[iArg++], nCombo);
+    }else{
+      rc = benchParseValue(pVtab, p, argv[iArg++], &v);
+      if( rc==SQLITE_OK ) rc = benchAddValue(pCur, p, &v);
+    }
+    nCombo *= pCur->nVal[p] ? pCur->nVal[p] : 1;  /* of parameters 0..p */
+  }
+  return rc;
+}
+
+/* The number of combinations (0: an empty IN list, no rows), or -1 with
+** an error set: more than BENCH_MAX_COMBOS. */
+static sqlite3_int64 benchCountCombos(bench_cursor *pCur){
+  sqlite3_int64 nCombo = 1;
+  int p;
+  for(p=0; p<BENCH_NPARAM; p++){
+    nCombo *= pCur->nVal[p];
+    if( nCombo==0 ) return 0;
+    if( nCombo>BENCH_MAX_COMBOS ){
+      acorn_vtab_error(pCur->base.pVtab, "bench_insert: more than %d"
+                       " combinations of parameters", BENCH_MAX_COMBOS);
+      return -1;
+    }
+  }
+  return nCombo;
+}
+
+/* The largest value of integer or enumerated parameter p. */
+static sqlite3_int64 benchMaxValue(bench_cursor *pCur, int p){
+  return pCur->aVal[p][pCur->nVal[p]-1].i;
+}
+
+/* Checks across parameters, before the first run: why the values cannot
+** be combined, or NULL. */
+static const char *benchCrossCheck(bench_cursor *pCur){
+  sqlite3_int64 maxThreads = benchMaxValue(pCur, BENCH_P_THREADS);
+  sqlite3_int64 maxReaders = benchMaxValue(pCur, BENCH_P_READERS);
+  if( (maxThreads>1 || maxReaders>0) && sqlite3_threadsafe()==0 ){
+    return "threads > 1 and readers > 0 need a thread-safe SQLite; this one"
+           " is built with SQLITE_THREADSAFE=0";
+  }
+  if( benchMaxValue(pCur, BENCH_P_LOCKING)==BENCH_LOCKING_EXCLUSIVE
+   && (maxThreads>1 || maxReaders>0) ){
+    return "locking=exclusive lets one connection in: it needs threads=1"
+           " and readers=0";
+  }
+  if( benchAnySet(pCur, BENCH_P_TEMPLATE)
+   && benchAnyNull(pCur, BENCH_P_STATEMENT) ){
+    return "template needs statement: with a template no posts table is"
+           " made for the built-in insert";
+  }
+  if( maxReaders>0 && (benchAnySet(pCur, BENCH_P_SCHEMA)
+                       || benchAnySet(pCur, BENCH_P_TEMPLATE)) ){
+    return "readers read the posts table by id: readers > 0 needs schema"
+           " and template NULL";
+  }
+  if( benchMaxValue(pCur, BENCH_P_PREPARE)==BENCH_PREPARE_EXEC
+   && benchAnySet(pCur, BENCH_P_STATEMENT) ){
+    return "prepare=exec sends the built-in insert as SQL text with its"
+           " values: with statement use once or each";
+  }
+  if( benchAnySet(pCur, BENCH_P_PAGE_SIZE)
+   && benchAnySet(pCur, BENCH_P_TEMPLATE) ){
+    return "page_size cannot be combined with template: the copy keeps the"
+           " template's page size";
+  }
+  return 0;
+}
+
+/* fsync_us of each dir, only where a run will write files: storage=memory
+** writes nothing in dir (storage values are ordered: file first). */
+static int benchMeasureFsync(bench_cursor *pCur){
+  int k, rc;
+  if( pCur->aVal[BENCH_P_STORAGE][0].i!=BENCH_STORAGE_FILE ) return SQLITE_OK;
+  for(k=0; k<pCur->nVal[BENCH_P_DIR]; k++){
+    char *zErr = 0;
+    bench_value *pDir = &pCur->aVal[BENCH_P_DIR][k];
+    rc = acorn_bench_fsync_us(pDir->zReal, &pDir->rFsyncUs, &zErr);
+    if( rc!=SQLITE_OK ){
+      /* no message when even the path could not be allocated */
+      acorn_vtab_error(pCur->base.pVtab, "bench_insert: %s",
+                       zErr ? zErr : sqlite3_errstr(rc));
+      sqlite3_free(zErr);
+      return rc==SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* Read and check every value of every parameter, then run the first
+** combination. */
 static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
                        const char *idxStr, int argc, sqlite3_value **argv){
   bench_cursor *pCur = (bench_cursor*)cur;
   sqlite3_vtab *pVtab = cur->pVtab;
-  int p, k, iArg = 0, rc = SQLITE_OK;
-  sqlite3_int64 nCombo = 1;
+  sqlite3_int64 nCombo = 0;
+  const char *zWhy;
+  int rc;
   (void)idxNum;
   benchCursorReset(pCur);
   pCur->iRowid = 0;
@@ -873,126 +1006,18 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
         " bench_insert: a run does not start inside another run");
     return SQLITE_ERROR;
   }
-  for(p=0; p<BENCH_NPARAM && rc==SQLITE_OK; p++){
-    char cKind = idxStr && (int)strlen(idxStr)>p ? idxStr[p] : '-';
-    if( cKind=='n' ){
-      bench_value v;
-      memset(&v, 0, sizeof(v));
-      v.bNull = 1;
-      rc = benchAddValue(pCur, p, &v);
-    }else if( cKind=='-' || iArg>=argc ){
-      rc = benchDefaultValue(pCur, p);
-    }else if( cKind=='i' ){
-      sqlite3_value *pVal = 0;
-      int rc2;
-      for(rc2=sqlite3_vtab_in_first(argv[iArg], &pVal);
-          rc2==SQLITE_OK && pVal && rc==SQLITE_OK;
-          rc2=sqlite3_vtab_in_next(argv[iArg], &pVal)){
-        bench_value v;
-        rc = benchParseValue(pVtab, p, pVal, &v);
-        if( rc==SQLITE_OK ) rc = benchAddValue(pCur, p, &v);
-        if( rc==SQLITE_OK && nCombo*pCur->nVal[p]>BENCH_MAX_COMBOS ){
-          /* give up now, not after reading the rest of a long list */
-          acorn_vtab_error(pVtab, "bench_insert: more than %d combinations"
-                           " of parameters", BENCH_MAX_COMBOS);
-          rc = SQLITE_ERROR;
-        }
-      }
-      if( rc==SQLITE_OK && rc2!=SQLITE_OK && rc2!=SQLITE_DONE ) rc = rc2;
-      iArg++;
-    }else{
-      bench_value v;
-      rc = benchParseValue(pVtab, p, argv[iArg++], &v);
-      if( rc==SQLITE_OK ) rc = benchAddValue(pCur, p, &v);
-    }
-    nCombo *= pCur->nVal[p] ? pCur->nVal[p] : 1;  /* of parameters 0..p */
+  rc = benchReadParams(pCur, idxStr, argc, argv);
+  if( rc==SQLITE_OK && (nCombo = benchCountCombos(pCur))<0 ){
+    rc = SQLITE_ERROR;
   }
-  if( rc!=SQLITE_OK ){
+  if( rc==SQLITE_OK && nCombo>0 && (zWhy = benchCrossCheck(pCur))!=0 ){
+    acorn_vtab_error(pVtab, "bench_insert: %s", zWhy);
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK && nCombo>0 ) rc = benchMeasureFsync(pCur);
+  if( rc!=SQLITE_OK || nCombo==0 ){     /* an error, or no rows */
     benchCursorReset(pCur);
     return rc;
-  }
-  nCombo = 1;
-  for(p=0; p<BENCH_NPARAM; p++){
-    if( pCur->nVal[p]==0 ){     /* an empty IN list: no rows */
-      benchCursorReset(pCur);
-      return SQLITE_OK;
-    }
-    nCombo *= pCur->nVal[p];
-    if( nCombo>BENCH_MAX_COMBOS ){
-      acorn_vtab_error(pVtab, "bench_insert: more than %d combinations of"
-                       " parameters", BENCH_MAX_COMBOS);
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-  }
-  {
-    /* checks across parameters, before the first run */
-    int nVal;
-    sqlite3_int64 maxThreads, maxReaders;
-    nVal = pCur->nVal[BENCH_P_THREADS];
-    maxThreads = pCur->aVal[BENCH_P_THREADS][nVal-1].i;
-    nVal = pCur->nVal[BENCH_P_READERS];
-    maxReaders = pCur->aVal[BENCH_P_READERS][nVal-1].i;
-    nVal = pCur->nVal[BENCH_P_LOCKING];
-    if( (maxThreads>1 || maxReaders>0) && sqlite3_threadsafe()==0 ){
-      acorn_vtab_error(pVtab, "bench_insert: threads > 1 and readers > 0"
-          " need a thread-safe SQLite; this one is built with"
-          " SQLITE_THREADSAFE=0");
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-    if( pCur->aVal[BENCH_P_LOCKING][nVal-1].i==BENCH_LOCKING_EXCLUSIVE
-     && (maxThreads>1 || maxReaders>0) ){
-      acorn_vtab_error(pVtab, "bench_insert: locking=exclusive lets one"
-          " connection in: it needs threads=1 and readers=0");
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-    if( benchAnySet(pCur, BENCH_P_TEMPLATE)
-     && benchAnyNull(pCur, BENCH_P_STATEMENT) ){
-      acorn_vtab_error(pVtab, "bench_insert: template needs statement: with"
-          " a template no posts table is made for the built-in insert");
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-    if( maxReaders>0 && (benchAnySet(pCur, BENCH_P_SCHEMA)
-                         || benchAnySet(pCur, BENCH_P_TEMPLATE)) ){
-      acorn_vtab_error(pVtab, "bench_insert: readers read the posts table"
-          " by id: readers > 0 needs schema and template NULL");
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-    nVal = pCur->nVal[BENCH_P_PREPARE];
-    if( pCur->aVal[BENCH_P_PREPARE][nVal-1].i==BENCH_PREPARE_EXEC
-     && benchAnySet(pCur, BENCH_P_STATEMENT) ){
-      acorn_vtab_error(pVtab, "bench_insert: prepare=exec sends the built-in"
-          " insert as SQL text with its values: with statement use once or"
-          " each");
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-    if( benchAnySet(pCur, BENCH_P_PAGE_SIZE)
-     && benchAnySet(pCur, BENCH_P_TEMPLATE) ){
-      acorn_vtab_error(pVtab, "bench_insert: page_size cannot be combined"
-          " with template: the copy keeps the template's page size");
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-  }
-  /* fsync_us, only where a run will write files: storage=memory writes
-  ** nothing in dir (storage values are ordered: file first) */
-  for(k=0; pCur->aVal[BENCH_P_STORAGE][0].i==BENCH_STORAGE_FILE
-           && k<pCur->nVal[BENCH_P_DIR]; k++){
-    char *zErr = 0;
-    bench_value *pDir = &pCur->aVal[BENCH_P_DIR][k];
-    rc = acorn_bench_fsync_us(pDir->zReal, &pDir->rFsyncUs, &zErr);
-    if( rc!=SQLITE_OK ){
-      /* no message when even the path could not be allocated */
-      acorn_vtab_error(pVtab, "bench_insert: %s", zErr ? zErr : sqlite3_errstr(rc));
-      sqlite3_free(zErr);
-      benchCursorReset(pCur);
-      return rc==SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
-    }
   }
   pCur->bEof = 0;
   pCur->iRowid = 1;
