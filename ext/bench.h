@@ -59,7 +59,11 @@ struct bench_config {
   int eId, eJournal, eSync, nThread, bMutex, nBatch, eBegin, ePrepare;
   int eLocking, nReader, nContent, iBusyTimeout, eStorage;
   int bPageSize, bCacheSize, bMmapSize;
+  int bReadFirst;          /* each transaction reads a row before it writes */
+  int nAutoCheckpoint;     /* pages; 0: no checkpoint while the clock runs */
+  int iReaderHoldMs;       /* readers keep each read transaction this long */
   sqlite3_int64 iPageSize, iCacheSize, iMmapSize, nRow;
+  sqlite3_int64 iJournalSizeLimit;   /* bytes; -1: the pragma is not run */
   double rSeconds;
   const char *zDir;        /* dir as given, for messages */
   const char *zDirReal;    /* its realpath: absolute, no symlink */
@@ -75,6 +79,10 @@ struct bench_config {
 typedef struct bench_result bench_result;
 struct bench_result {
   sqlite3_int64 nRowsWritten, nWrites, nReads, nBusy, nDbBytes;
+  sqlite3_int64 nBusyErrors;           /* transactions retried after BUSY */
+  int bWal;                            /* a WAL file: the four below hold */
+  sqlite3_int64 nWalMax, nWalEnd;      /* bytes of the -wal file */
+  sqlite3_int64 nCheckpoints, nCheckpointsBlocked;
   double rElapsed, rP50, rP99, rMax;   /* seconds; microseconds */
   int bLatency;                        /* rP50, rP99, rMax hold something */
 };

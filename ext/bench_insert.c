@@ -29,7 +29,8 @@
 **   mutex        0 | 1: an application mutex held around every
 **                transaction (every insert when batch=1);         0
 **   batch        rows per transaction, 1..1000000 (1: autocommit); 1
-**   begin        deferred | immediate (BEGIN of batch>1);         deferred
+**   begin        deferred | immediate (BEGIN of batch>1, or of every
+**                transaction with read_first=1);                  deferred
 **   prepare      once | each | exec;                              once
 **   locking      normal | exclusive;                              normal
 **   page_size    power of two in 512..65536, or NULL;             NULL
@@ -57,6 +58,18 @@
 **   template     an existing SQLite database, copied read-only (backup
 **                API) into each scratch database before the schema, or
 **                NULL;                                            NULL
+**   read_first   0 | 1: each transaction reads a recent row of posts
+**                (SELECT by id) before it writes, in an explicit
+**                transaction even with batch=1;                   0
+**   wal_autocheckpoint  pages, 0..1000000000: a writer runs a PASSIVE
+**                checkpoint after a commit that leaves the log at least
+**                this long (SQLite's own autocheckpoint, counted); 0:
+**                none while the clock runs;                       1000
+**   journal_size_limit  bytes, -1..1099511627776 (-1: the pragma is not
+**                run, no limit);                                  -1
+**   reader_hold_ms  milliseconds, 0..3600000: each reader runs its
+**                SELECTs in read transactions kept open this long, one
+**                after the other (0: each SELECT its own);        0
 **
 **   SELECT writes_per_sec, p99_us FROM bench_insert
 **    WHERE template='app.db' AND schema='CREATE INDEX ev_kind ON ev(kind)'
@@ -81,7 +94,11 @@
 ** The statement is checked when its run has made the scratch database
 ** (its tables must exist): not a single INSERT, UPDATE, DELETE or
 ** REPLACE, one that returns rows, or binds anything but ?1, ?2, ?3, is
-** refused.  A write that fails stops the run and becomes the error, with
+** refused.  read_first=1 needs schema and template NULL (it reads posts).
+** A write refused with SQLITE_BUSY (BUSY_SNAPSHOT included) once the busy
+** handler gives up is rolled back and its transaction retried from BEGIN
+** (busy_errors counts them) until seconds is up.  Any other write that
+** fails stops the run and becomes the error, with
 ** SQLite's message and every parameter of the run:
 **   bench_insert: insert failed: disk I/O error (id=integer journal=wal ...)
 **   bench_insert: statement failed at row 51: UNIQUE constraint failed:
@@ -149,18 +166,32 @@
 **                            in dir, measured once per dir per statement;
 **                            NULL with storage=memory, which writes nothing
 **                            in dir
+**   busy_errors     INTEGER  transactions refused with SQLITE_BUSY after
+**                            the busy handler gave up (or without it: a
+**                            deferred transaction that has read), rolled
+**                            back and retried
+**   wal_bytes_max   INTEGER  the largest size of the -wal file while the
+**                            clock ran: 32 + F*(24+page_size) for the
+**                            largest log of F frames (bench_run.c)
+**   wal_bytes_end   INTEGER  its size after the timed part, before the
+**                            connections close
+**   checkpoints     INTEGER  PASSIVE checkpoints the writers ran
+**   checkpoints_blocked INTEGER  those that stopped before the end of the
+**                            log (a reader's snapshot needs the rest)
+**   (the four WAL columns are NULL without a -wal file: journal other
+**   than wal, or storage=memory)
 **
 ** ROW ORDER
 **
 ** Combinations nest in the order of the parameter list above: id varies
-** slowest, dir fastest.  Within one parameter the values are ordered as the
+** slowest, reader_hold_ms fastest.  Within one parameter the values are ordered as the
 ** list above orders them (for enumerations), ascending for numbers, by
 ** byte order for dir, schema, statement and template (NULL first);
 ** duplicates are removed.
 **
 ** HOW IT WORKS
 **
-** Declared schema: the 12 result columns, then the 22 parameters as HIDDEN
+** Declared schema: the 17 result columns, then the 26 parameters as HIDDEN
 ** columns, in the order above.  xBestIndex gives each parameter's first
 ** usable = / IS / IN constraint an argvIndex (in column order) with omit
 ** set, and asks for IN lists all at once (sqlite3_vtab_in); IS NULL on a
@@ -197,7 +228,12 @@
 #define BENCH_COL_DB_BYTES       9
 #define BENCH_COL_SQLITE_VERSION 10
 #define BENCH_COL_FSYNC_US       11
-#define BENCH_NRESULT            12
+#define BENCH_COL_BUSY_ERRORS    12
+#define BENCH_COL_WAL_BYTES_MAX  13
+#define BENCH_COL_WAL_BYTES_END  14
+#define BENCH_COL_CHECKPOINTS    15
+#define BENCH_COL_CKPT_BLOCKED   16
+#define BENCH_NRESULT            17
 
 #define BENCH_P_ID           0
 #define BENCH_P_JOURNAL      1
@@ -221,18 +257,25 @@
 #define BENCH_P_SCHEMA       19
 #define BENCH_P_STATEMENT    20
 #define BENCH_P_TEMPLATE     21
-#define BENCH_NPARAM         22
+#define BENCH_P_READ_FIRST   22
+#define BENCH_P_WAL_AUTOCKPT 23
+#define BENCH_P_JOURNAL_SIZE 24
+#define BENCH_P_READER_HOLD  25
+#define BENCH_NPARAM         26
 
 #define BENCH_SCHEMA \
   "CREATE TABLE x(rows_written, elapsed, writes_per_sec, ns_per_write," \
   " p50_us, p99_us, max_us, reads_per_sec, busy, db_bytes," \
-  " sqlite_version, fsync_us," \
+  " sqlite_version, fsync_us, busy_errors, wal_bytes_max, wal_bytes_end," \
+  " checkpoints, checkpoints_blocked," \
   " id HIDDEN, journal HIDDEN, synchronous HIDDEN, threads HIDDEN," \
   " mutex HIDDEN, batch HIDDEN, begin HIDDEN, prepare HIDDEN," \
   " locking HIDDEN, page_size HIDDEN, cache_size HIDDEN, mmap_size HIDDEN," \
   " readers HIDDEN, rows HIDDEN, seconds HIDDEN, content HIDDEN," \
   " busy_timeout HIDDEN, storage HIDDEN, dir HIDDEN, schema HIDDEN," \
-  " statement HIDDEN, template HIDDEN)"
+  " statement HIDDEN, template HIDDEN, read_first HIDDEN," \
+  " wal_autocheckpoint HIDDEN, journal_size_limit HIDDEN," \
+  " reader_hold_ms HIDDEN)"
 
 #define BENCH_MAX_COMBOS 10000
 
@@ -281,6 +324,10 @@ static const bench_param aParam[BENCH_NPARAM] = {
   { "schema",      BENCH_PARAM_TEXT, 0, 0, 0, 1, 0 },
   { "statement",   BENCH_PARAM_TEXT, 0, 0, 0, 1, 0 },
   { "template",    BENCH_PARAM_FILE, 0, 0, 0, 1, 0 },
+  { "read_first",  I_, 0, 0, 1, 0, 0 },
+  { "wal_autocheckpoint", I_, 0, 0, 1000000000, 0, 1000 },
+  { "journal_size_limit", I_, 0, -1, 1099511627776LL, 0, -1 },
+  { "reader_hold_ms", I_, 0, 0, 3600000, 0, 0 },
 };
 #undef E_
 #undef I_
@@ -297,7 +344,8 @@ struct bench_value {
 };
 
 /* "id=integer journal=wal ..." for error messages: every parameter, and
-** schema, statement and template when they are set.  sqlite3_free() it. */
+** schema, statement and template when they are set, and the BUSY and WAL
+** parameters when one is not its default.  sqlite3_free() it. */
 static char *benchConfigDesc(const bench_config *c){
   char zPage[32], zCache[32], zMmap[32];
   char *zDesc, *zMore;
@@ -330,6 +378,14 @@ static char *benchConfigDesc(const bench_config *c){
   }
   if( zDesc && c->zTemplate ){
     zMore = sqlite3_mprintf("%s template=%s", zDesc, c->zTemplate);
+    sqlite3_free(zDesc);
+    zDesc = zMore;
+  }
+  if( zDesc && (c->bReadFirst || c->nAutoCheckpoint!=1000
+                || c->iJournalSizeLimit!=-1 || c->iReaderHoldMs) ){
+    zMore = sqlite3_mprintf("%s read_first=%d wal_autocheckpoint=%d"
+        " journal_size_limit=%lld reader_hold_ms=%d", zDesc, c->bReadFirst,
+        c->nAutoCheckpoint, c->iJournalSizeLimit, c->iReaderHoldMs);
     sqlite3_free(zDesc);
     zDesc = zMore;
   }
@@ -475,7 +531,7 @@ static void benchValueError(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
       if( p==BENCH_P_PAGE_SIZE ){
         zAllowed = sqlite3_mprintf("a power of two in 512..65536, or NULL"
                                    " for the library default");
-      }else if( p==BENCH_P_MUTEX ){
+      }else if( p==BENCH_P_MUTEX || p==BENCH_P_READ_FIRST ){
         zAllowed = sqlite3_mprintf("0 or 1");
       }else{
         zAllowed = sqlite3_mprintf("an integer in %lld..%lld%s", pP->iMin,
@@ -832,6 +888,10 @@ static void benchCurrentConfig(bench_cursor *pCur, bench_config *c){
   c->zStatement = v[BENCH_P_STATEMENT]->bNull ? 0 : v[BENCH_P_STATEMENT]->z;
   c->zTemplate = v[BENCH_P_TEMPLATE]->bNull ? 0 : v[BENCH_P_TEMPLATE]->z;
   c->zTemplateReal = v[BENCH_P_TEMPLATE]->zReal;
+  c->bReadFirst = (int)v[BENCH_P_READ_FIRST]->i;
+  c->nAutoCheckpoint = (int)v[BENCH_P_WAL_AUTOCKPT]->i;
+  c->iJournalSizeLimit = v[BENCH_P_JOURNAL_SIZE]->i;
+  c->iReaderHoldMs = (int)v[BENCH_P_READER_HOLD]->i;
 }
 
 /* Run the current combination; an error goes to the vtab. */
@@ -953,6 +1013,12 @@ static const char *benchCrossCheck(bench_cursor *pCur){
                        || benchAnySet(pCur, BENCH_P_TEMPLATE)) ){
     return "readers read the posts table by id: readers > 0 needs schema"
            " and template NULL";
+  }
+  if( benchMaxValue(pCur, BENCH_P_READ_FIRST)
+   && (benchAnySet(pCur, BENCH_P_SCHEMA)
+       || benchAnySet(pCur, BENCH_P_TEMPLATE)) ){
+    return "read_first reads the posts table by id: read_first=1 needs"
+           " schema and template NULL";
   }
   if( benchMaxValue(pCur, BENCH_P_PREPARE)==BENCH_PREPARE_EXEC
    && benchAnySet(pCur, BENCH_P_STATEMENT) ){
@@ -1114,6 +1180,21 @@ static int benchColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
       break;
     case BENCH_COL_BUSY: sqlite3_result_int64(ctx, r->nBusy); break;
     case BENCH_COL_DB_BYTES: sqlite3_result_int64(ctx, r->nDbBytes); break;
+    case BENCH_COL_BUSY_ERRORS: sqlite3_result_int64(ctx, r->nBusyErrors); break;
+    /* the WAL columns: NULL without a -wal file (journal other than wal,
+    ** storage=memory) */
+    case BENCH_COL_WAL_BYTES_MAX:
+      if( r->bWal ) sqlite3_result_int64(ctx, r->nWalMax);
+      break;
+    case BENCH_COL_WAL_BYTES_END:
+      if( r->bWal ) sqlite3_result_int64(ctx, r->nWalEnd);
+      break;
+    case BENCH_COL_CHECKPOINTS:
+      if( r->bWal ) sqlite3_result_int64(ctx, r->nCheckpoints);
+      break;
+    case BENCH_COL_CKPT_BLOCKED:
+      if( r->bWal ) sqlite3_result_int64(ctx, r->nCheckpointsBlocked);
+      break;
     case BENCH_COL_SQLITE_VERSION:
       sqlite3_result_text(ctx, sqlite3_libversion(), -1, SQLITE_STATIC);
       break;

@@ -35,7 +35,12 @@
 **     shared atomic counter until the chunk's rows are all claimed,
 **     readers read while the writers write, and all come back to the gate,
 **     which the next chunk's ids reopen.  elapsed is the sum of the
-**     phases.  The run writes exactly `rows` rows unless `seconds`
+**     phases.  A writer's WAL hook (journal=wal) does what SQLite's
+**     autocheckpoint does, counting.  A transaction refused with
+**     SQLITE_BUSY after the busy handler gave up is rolled back and run
+**     again from BEGIN, counted.  Readers with reader_hold_ms keep each
+**     read transaction open that long.
+**     The run writes exactly `rows` rows unless `seconds`
 **     passes (checked before each transaction), a statement fails (which
 **     stops everyone), a terminating signal comes or, with SQLite 3.41 or
 **     later, the host connection is interrupted (sqlite3_is_interrupted,
@@ -184,6 +189,7 @@ struct bench_worker {
   pthread_t tid;
   sqlite3 *db;
   sqlite3_stmt *pIns, *pBegin, *pCommit, *pSel;
+  sqlite3_stmt *pRead;         /* writers with read_first: the SELECT */
   char *zSqlBuf;               /* prepare=exec: the SQL text */
   bench_busy busy;
   sqlite3_int64 nDone;         /* rows inserted or SELECTs run */
@@ -200,6 +206,11 @@ struct bench_worker {
   const char *zDenied;         /* what its authorizer refused (static) */
   int bDeadline;               /* its progress handler stopped a step:
                                ** seconds ran out */
+  sqlite3_int64 nBusyErr;      /* writers: transactions retried after BUSY */
+  int mxFrame;                 /* writers: the most WAL frames after a commit */
+  int nAutoCkpt;               /* writers: checkpoint at this many frames */
+  sqlite3_int64 nCkpt, nCkptBlocked;   /* writers: checkpoints run, and of
+                               ** those, the ones stopped short by readers */
   char aPad[128];              /* keeps the fields each writer updates in its
                                ** loop off its neighbours' cache lines */
 };
@@ -235,6 +246,8 @@ struct bench_run {
   int iPhase;                  /* phases the gate has opened for */
   int bDone;                   /* no more phases: the threads end */
   int bThreads;                /* workers run in threads of their own */
+  int bWal;                    /* a -wal file beside a scratch file */
+  int szPage;                  /* the scratch database's page size */
   int bLocks;                  /* appMutex, gateMutex, gateCond exist */
 };
 
@@ -396,6 +409,75 @@ static int benchTimeUp(bench_worker *w, int rc){
   return (rc&0xff)==SQLITE_INTERRUPT && w->bDeadline;
 }
 
+/* A writer's WAL hook, called after each of its commits with the frames
+** in the log: what SQLite's own autocheckpoint hook does (a PASSIVE
+** checkpoint once the log has wal_autocheckpoint pages), counted.  A
+** checkpoint that stops before the end of the log (nCkpt < nLog) was
+** held back by a reader's snapshot: blocked.  The frame counts seen here
+** give the -wal file's largest size (benchRunWal). */
+static __attribute__((noinline)) void benchWalCheckpoint(bench_worker *w,
+    sqlite3 *db, const char *zDb, int nFrame){
+  int nLog = 0, nCkpt = 0;
+  if( nFrame>w->mxFrame ) w->mxFrame = nFrame;
+  if( sqlite3_wal_checkpoint_v2(db, zDb, SQLITE_CHECKPOINT_PASSIVE, &nLog,
+                                &nCkpt)==SQLITE_OK ){
+    w->nCkpt++;
+    if( nCkpt<nLog ) w->nCkptBlocked++;
+  }
+}
+static int benchWalHook(void *pArg, sqlite3 *db, const char *zDb, int nFrame){
+  bench_worker *w = (bench_worker*)pArg;
+  /* (the checkpoint apart, not inlined: a commit below the threshold costs
+  ** what SQLite's own hook costs, a compare) */
+  if( nFrame>=w->nAutoCkpt ) benchWalCheckpoint(w, db, zDb, nFrame);
+  return SQLITE_OK;
+}
+
+/* Run "PRAGMA <zName>=<v>" on the worker's connection. */
+static int benchPragma(bench_worker *w, const char *zName, sqlite3_int64 v){
+  char *zSql = sqlite3_mprintf("PRAGMA %s=%lld", zName, v);
+  int rc = zSql ? benchExec(w, zSql) : benchWorkerFail(w, SQLITE_NOMEM, 0);
+  sqlite3_free(zSql);
+  return rc;
+}
+
+/* A writer's statements: BEGIN, COMMIT, the write (prepare=once) and
+** read_first's SELECT; prepare=exec keeps a buffer for the SQL text
+** instead of the first three. */
+static int benchWriterPrepare(bench_worker *w){
+  bench_run *r = w->pRun;
+  const bench_config *c = r->pCfg;
+  int rc = SQLITE_OK;
+  if( c->bReadFirst ){
+    rc = sqlite3_prepare_v2(w->db, "SELECT title FROM posts WHERE id=?1",
+                            -1, &w->pRead, 0);
+  }
+  if( rc==SQLITE_OK && c->ePrepare==BENCH_PREPARE_EXEC ){
+    w->zSqlBuf = sqlite3_malloc(c->nContent + 200);
+    return w->zSqlBuf ? SQLITE_OK : benchWorkerFail(w, SQLITE_NOMEM, 0);
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(w->db,
+      c->eBegin==BENCH_BEGIN_IMMEDIATE ? "BEGIN IMMEDIATE" : "BEGIN",
+      -1, &w->pBegin, 0);
+  if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(w->db, "COMMIT", -1,
+                                              &w->pCommit, 0);
+  if( rc==SQLITE_OK && c->ePrepare==BENCH_PREPARE_ONCE ){
+    rc = sqlite3_prepare_v2(w->db, r->zInsert, -1, &w->pIns, 0);
+  }
+  if( rc!=SQLITE_OK && w->zDenied ){
+    char *z = benchDeniedMsg("statement", w->zDenied);
+    benchWorkerFail(w, rc, z ? "%s" : 0, z);
+    sqlite3_free(z);
+    return rc;
+  }
+  if( rc!=SQLITE_OK ){
+    return benchWorkerFail(w, rc, "cannot prepare the %s: %s",
+                           r->bCustom ? "statement" : "INSERT",
+                           benchErrmsg(w, rc));
+  }
+  return SQLITE_OK;
+}
+
 /* Open the worker's connection, set the pragmas, prepare.  A failure is
 ** recorded on the worker (benchWorkerFail) and stops the run. */
 static int benchWorkerSetup(bench_worker *w){
@@ -416,6 +498,11 @@ static int benchWorkerSetup(bench_worker *w){
   w->busy.iTimeout = c->iBusyTimeout;
   w->busy.pbStop = &r->bStop;
   sqlite3_busy_handler(w->db, benchBusyHandler, &w->busy);
+  if( r->bWal && !w->bReader ){
+    /* wal_autocheckpoint=0: none (never that many frames) */
+    w->nAutoCkpt = c->nAutoCheckpoint>0 ? c->nAutoCheckpoint : 0x7fffffff;
+    sqlite3_wal_hook(w->db, benchWalHook, w);
+  }
   zSql = sqlite3_mprintf(
       "PRAGMA locking_mode=%s; PRAGMA journal_mode=%s; PRAGMA synchronous=%s;"
       " PRAGMA foreign_keys=ON;",
@@ -425,14 +512,13 @@ static int benchWorkerSetup(bench_worker *w){
   rc = benchExec(w, zSql);
   sqlite3_free(zSql);
   if( rc==SQLITE_OK && c->bCacheSize ){
-    zSql = sqlite3_mprintf("PRAGMA cache_size=%lld", c->iCacheSize);
-    rc = zSql ? benchExec(w, zSql) : benchWorkerFail(w, SQLITE_NOMEM, 0);
-    sqlite3_free(zSql);
+    rc = benchPragma(w, "cache_size", c->iCacheSize);
   }
   if( rc==SQLITE_OK && c->bMmapSize ){
-    zSql = sqlite3_mprintf("PRAGMA mmap_size=%lld", c->iMmapSize);
-    rc = zSql ? benchExec(w, zSql) : benchWorkerFail(w, SQLITE_NOMEM, 0);
-    sqlite3_free(zSql);
+    rc = benchPragma(w, "mmap_size", c->iMmapSize);
+  }
+  if( rc==SQLITE_OK && c->iJournalSizeLimit>=0 ){
+    rc = benchPragma(w, "journal_size_limit", c->iJournalSizeLimit);
   }
   if( rc!=SQLITE_OK ) return rc;
   if( w->bReader ){
@@ -459,30 +545,7 @@ static int benchWorkerSetup(bench_worker *w){
     if( benchLatGrow(w, nShare) ) return SQLITE_NOMEM;
     memset(w->aLat, 0, sizeof(uint64_t)*(size_t)w->nLatAlloc);
   }
-  if( c->ePrepare==BENCH_PREPARE_EXEC ){
-    w->zSqlBuf = sqlite3_malloc(c->nContent + 200);
-    return w->zSqlBuf ? SQLITE_OK : benchWorkerFail(w, SQLITE_NOMEM, 0);
-  }
-  rc = sqlite3_prepare_v2(w->db,
-      c->eBegin==BENCH_BEGIN_IMMEDIATE ? "BEGIN IMMEDIATE" : "BEGIN",
-      -1, &w->pBegin, 0);
-  if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(w->db, "COMMIT", -1,
-                                              &w->pCommit, 0);
-  if( rc==SQLITE_OK && c->ePrepare==BENCH_PREPARE_ONCE ){
-    rc = sqlite3_prepare_v2(w->db, r->zInsert, -1, &w->pIns, 0);
-  }
-  if( rc!=SQLITE_OK && w->zDenied ){
-    char *z = benchDeniedMsg("statement", w->zDenied);
-    benchWorkerFail(w, rc, z ? "%s" : 0, z);
-    sqlite3_free(z);
-    return rc;
-  }
-  if( rc!=SQLITE_OK ){
-    return benchWorkerFail(w, rc, "cannot prepare the %s: %s",
-                           r->bCustom ? "statement" : "INSERT",
-                           benchErrmsg(w, rc));
-  }
-  return SQLITE_OK;
+  return benchWriterPrepare(w);
 }
 
 static void benchWorkerClose(bench_worker *w){
@@ -490,7 +553,8 @@ static void benchWorkerClose(bench_worker *w){
   sqlite3_finalize(w->pBegin);
   sqlite3_finalize(w->pCommit);
   sqlite3_finalize(w->pSel);
-  w->pIns = w->pBegin = w->pCommit = w->pSel = 0;
+  sqlite3_finalize(w->pRead);
+  w->pIns = w->pBegin = w->pCommit = w->pSel = w->pRead = 0;
   sqlite3_close_v2(w->db);   /* rolls back an open transaction */
   w->db = 0;
   sqlite3_free(w->zSqlBuf);
@@ -542,6 +606,7 @@ static const char *benchInsertText(bench_worker *w, sqlite3_int64 i){
 ** INSERT, "statement failed at row N: ..." for the user's statement. */
 static int benchRowFail(bench_worker *w, int rc, sqlite3_int64 i){
   if( benchTimeUp(w, rc) ) return rc;  /* a stop, not a failure */
+  if( (rc&0xff)==SQLITE_BUSY ) return rc;   /* retried (benchWriterLoop) */
   if( w->zDenied ){
     char *z = benchDeniedMsg("statement", w->zDenied);
     benchWorkerFail(w, rc, z ? "%s" : 0, z);
@@ -626,6 +691,7 @@ static int benchTxn(bench_worker *w, int bCommit){
     sqlite3_reset(p);
     if( rc==SQLITE_DONE ) rc = SQLITE_OK;
   }
+  if( (rc&0xff)==SQLITE_BUSY ) return rc;   /* retried (benchWriterLoop) */
   if( rc!=SQLITE_OK && !benchTimeUp(w, rc) ){
     return benchWorkerFail(w, rc, "%s failed: %s",
                            bCommit ? "COMMIT" : "BEGIN", benchErrmsg(w, rc));
@@ -672,11 +738,55 @@ static void benchLatAdd(bench_worker *w, uint64_t ns){
   }
 }
 
+/* read_first: the SELECT of a recent row (the one claimed before row
+** i0, or i0 itself at the start of a chunk of ids) that opens a read
+** transaction before the write.  SQLITE_OK, SQLITE_BUSY (retried) or an
+** error recorded. */
+static int benchReadFirst(bench_worker *w, sqlite3_int64 i0){
+  bench_run *r = w->pRun;
+  const bench_config *c = r->pCfg;
+  sqlite3_int64 k = i0>r->iChunk0 ? i0-1 : i0;
+  int rc;
+  if( c->eId==BENCH_ID_INTEGER ){
+    sqlite3_bind_int64(w->pRead, 1, k+1);
+  }else if( BENCH_ID_IS_BLOB(c->eId) ){
+    sqlite3_bind_blob(w->pRead, 1, r->aId + (k-r->iChunk0)*16, 16,
+                      SQLITE_STATIC);
+  }else{
+    sqlite3_bind_text(w->pRead, 1, (const char*)r->aId
+                      + (k-r->iChunk0)*r->nIdLen, r->nIdLen, SQLITE_STATIC);
+  }
+  while( (rc = sqlite3_step(w->pRead))==SQLITE_ROW ){}
+  sqlite3_reset(w->pRead);
+  if( rc==SQLITE_DONE || benchTimeUp(w, rc) ) return SQLITE_OK;
+  if( (rc&0xff)==SQLITE_BUSY ) return rc;
+  return benchWorkerFail(w, rc, "read_first's SELECT failed: %s",
+                         benchErrmsg(w, rc));
+}
+
+/* A transaction refused with SQLITE_BUSY (or BUSY_SNAPSHOT) after the busy
+** handler gave up: roll it back, count it, drop the latencies its rows
+** recorded (in a run with histograms they stay), so that the writer
+** retries it from BEGIN, as an application would.  Zero if it cannot:
+** the run is stopping, or the ROLLBACK failed (recorded). */
+static int benchRetry(bench_worker *w, sqlite3_int64 nRecorded){
+  bench_run *r = w->pRun;
+  w->nBusyErr++;
+  if( !w->aHist ) w->nLat -= nRecorded;
+  if( !sqlite3_get_autocommit(w->db)
+   && benchExec(w, "ROLLBACK")!=SQLITE_OK ){
+    return 0;
+  }
+  return !__atomic_load_n(&r->bStop, __ATOMIC_RELAXED)
+      && !acorn_bench_signalled() && acorn_bench_mono()<r->tDeadline;
+}
+
 /* A writer's part of one phase: claim `batch` rows at a time until the
 ** phase's rows are all claimed, the deadline passes or the run stops. */
 static void benchWriterLoop(bench_worker *w){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
+  int bTxn = c->nBatch>1 || c->bReadFirst;
   sqlite3_int64 t = acorn_bench_mono();
   for(;;){
     sqlite3_int64 i0, n, j, tPrev;
@@ -697,20 +807,33 @@ static void benchWriterLoop(bench_worker *w){
      && benchLatGrow(w, w->nLat+n) ) break;
     tPrev = acorn_bench_mono();   /* latency includes waiting for the mutex */
     if( c->bMutex ) pthread_mutex_lock(&r->appMutex);
-    if( c->nBatch>1 ) rc = benchTxn(w, 0);
-    for(j=0; rc==SQLITE_OK && j<n; j++){
+  again:                          /* after a BUSY: the batch from BEGIN */
+    j = 0;
+    if( bTxn ){
+      rc = benchTxn(w, 0);
+      if( rc==SQLITE_OK && c->bReadFirst ) rc = benchReadFirst(w, i0);
+    }
+    for(; rc==SQLITE_OK && j<n; j++){
       if( acorn_bench_signalled() ){ rc = SQLITE_INTERRUPT; break; }
       rc = benchInsertRow(w, i0+j);
-      if( rc==SQLITE_OK && (j<n-1 || c->nBatch==1) ){
+      if( rc==SQLITE_OK && (j<n-1 || !bTxn) ){
         t = acorn_bench_mono();
         benchLatAdd(w, t>tPrev ? (uint64_t)(t-tPrev) : 1);
         tPrev = t;
       }
     }
-    if( rc==SQLITE_OK && c->nBatch>1 ){
+    if( rc==SQLITE_OK && bTxn ){
       rc = benchTxn(w, 1);
       t = acorn_bench_mono();
-      benchLatAdd(w, t>tPrev ? (uint64_t)(t-tPrev) : 1);      /* + COMMIT */
+      if( rc==SQLITE_OK ){
+        benchLatAdd(w, t>tPrev ? (uint64_t)(t-tPrev) : 1);    /* + COMMIT */
+      }
+    }
+    /* the rows of the attempt that recorded a latency: j, or in a
+    ** transaction all but the last */
+    if( rc!=SQLITE_OK && (rc&0xff)==SQLITE_BUSY
+     && benchRetry(w, bTxn && j>n-1 ? n-1 : j) ){
+      goto again;
     }
     if( c->bMutex ) pthread_mutex_unlock(&r->appMutex);
     if( rc!=SQLITE_OK ) break;
@@ -720,38 +843,63 @@ static void benchWriterLoop(bench_worker *w){
   __atomic_fetch_sub(&r->nWriterLeft, 1, __ATOMIC_SEQ_CST);
 }
 
-/* A reader's part of one phase: point SELECTs of rows claimed so far
-** (integer ids: any row of the run; other ids: rows of this phase, whose
-** ids are in memory) until the phase's writers are done. */
-static void benchReaderLoop(bench_worker *w){
+/* A reader's point SELECT of a row claimed so far (integer ids: any row
+** of the run; other ids: rows of this phase, whose ids are in memory). */
+static int benchReadOne(bench_worker *w){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
-  while( !__atomic_load_n(&r->bStop, __ATOMIC_RELAXED) && !acorn_bench_signalled()
+  sqlite3_int64 n = __atomic_load_n(&r->iNext, __ATOMIC_RELAXED);
+  sqlite3_int64 k;
+  int rc;
+  if( n>r->iChunkEnd ) n = r->iChunkEnd;
+  if( c->eId!=BENCH_ID_INTEGER ) n -= r->iChunk0;
+  if( n<1 ) n = 1;
+  w->iRand ^= w->iRand<<13; w->iRand ^= w->iRand>>7; w->iRand ^= w->iRand<<17;
+  k = (sqlite3_int64)(w->iRand % (uint64_t)n);
+  if( c->eId==BENCH_ID_INTEGER ){
+    sqlite3_bind_int64(w->pSel, 1, k+1);
+  }else if( BENCH_ID_IS_BLOB(c->eId) ){
+    sqlite3_bind_blob(w->pSel, 1, r->aId + k*16, 16, SQLITE_STATIC);
+  }else{
+    sqlite3_bind_text(w->pSel, 1, (const char*)r->aId + k*r->nIdLen,
+                      r->nIdLen, SQLITE_STATIC);
+  }
+  while( (rc = sqlite3_step(w->pSel))==SQLITE_ROW ){}
+  if( rc==SQLITE_DONE ) return sqlite3_reset(w->pSel);
+  sqlite3_reset(w->pSel);
+  return rc;
+}
+
+/* A reader's part of one phase: point SELECTs until the phase's writers
+** are done.  With reader_hold_ms, they run in read transactions kept open
+** that long each (one snapshot), one after the other. */
+static void benchReaderLoop(bench_worker *w){
+  bench_run *r = w->pRun;
+  sqlite3_int64 tHoldNs = (sqlite3_int64)r->pCfg->iReaderHoldMs*1000000;
+  sqlite3_int64 tHoldEnd = 0;          /* 0: no read transaction open */
+  int rc = SQLITE_OK;
+  while( !__atomic_load_n(&r->bStop, __ATOMIC_RELAXED)
+      && !acorn_bench_signalled()
       && __atomic_load_n(&r->nWriterLeft, __ATOMIC_RELAXED)>0 ){
-    sqlite3_int64 n = __atomic_load_n(&r->iNext, __ATOMIC_RELAXED);
-    sqlite3_int64 k;
-    int rc;
-    if( n>r->iChunkEnd ) n = r->iChunkEnd;
-    if( c->eId!=BENCH_ID_INTEGER ) n -= r->iChunk0;
-    if( n<1 ) n = 1;
-    w->iRand ^= w->iRand<<13; w->iRand ^= w->iRand>>7; w->iRand ^= w->iRand<<17;
-    k = (sqlite3_int64)(w->iRand % (uint64_t)n);
-    if( c->eId==BENCH_ID_INTEGER ){
-      sqlite3_bind_int64(w->pSel, 1, k+1);
-    }else if( BENCH_ID_IS_BLOB(c->eId) ){
-      sqlite3_bind_blob(w->pSel, 1, r->aId + k*16, 16, SQLITE_STATIC);
-    }else{
-      sqlite3_bind_text(w->pSel, 1, (const char*)r->aId + k*r->nIdLen,
-                        r->nIdLen, SQLITE_STATIC);
+    if( tHoldNs>0 && tHoldEnd==0 ){
+      rc = sqlite3_exec(w->db, "BEGIN", 0, 0, 0);
+      if( rc!=SQLITE_OK ) break;
+      tHoldEnd = acorn_bench_mono() + tHoldNs;
     }
-    while( (rc = sqlite3_step(w->pSel))==SQLITE_ROW ){}
-    if( rc==SQLITE_DONE ) rc = sqlite3_reset(w->pSel);
-    else sqlite3_reset(w->pSel);
-    if( rc!=SQLITE_OK ){
-      benchWorkerFail(w, rc, "read failed: %s", benchErrmsg(w, rc));
-      break;
-    }
+    rc = benchReadOne(w);
+    if( rc!=SQLITE_OK ) break;
     w->nDone++;
+    if( tHoldEnd && acorn_bench_mono()>=tHoldEnd ){
+      tHoldEnd = 0;
+      rc = sqlite3_exec(w->db, "COMMIT", 0, 0, 0);
+      if( rc!=SQLITE_OK ) break;
+    }
+  }
+  if( rc!=SQLITE_OK ){
+    benchWorkerFail(w, rc, "read failed: %s", benchErrmsg(w, rc));
+  }
+  if( !sqlite3_get_autocommit(w->db) ){
+    sqlite3_exec(w->db, "COMMIT", 0, 0, 0);   /* the phase is over */
   }
 }
 
@@ -1195,6 +1343,14 @@ static int benchRunSetup(bench_run *r, sqlite3 **pDb, char **pzErr){
   }
   rc = benchOpenSetup(r, pDb, pzErr);
   if( rc==SQLITE_OK ) rc = benchSetupSchema(r, *pDb, pzErr);
+  if( rc==SQLITE_OK && r->bWal ){
+    sqlite3_stmt *pStmt = 0;
+    if( sqlite3_prepare_v2(*pDb, "PRAGMA page_size", -1, &pStmt, 0)==SQLITE_OK
+     && sqlite3_step(pStmt)==SQLITE_ROW ){
+      r->szPage = sqlite3_column_int(pStmt, 0);
+    }
+    sqlite3_finalize(pStmt);
+  }
   return rc;
 }
 
@@ -1258,6 +1414,36 @@ static int benchRunWorkers(bench_run *r, bench_worker *aW, int nW,
   return rc;
 }
 
+/* 5a, first: the -wal file: its size now, after the timed part and
+** before any connection closes (the last to close checkpoints and deletes
+** it), and the largest it reached.  The file grows only by frames
+** appended at its end: after a commit whose log holds F frames it is
+** 32 + F*(24 + page_size) bytes (a header, then per frame a 24-byte header
+** and a page), or more if an earlier, longer log left it so (a new log is
+** written from the start of the old file, which only journal_size_limit
+** cuts).  A log starts again only after a checkpoint of all of it, and
+** only the writers' WAL hooks checkpoint, at F >= wal_autocheckpoint: so
+** the largest F a hook saw there is the largest log of the run, and
+** without checkpoints the file only grew and its size now is its peak.
+** Exact, and without a system call or a compare per commit. */
+static void benchRunWal(bench_run *r, bench_worker *aW, bench_result *pRes){
+  const bench_config *c = r->pCfg;
+  struct stat st;
+  char *zWal;
+  int i, mxFrame = 0;
+  pRes->bWal = 1;
+  zWal = sqlite3_mprintf("%s-wal", r->zOpen);
+  if( zWal && stat(zWal, &st)==0 ) pRes->nWalEnd = st.st_size;
+  sqlite3_free(zWal);
+  for(i=0; i<c->nThread; i++){
+    if( aW[i].mxFrame>mxFrame ) mxFrame = aW[i].mxFrame;
+    pRes->nCheckpoints += aW[i].nCkpt;
+    pRes->nCheckpointsBlocked += aW[i].nCkptBlocked;
+  }
+  pRes->nWalMax = mxFrame>0 ? 32 + (sqlite3_int64)mxFrame*(24 + r->szPage) : 0;
+  if( pRes->nWalEnd>pRes->nWalMax ) pRes->nWalMax = pRes->nWalEnd;
+}
+
 /* 5a. The run's outcome: a deferred signal (the files removed before the
 ** connections close, so that closing has nothing to checkpoint), else the
 ** first worker's failure, else rc; the workers' counts added up and their
@@ -1277,6 +1463,7 @@ static int benchRunCollect(bench_run *r, bench_worker *aW, int nW, int rc,
                                : sig==SIGINT ? "SIGINT" : "SIGHUP");
     }
   }
+  if( aW && r->bWal && r->zOpen ) benchRunWal(r, aW, pRes);
   for(i=0; aW && i<nW; i++){
     if( rc==SQLITE_OK && aW[i].rc!=SQLITE_OK ){
       rc = aW[i].rc;
@@ -1290,6 +1477,7 @@ static int benchRunCollect(bench_run *r, bench_worker *aW, int nW, int rc,
       pRes->nReads += aW[i].nDone;
     }
     pRes->nBusy += aW[i].busy.nBusy;
+    pRes->nBusyErrors += aW[i].nBusyErr;
     sqlite3_free(aW[i].zErr);
     benchWorkerClose(&aW[i]);
   }
@@ -1362,6 +1550,7 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
   run.nWriterLeft = c->nThread;
   run.bHist = c->nRow>BENCH_EXACT_MAX;
   run.bThreads = nW>1;
+  run.bWal = c->eJournal==BENCH_JOURNAL_WAL && c->eStorage==BENCH_STORAGE_FILE;
 
   rc = benchRunAlloc(&run, &aW, nW);
   if( rc==SQLITE_OK ) rc = benchRunScratch(&run, pzErr);
