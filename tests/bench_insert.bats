@@ -441,7 +441,7 @@ explain_script() {
 
 @test "the SQL scripts in sql/ are valid and name only real columns" {
   local f
-  for f in writers ids journals batching readers own; do
+  for f in writers ids journals batching readers own wal; do
     run explain_script "$f"
     assert_success
   done
