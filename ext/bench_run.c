@@ -1280,8 +1280,9 @@ static int benchRunAlloc(bench_run *r, bench_worker **paW, int nW){
   if( rc!=SQLITE_OK ) return rc;
   r->zContent = sqlite3_malloc(c->nContent+1);
   *paW = aW = sqlite3_malloc64(sizeof(bench_worker)*(sqlite3_uint64)nW);
+  /* zeroed before anything can fail: step 5 reads every worker */
+  if( aW ) memset(aW, 0, sizeof(bench_worker)*(size_t)nW);
   if( r->zContent==0 || aW==0 ) return SQLITE_NOMEM;
-  memset(aW, 0, sizeof(bench_worker)*(size_t)nW);
   for(i=0; i<nW; i++){
     aW[i].pRun = r;
     aW[i].bReader = i>=c->nThread;
