@@ -1,7 +1,8 @@
 /*
 ** bench.h: what bench_insert.c (the table-valued function: parameters,
-** their values, the rows) and bench_run.c (one run: scratch database,
-** connections, threads, clock) share.  Internal to acorn.
+** their values, the rows), bench_run.c (one run: scratch database,
+** connections, threads, clock), bench_scratch.c (scratch files, signals)
+** and bench_template.c (the template's copy) share.  Internal to acorn.
 **
 ** bench_insert.c reads one combination of parameter values into a
 ** bench_config and calls acorn_bench_run(), which fills a bench_result or
@@ -12,6 +13,9 @@
 #define ACORN_BENCH_H
 
 #include "acorn.h"
+
+#include <signal.h>
+#include <time.h>
 
 /* The enumerated parameters.  The value is the index of its name in the
 ** matching acorn_bench_az* array, which is also the order of the rows. */
@@ -55,7 +59,11 @@ struct bench_config {
   int eId, eJournal, eSync, nThread, bMutex, nBatch, eBegin, ePrepare;
   int eLocking, nReader, nContent, iBusyTimeout, eStorage;
   int bPageSize, bCacheSize, bMmapSize;
+  int bReadFirst;          /* each transaction reads a row before it writes */
+  int nAutoCheckpoint;     /* pages; 0: no checkpoint while the clock runs */
+  int iReaderHoldMs;       /* readers keep each read transaction this long */
   sqlite3_int64 iPageSize, iCacheSize, iMmapSize, nRow;
+  sqlite3_int64 iJournalSizeLimit;   /* bytes; -1: the pragma is not run */
   double rSeconds;
   const char *zDir;        /* dir as given, for messages */
   const char *zDirReal;    /* its realpath: absolute, no symlink */
@@ -71,6 +79,10 @@ struct bench_config {
 typedef struct bench_result bench_result;
 struct bench_result {
   sqlite3_int64 nRowsWritten, nWrites, nReads, nBusy, nDbBytes;
+  sqlite3_int64 nBusyErrors;           /* transactions retried after BUSY */
+  int bWal;                            /* a WAL file: the four below hold */
+  sqlite3_int64 nWalMax, nWalEnd;      /* bytes of the -wal file */
+  sqlite3_int64 nCheckpoints, nCheckpointsBlocked;
   double rElapsed, rP50, rP99, rMax;   /* seconds; microseconds */
   int bLatency;                        /* rP50, rP99, rMax hold something */
 };
@@ -91,6 +103,49 @@ int acorn_bench_in_run(void);
 ** opens read-only?  SQLITE_OK, or an error with *pzWhy (SQLite's message,
 ** sqlite3_malloc'd). */
 int acorn_bench_template_check(const char *zReal, char **pzWhy);
+
+/* The template (realpath c->zTemplateReal) copied into dbDest's main
+** database, replacing all of it.  SQLITE_OK, or an error with *pzErr. */
+int acorn_bench_template_copy(const bench_config *c, sqlite3 *dbDest,
+                              char **pzErr);
+
+/* A scratch file: a fresh name "<zDir>/<zPrefix><16 hex><zSuffix>" made
+** with open(O_CREAT|O_EXCL) (if bSideFiles, one whose -wal, -shm and
+** -journal do not exist either): *pzPath (sqlite3_malloc'd) and, if pFd is
+** not NULL, the open descriptor.  It is registered as live, removed at exit
+** or on a terminating signal, until acorn_bench_live_remove(zPath). */
+int acorn_bench_create_scratch(const char *zDir, const char *zPrefix,
+                               const char *zSuffix, int bSideFiles,
+                               char **pzPath, int *pFd, char **pzErr);
+void acorn_bench_live_remove(const char *zPath);
+
+/* Unlink zPath and, if bSideFiles, its -wal, -shm and -journal.
+** Async-signal-safe. */
+void acorn_bench_unlink_all(const char *zPath, int bSideFiles);
+
+/* Block (bBlock) SIGTERM, SIGINT and SIGHUP in the calling thread, saving
+** its mask in *pOld, or put *pOld back: worker threads start with them
+** blocked. */
+void acorn_bench_signals_block(int bBlock, sigset_t *pOld);
+
+/* A terminating signal deferred while scratch files live (its number, or
+** 0; atomic): every run stops at its next row and removes its files.
+** Declared hidden, as its definition is: read directly, not through the
+** global offset table, in the writers' loop. */
+extern int acorn_bench_sig_pending __attribute__((visibility("hidden")));
+
+/* Has a terminating signal asked every run to stop?  Inline: writers ask
+** before every row. */
+static inline int acorn_bench_signalled(void){
+  return __atomic_load_n(&acorn_bench_sig_pending, __ATOMIC_RELAXED)!=0;
+}
+
+/* The monotonic clock in nanoseconds.  Inline: writers read it per row. */
+static inline sqlite3_int64 acorn_bench_mono(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (sqlite3_int64)ts.tv_sec*1000000000 + ts.tv_nsec;
+}
 
 /* fsync_us: the median of 5 (4 KiB pwrite + fsync) on a new file in zDir
 ** (a realpath), in microseconds. */

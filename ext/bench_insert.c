@@ -29,7 +29,8 @@
 **   mutex        0 | 1: an application mutex held around every
 **                transaction (every insert when batch=1);         0
 **   batch        rows per transaction, 1..1000000 (1: autocommit); 1
-**   begin        deferred | immediate (BEGIN of batch>1);         deferred
+**   begin        deferred | immediate (BEGIN of batch>1, or of every
+**                transaction with read_first=1);                  deferred
 **   prepare      once | each | exec;                              once
 **   locking      normal | exclusive;                              normal
 **   page_size    power of two in 512..65536, or NULL;             NULL
@@ -57,6 +58,18 @@
 **   template     an existing SQLite database, copied read-only (backup
 **                API) into each scratch database before the schema, or
 **                NULL;                                            NULL
+**   read_first   0 | 1: each transaction reads a recent row of posts
+**                (SELECT by id) before it writes, in an explicit
+**                transaction even with batch=1;                   0
+**   wal_autocheckpoint  pages, 0..1000000000: a writer runs a PASSIVE
+**                checkpoint after a commit that leaves the log at least
+**                this long (SQLite's own autocheckpoint, counted); 0:
+**                none while the clock runs;                       1000
+**   journal_size_limit  bytes, -1..1099511627776 (-1: the pragma is not
+**                run, no limit);                                  -1
+**   reader_hold_ms  milliseconds, 0..3600000: each reader runs its
+**                SELECTs in read transactions kept open this long, one
+**                after the other (0: each SELECT its own);        0
 **
 **   SELECT writes_per_sec, p99_us FROM bench_insert
 **    WHERE template='app.db' AND schema='CREATE INDEX ev_kind ON ev(kind)'
@@ -81,7 +94,11 @@
 ** The statement is checked when its run has made the scratch database
 ** (its tables must exist): not a single INSERT, UPDATE, DELETE or
 ** REPLACE, one that returns rows, or binds anything but ?1, ?2, ?3, is
-** refused.  A write that fails stops the run and becomes the error, with
+** refused.  read_first=1 needs schema and template NULL (it reads posts).
+** A write refused with SQLITE_BUSY (BUSY_SNAPSHOT included) once the busy
+** handler gives up is rolled back and its transaction retried from BEGIN
+** (busy_errors counts them) until seconds is up.  Any other write that
+** fails stops the run and becomes the error, with
 ** SQLite's message and every parameter of the run:
 **   bench_insert: insert failed: disk I/O error (id=integer journal=wal ...)
 **   bench_insert: statement failed at row 51: UNIQUE constraint failed:
@@ -149,18 +166,32 @@
 **                            in dir, measured once per dir per statement;
 **                            NULL with storage=memory, which writes nothing
 **                            in dir
+**   busy_errors     INTEGER  transactions refused with SQLITE_BUSY after
+**                            the busy handler gave up (or without it: a
+**                            deferred transaction that has read), rolled
+**                            back and retried
+**   wal_bytes_max   INTEGER  the largest size of the -wal file while the
+**                            clock ran: 32 + F*(24+page_size) for the
+**                            largest log of F frames (bench_run.c)
+**   wal_bytes_end   INTEGER  its size after the timed part, before the
+**                            connections close
+**   checkpoints     INTEGER  PASSIVE checkpoints the writers ran
+**   checkpoints_blocked INTEGER  those that stopped before the end of the
+**                            log (a reader's snapshot needs the rest)
+**   (the four WAL columns are NULL without a -wal file: journal other
+**   than wal, or storage=memory)
 **
 ** ROW ORDER
 **
 ** Combinations nest in the order of the parameter list above: id varies
-** slowest, dir fastest.  Within one parameter the values are ordered as the
+** slowest, reader_hold_ms fastest.  Within one parameter the values are ordered as the
 ** list above orders them (for enumerations), ascending for numbers, by
 ** byte order for dir, schema, statement and template (NULL first);
 ** duplicates are removed.
 **
 ** HOW IT WORKS
 **
-** Declared schema: the 12 result columns, then the 22 parameters as HIDDEN
+** Declared schema: the 17 result columns, then the 26 parameters as HIDDEN
 ** columns, in the order above.  xBestIndex gives each parameter's first
 ** usable = / IS / IN constraint an argvIndex (in column order) with omit
 ** set, and asks for IN lists all at once (sqlite3_vtab_in); IS NULL on a
@@ -197,7 +228,12 @@
 #define BENCH_COL_DB_BYTES       9
 #define BENCH_COL_SQLITE_VERSION 10
 #define BENCH_COL_FSYNC_US       11
-#define BENCH_NRESULT            12
+#define BENCH_COL_BUSY_ERRORS    12
+#define BENCH_COL_WAL_BYTES_MAX  13
+#define BENCH_COL_WAL_BYTES_END  14
+#define BENCH_COL_CHECKPOINTS    15
+#define BENCH_COL_CKPT_BLOCKED   16
+#define BENCH_NRESULT            17
 
 #define BENCH_P_ID           0
 #define BENCH_P_JOURNAL      1
@@ -221,18 +257,25 @@
 #define BENCH_P_SCHEMA       19
 #define BENCH_P_STATEMENT    20
 #define BENCH_P_TEMPLATE     21
-#define BENCH_NPARAM         22
+#define BENCH_P_READ_FIRST   22
+#define BENCH_P_WAL_AUTOCKPT 23
+#define BENCH_P_JOURNAL_SIZE 24
+#define BENCH_P_READER_HOLD  25
+#define BENCH_NPARAM         26
 
 #define BENCH_SCHEMA \
   "CREATE TABLE x(rows_written, elapsed, writes_per_sec, ns_per_write," \
   " p50_us, p99_us, max_us, reads_per_sec, busy, db_bytes," \
-  " sqlite_version, fsync_us," \
+  " sqlite_version, fsync_us, busy_errors, wal_bytes_max, wal_bytes_end," \
+  " checkpoints, checkpoints_blocked," \
   " id HIDDEN, journal HIDDEN, synchronous HIDDEN, threads HIDDEN," \
   " mutex HIDDEN, batch HIDDEN, begin HIDDEN, prepare HIDDEN," \
   " locking HIDDEN, page_size HIDDEN, cache_size HIDDEN, mmap_size HIDDEN," \
   " readers HIDDEN, rows HIDDEN, seconds HIDDEN, content HIDDEN," \
   " busy_timeout HIDDEN, storage HIDDEN, dir HIDDEN, schema HIDDEN," \
-  " statement HIDDEN, template HIDDEN)"
+  " statement HIDDEN, template HIDDEN, read_first HIDDEN," \
+  " wal_autocheckpoint HIDDEN, journal_size_limit HIDDEN," \
+  " reader_hold_ms HIDDEN)"
 
 #define BENCH_MAX_COMBOS 10000
 
@@ -281,6 +324,10 @@ static const bench_param aParam[BENCH_NPARAM] = {
   { "schema",      BENCH_PARAM_TEXT, 0, 0, 0, 1, 0 },
   { "statement",   BENCH_PARAM_TEXT, 0, 0, 0, 1, 0 },
   { "template",    BENCH_PARAM_FILE, 0, 0, 0, 1, 0 },
+  { "read_first",  I_, 0, 0, 1, 0, 0 },
+  { "wal_autocheckpoint", I_, 0, 0, 1000000000, 0, 1000 },
+  { "journal_size_limit", I_, 0, -1, 1099511627776LL, 0, -1 },
+  { "reader_hold_ms", I_, 0, 0, 3600000, 0, 0 },
 };
 #undef E_
 #undef I_
@@ -297,7 +344,8 @@ struct bench_value {
 };
 
 /* "id=integer journal=wal ..." for error messages: every parameter, and
-** schema, statement and template when they are set.  sqlite3_free() it. */
+** schema, statement and template when they are set, and the BUSY and WAL
+** parameters when one is not its default.  sqlite3_free() it. */
 static char *benchConfigDesc(const bench_config *c){
   char zPage[32], zCache[32], zMmap[32];
   char *zDesc, *zMore;
@@ -330,6 +378,14 @@ static char *benchConfigDesc(const bench_config *c){
   }
   if( zDesc && c->zTemplate ){
     zMore = sqlite3_mprintf("%s template=%s", zDesc, c->zTemplate);
+    sqlite3_free(zDesc);
+    zDesc = zMore;
+  }
+  if( zDesc && (c->bReadFirst || c->nAutoCheckpoint!=1000
+                || c->iJournalSizeLimit!=-1 || c->iReaderHoldMs) ){
+    zMore = sqlite3_mprintf("%s read_first=%d wal_autocheckpoint=%d"
+        " journal_size_limit=%lld reader_hold_ms=%d", zDesc, c->bReadFirst,
+        c->nAutoCheckpoint, c->iJournalSizeLimit, c->iReaderHoldMs);
     sqlite3_free(zDesc);
     zDesc = zMore;
   }
@@ -475,7 +531,7 @@ static void benchValueError(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
       if( p==BENCH_P_PAGE_SIZE ){
         zAllowed = sqlite3_mprintf("a power of two in 512..65536, or NULL"
                                    " for the library default");
-      }else if( p==BENCH_P_MUTEX ){
+      }else if( p==BENCH_P_MUTEX || p==BENCH_P_READ_FIRST ){
         zAllowed = sqlite3_mprintf("0 or 1");
       }else{
         zAllowed = sqlite3_mprintf("an integer in %lld..%lld%s", pP->iMin,
@@ -832,6 +888,10 @@ static void benchCurrentConfig(bench_cursor *pCur, bench_config *c){
   c->zStatement = v[BENCH_P_STATEMENT]->bNull ? 0 : v[BENCH_P_STATEMENT]->z;
   c->zTemplate = v[BENCH_P_TEMPLATE]->bNull ? 0 : v[BENCH_P_TEMPLATE]->z;
   c->zTemplateReal = v[BENCH_P_TEMPLATE]->zReal;
+  c->bReadFirst = (int)v[BENCH_P_READ_FIRST]->i;
+  c->nAutoCheckpoint = (int)v[BENCH_P_WAL_AUTOCKPT]->i;
+  c->iJournalSizeLimit = v[BENCH_P_JOURNAL_SIZE]->i;
+  c->iReaderHoldMs = (int)v[BENCH_P_READER_HOLD]->i;
 }
 
 /* Run the current combination; an error goes to the vtab. */
@@ -857,12 +917,151 @@ static int benchRunCurrent(bench_cursor *pCur){
   return SQLITE_OK;
 }
 
+/* The values of an IN list (argument pList) for parameter p; nCombo is
+** the number of combinations of the parameters before p. */
+static int benchReadIn(bench_cursor *pCur, int p, sqlite3_value *pList,
+                       sqlite3_int64 nCombo){
+  sqlite3_vtab *pVtab = pCur->base.pVtab;
+  sqlite3_value *pVal = 0;
+  int rc = SQLITE_OK, rc2;
+  for(rc2=sqlite3_vtab_in_first(pList, &pVal);
+      rc2==SQLITE_OK && pVal && rc==SQLITE_OK;
+      rc2=sqlite3_vtab_in_next(pList, &pVal)){
+    bench_value v;
+    rc = benchParseValue(pVtab, p, pVal, &v);
+    if( rc==SQLITE_OK ) rc = benchAddValue(pCur, p, &v);
+    if( rc==SQLITE_OK && nCombo*pCur->nVal[p]>BENCH_MAX_COMBOS ){
+      /* give up now, not after reading the rest of a long list */
+      acorn_vtab_error(pVtab, "bench_insert: more than %d combinations"
+                       " of parameters", BENCH_MAX_COMBOS);
+      rc = SQLITE_ERROR;
+    }
+  }
+  if( rc==SQLITE_OK && rc2!=SQLITE_OK && rc2!=SQLITE_DONE ) rc = rc2;
+  return rc;
+}
+
+/* Every parameter's values, as idxStr (see HOW IT WORKS) says argv holds
+** them: a value, an IN list, IS NULL or the default. */
+static int benchReadParams(bench_cursor *pCur, const char *idxStr, int argc,
+                           sqlite3_value **argv){
+  sqlite3_vtab *pVtab = pCur->base.pVtab;
+  sqlite3_int64 nCombo = 1;
+  int p, iArg = 0, rc = SQLITE_OK;
+  for(p=0; p<BENCH_NPARAM && rc==SQLITE_OK; p++){
+    char cKind = idxStr && (int)strlen(idxStr)>p ? idxStr[p] : '-';
+    bench_value v;
+    if( cKind=='n' ){
+      memset(&v, 0, sizeof(v));
+      v.bNull = 1;
+      rc = benchAddValue(pCur, p, &v);
+    }else if( cKind=='-' || iArg>=argc ){
+      rc = benchDefaultValue(pCur, p);
+    }else if( cKind=='i' ){
+      rc = benchReadIn(pCur, p, argv[iArg++], nCombo);
+    }else{
+      rc = benchParseValue(pVtab, p, argv[iArg++], &v);
+      if( rc==SQLITE_OK ) rc = benchAddValue(pCur, p, &v);
+    }
+    nCombo *= pCur->nVal[p] ? pCur->nVal[p] : 1;  /* of parameters 0..p */
+  }
+  return rc;
+}
+
+/* The number of combinations (0: an empty IN list, no rows), or -1 with
+** an error set: more than BENCH_MAX_COMBOS. */
+static sqlite3_int64 benchCountCombos(bench_cursor *pCur){
+  sqlite3_int64 nCombo = 1;
+  int p;
+  for(p=0; p<BENCH_NPARAM; p++){
+    nCombo *= pCur->nVal[p];
+    if( nCombo==0 ) return 0;
+    if( nCombo>BENCH_MAX_COMBOS ){
+      acorn_vtab_error(pCur->base.pVtab, "bench_insert: more than %d"
+                       " combinations of parameters", BENCH_MAX_COMBOS);
+      return -1;
+    }
+  }
+  return nCombo;
+}
+
+/* The largest value of integer or enumerated parameter p. */
+static sqlite3_int64 benchMaxValue(bench_cursor *pCur, int p){
+  return pCur->aVal[p][pCur->nVal[p]-1].i;
+}
+
+/* Checks across parameters, before the first run: why the values cannot
+** be combined, or NULL. */
+static const char *benchCrossCheck(bench_cursor *pCur){
+  sqlite3_int64 maxThreads = benchMaxValue(pCur, BENCH_P_THREADS);
+  sqlite3_int64 maxReaders = benchMaxValue(pCur, BENCH_P_READERS);
+  if( (maxThreads>1 || maxReaders>0) && sqlite3_threadsafe()==0 ){
+    return "threads > 1 and readers > 0 need a thread-safe SQLite; this one"
+           " is built with SQLITE_THREADSAFE=0";
+  }
+  if( benchMaxValue(pCur, BENCH_P_LOCKING)==BENCH_LOCKING_EXCLUSIVE
+   && (maxThreads>1 || maxReaders>0) ){
+    return "locking=exclusive lets one connection in: it needs threads=1"
+           " and readers=0";
+  }
+  if( benchAnySet(pCur, BENCH_P_TEMPLATE)
+   && benchAnyNull(pCur, BENCH_P_STATEMENT) ){
+    return "template needs statement: with a template no posts table is"
+           " made for the built-in insert";
+  }
+  if( maxReaders>0 && (benchAnySet(pCur, BENCH_P_SCHEMA)
+                       || benchAnySet(pCur, BENCH_P_TEMPLATE)) ){
+    return "readers read the posts table by id: readers > 0 needs schema"
+           " and template NULL";
+  }
+  if( benchMaxValue(pCur, BENCH_P_READ_FIRST)
+   && (benchAnySet(pCur, BENCH_P_SCHEMA)
+       || benchAnySet(pCur, BENCH_P_TEMPLATE)) ){
+    return "read_first reads the posts table by id: read_first=1 needs"
+           " schema and template NULL";
+  }
+  if( benchMaxValue(pCur, BENCH_P_PREPARE)==BENCH_PREPARE_EXEC
+   && benchAnySet(pCur, BENCH_P_STATEMENT) ){
+    return "prepare=exec sends the built-in insert as SQL text with its"
+           " values: with statement use once or each";
+  }
+  if( benchAnySet(pCur, BENCH_P_PAGE_SIZE)
+   && benchAnySet(pCur, BENCH_P_TEMPLATE) ){
+    return "page_size cannot be combined with template: the copy keeps the"
+           " template's page size";
+  }
+  return 0;
+}
+
+/* fsync_us of each dir, only where a run will write files: storage=memory
+** writes nothing in dir (storage values are ordered: file first). */
+static int benchMeasureFsync(bench_cursor *pCur){
+  int k, rc;
+  if( pCur->aVal[BENCH_P_STORAGE][0].i!=BENCH_STORAGE_FILE ) return SQLITE_OK;
+  for(k=0; k<pCur->nVal[BENCH_P_DIR]; k++){
+    char *zErr = 0;
+    bench_value *pDir = &pCur->aVal[BENCH_P_DIR][k];
+    rc = acorn_bench_fsync_us(pDir->zReal, &pDir->rFsyncUs, &zErr);
+    if( rc!=SQLITE_OK ){
+      /* no message when even the path could not be allocated */
+      acorn_vtab_error(pCur->base.pVtab, "bench_insert: %s",
+                       zErr ? zErr : sqlite3_errstr(rc));
+      sqlite3_free(zErr);
+      return rc==SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* Read and check every value of every parameter, then run the first
+** combination. */
 static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
                        const char *idxStr, int argc, sqlite3_value **argv){
   bench_cursor *pCur = (bench_cursor*)cur;
   sqlite3_vtab *pVtab = cur->pVtab;
-  int p, k, iArg = 0, rc = SQLITE_OK;
-  sqlite3_int64 nCombo = 1;
+  sqlite3_int64 nCombo = 0;
+  const char *zWhy;
+  int rc;
   (void)idxNum;
   benchCursorReset(pCur);
   pCur->iRowid = 0;
@@ -873,126 +1072,18 @@ static int benchFilter(sqlite3_vtab_cursor *cur, int idxNum,
         " bench_insert: a run does not start inside another run");
     return SQLITE_ERROR;
   }
-  for(p=0; p<BENCH_NPARAM && rc==SQLITE_OK; p++){
-    char cKind = idxStr && (int)strlen(idxStr)>p ? idxStr[p] : '-';
-    if( cKind=='n' ){
-      bench_value v;
-      memset(&v, 0, sizeof(v));
-      v.bNull = 1;
-      rc = benchAddValue(pCur, p, &v);
-    }else if( cKind=='-' || iArg>=argc ){
-      rc = benchDefaultValue(pCur, p);
-    }else if( cKind=='i' ){
-      sqlite3_value *pVal = 0;
-      int rc2;
-      for(rc2=sqlite3_vtab_in_first(argv[iArg], &pVal);
-          rc2==SQLITE_OK && pVal && rc==SQLITE_OK;
-          rc2=sqlite3_vtab_in_next(argv[iArg], &pVal)){
-        bench_value v;
-        rc = benchParseValue(pVtab, p, pVal, &v);
-        if( rc==SQLITE_OK ) rc = benchAddValue(pCur, p, &v);
-        if( rc==SQLITE_OK && nCombo*pCur->nVal[p]>BENCH_MAX_COMBOS ){
-          /* give up now, not after reading the rest of a long list */
-          acorn_vtab_error(pVtab, "bench_insert: more than %d combinations"
-                           " of parameters", BENCH_MAX_COMBOS);
-          rc = SQLITE_ERROR;
-        }
-      }
-      if( rc==SQLITE_OK && rc2!=SQLITE_OK && rc2!=SQLITE_DONE ) rc = rc2;
-      iArg++;
-    }else{
-      bench_value v;
-      rc = benchParseValue(pVtab, p, argv[iArg++], &v);
-      if( rc==SQLITE_OK ) rc = benchAddValue(pCur, p, &v);
-    }
-    nCombo *= pCur->nVal[p] ? pCur->nVal[p] : 1;  /* of parameters 0..p */
+  rc = benchReadParams(pCur, idxStr, argc, argv);
+  if( rc==SQLITE_OK && (nCombo = benchCountCombos(pCur))<0 ){
+    rc = SQLITE_ERROR;
   }
-  if( rc!=SQLITE_OK ){
+  if( rc==SQLITE_OK && nCombo>0 && (zWhy = benchCrossCheck(pCur))!=0 ){
+    acorn_vtab_error(pVtab, "bench_insert: %s", zWhy);
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK && nCombo>0 ) rc = benchMeasureFsync(pCur);
+  if( rc!=SQLITE_OK || nCombo==0 ){     /* an error, or no rows */
     benchCursorReset(pCur);
     return rc;
-  }
-  nCombo = 1;
-  for(p=0; p<BENCH_NPARAM; p++){
-    if( pCur->nVal[p]==0 ){     /* an empty IN list: no rows */
-      benchCursorReset(pCur);
-      return SQLITE_OK;
-    }
-    nCombo *= pCur->nVal[p];
-    if( nCombo>BENCH_MAX_COMBOS ){
-      acorn_vtab_error(pVtab, "bench_insert: more than %d combinations of"
-                       " parameters", BENCH_MAX_COMBOS);
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-  }
-  {
-    /* checks across parameters, before the first run */
-    int nVal;
-    sqlite3_int64 maxThreads, maxReaders;
-    nVal = pCur->nVal[BENCH_P_THREADS];
-    maxThreads = pCur->aVal[BENCH_P_THREADS][nVal-1].i;
-    nVal = pCur->nVal[BENCH_P_READERS];
-    maxReaders = pCur->aVal[BENCH_P_READERS][nVal-1].i;
-    nVal = pCur->nVal[BENCH_P_LOCKING];
-    if( (maxThreads>1 || maxReaders>0) && sqlite3_threadsafe()==0 ){
-      acorn_vtab_error(pVtab, "bench_insert: threads > 1 and readers > 0"
-          " need a thread-safe SQLite; this one is built with"
-          " SQLITE_THREADSAFE=0");
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-    if( pCur->aVal[BENCH_P_LOCKING][nVal-1].i==BENCH_LOCKING_EXCLUSIVE
-     && (maxThreads>1 || maxReaders>0) ){
-      acorn_vtab_error(pVtab, "bench_insert: locking=exclusive lets one"
-          " connection in: it needs threads=1 and readers=0");
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-    if( benchAnySet(pCur, BENCH_P_TEMPLATE)
-     && benchAnyNull(pCur, BENCH_P_STATEMENT) ){
-      acorn_vtab_error(pVtab, "bench_insert: template needs statement: with"
-          " a template no posts table is made for the built-in insert");
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-    if( maxReaders>0 && (benchAnySet(pCur, BENCH_P_SCHEMA)
-                         || benchAnySet(pCur, BENCH_P_TEMPLATE)) ){
-      acorn_vtab_error(pVtab, "bench_insert: readers read the posts table"
-          " by id: readers > 0 needs schema and template NULL");
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-    nVal = pCur->nVal[BENCH_P_PREPARE];
-    if( pCur->aVal[BENCH_P_PREPARE][nVal-1].i==BENCH_PREPARE_EXEC
-     && benchAnySet(pCur, BENCH_P_STATEMENT) ){
-      acorn_vtab_error(pVtab, "bench_insert: prepare=exec sends the built-in"
-          " insert as SQL text with its values: with statement use once or"
-          " each");
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-    if( benchAnySet(pCur, BENCH_P_PAGE_SIZE)
-     && benchAnySet(pCur, BENCH_P_TEMPLATE) ){
-      acorn_vtab_error(pVtab, "bench_insert: page_size cannot be combined"
-          " with template: the copy keeps the template's page size");
-      benchCursorReset(pCur);
-      return SQLITE_ERROR;
-    }
-  }
-  /* fsync_us, only where a run will write files: storage=memory writes
-  ** nothing in dir (storage values are ordered: file first) */
-  for(k=0; pCur->aVal[BENCH_P_STORAGE][0].i==BENCH_STORAGE_FILE
-           && k<pCur->nVal[BENCH_P_DIR]; k++){
-    char *zErr = 0;
-    bench_value *pDir = &pCur->aVal[BENCH_P_DIR][k];
-    rc = acorn_bench_fsync_us(pDir->zReal, &pDir->rFsyncUs, &zErr);
-    if( rc!=SQLITE_OK ){
-      /* no message when even the path could not be allocated */
-      acorn_vtab_error(pVtab, "bench_insert: %s", zErr ? zErr : sqlite3_errstr(rc));
-      sqlite3_free(zErr);
-      benchCursorReset(pCur);
-      return rc==SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
-    }
   }
   pCur->bEof = 0;
   pCur->iRowid = 1;
@@ -1089,6 +1180,21 @@ static int benchColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
       break;
     case BENCH_COL_BUSY: sqlite3_result_int64(ctx, r->nBusy); break;
     case BENCH_COL_DB_BYTES: sqlite3_result_int64(ctx, r->nDbBytes); break;
+    case BENCH_COL_BUSY_ERRORS: sqlite3_result_int64(ctx, r->nBusyErrors); break;
+    /* the WAL columns: NULL without a -wal file (journal other than wal,
+    ** storage=memory) */
+    case BENCH_COL_WAL_BYTES_MAX:
+      if( r->bWal ) sqlite3_result_int64(ctx, r->nWalMax);
+      break;
+    case BENCH_COL_WAL_BYTES_END:
+      if( r->bWal ) sqlite3_result_int64(ctx, r->nWalEnd);
+      break;
+    case BENCH_COL_CHECKPOINTS:
+      if( r->bWal ) sqlite3_result_int64(ctx, r->nCheckpoints);
+      break;
+    case BENCH_COL_CKPT_BLOCKED:
+      if( r->bWal ) sqlite3_result_int64(ctx, r->nCheckpointsBlocked);
+      break;
     case BENCH_COL_SQLITE_VERSION:
       sqlite3_result_text(ctx, sqlite3_libversion(), -1, SQLITE_STATIC);
       break;

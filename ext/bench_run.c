@@ -17,11 +17,11 @@
 **     realpath(dir) (absolute, so never read as a URI; no symlink, which
 **     SQLITE_OPEN_NOFOLLOW would refuse) with open(O_CREAT|O_EXCL); a name
 **     whose -wal, -shm or -journal already exists is skipped.  It is in the
-**     registry of live scratch files (below) until removed.
+**     registry of live scratch files (bench_scratch.c) until removed.
 **     storage=memory uses "file:/acorn-bench-<hex>" on the memdb VFS
 **     instead, shared by the run's connections, and makes no file.
-**  3. A setup connection copies the template if there is one (see "The
-**     template" below), sets page_size and journal_mode, then runs the
+**  3. A setup connection copies the template if there is one (see
+**     bench_template.c), sets page_size and journal_mode, then runs the
 **     schema, or, without schema and template, creates the posts table
 **     (STRICT; WITHOUT ROWID for text and blob ids); a user's statement is
 **     then prepared there and checked (one INSERT, UPDATE, DELETE or
@@ -35,7 +35,12 @@
 **     shared atomic counter until the chunk's rows are all claimed,
 **     readers read while the writers write, and all come back to the gate,
 **     which the next chunk's ids reopen.  elapsed is the sum of the
-**     phases.  The run writes exactly `rows` rows unless `seconds`
+**     phases.  A writer's WAL hook (journal=wal) does what SQLite's
+**     autocheckpoint does, counting.  A transaction refused with
+**     SQLITE_BUSY after the busy handler gave up is rolled back and run
+**     again from BEGIN, counted.  Readers with reader_hold_ms keep each
+**     read transaction open that long.
+**     The run writes exactly `rows` rows unless `seconds`
 **     passes (checked before each transaction), a statement fails (which
 **     stops everyone), a terminating signal comes or, with SQLite 3.41 or
 **     later, the host connection is interrupted (sqlite3_is_interrupted,
@@ -75,12 +80,6 @@ const char *const acorn_bench_azStorage[] = { "file", "memory", 0 };
 /* -------------------------------------------------------------------- */
 /* Clock                                                                 */
 
-static sqlite3_int64 benchMono(void){
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (sqlite3_int64)ts.tv_sec*1000000000 + ts.tv_nsec;
-}
-
 static void benchSleepMs(int ms){
   struct timespec ts;
   ts.tv_sec = ms/1000;
@@ -88,371 +87,6 @@ static void benchSleepMs(int ms){
   while( nanosleep(&ts, &ts)!=0 && errno==EINTR ){}
 }
 
-/* -------------------------------------------------------------------- */
-/* Scratch files still live: removed at exit and on a terminating signal */
-/*
-** Every scratch file is in a registry from its creation until it is
-** removed.  Two things read the registry outside the run that owns a file:
-**
-**   - an atexit hook, installed once: a host that calls exit() mid-run (the
-**     sqlite3 shell does on the third Ctrl-C, from its SIGINT handler)
-**     leaves no file behind;
-**   - a handler of SIGTERM, SIGINT and SIGHUP, installed while at least one
-**     file is live and replaced by what was there when the last one goes.
-**
-** The handler does only async-signal-safe work.  Where the signal had a
-** handler of the host, it calls that handler (with the siginfo it got, if
-** the host asked for one) and nothing else: the host decides, as if acorn
-** were not there.  Where the signal was ignored, nothing is installed.
-** Where it had the default action (terminate), the first signal is
-** deferred: the handler records it, every run stops at its next row (the
-** busy handler gives up too), cleans up as a failed run does, and the last
-** run to remove its files puts the default back and raises the signal
-** again, so the process dies of it (exit status 128+signal, what timeout(1),
-** systemd and docker stop expect).  The files are removed before the
-** connections close, so closing does not checkpoint them first.  If a
-** second such signal comes before that (a run that cannot get going), the
-** handler removes every registered file itself, puts the default back and
-** raises it at once.
-**
-** Worker threads start with the three signals blocked, so the host's
-** handlers run on the host's threads only, as they would without acorn.
-**
-** So that a signal handler can read it, the registry is a fixed array of
-** slots taken and released with atomic operations, no lock and no malloc:
-** a slot is FREE, BUSY (its owner writes it) or LIVE; iGen changes whenever
-** the slot's path does, so a reader that copies a path while it changes
-** (a seqlock) sees the change and skips the slot, whose file its owner has
-** removed already.  The path of a scratch file is bounded by SQLite's own
-** path limit (benchParseDir checks it), which fits in a slot.
-*/
-#define BENCH_LIVE_MAX   64       /* scratch files live at once, per process */
-#define BENCH_PATH_MAX  1024     /* bytes of a slot's path, NUL included */
-
-#define BENCH_LIVE_FREE  0
-#define BENCH_LIVE_BUSY  1
-#define BENCH_LIVE_LIVE  2
-
-typedef struct bench_live bench_live;
-struct bench_live {
-  int eState;                  /* BENCH_LIVE_FREE, _BUSY or _LIVE (atomic) */
-  unsigned int iGen;           /* bumped when zPath changes (atomic) */
-  int bSideFiles;              /* also -wal, -shm, -journal */
-  char zPath[BENCH_PATH_MAX];
-};
-static bench_live benchLive[BENCH_LIVE_MAX];
-
-/* The signals handled, what was there before, and whether ours is in. */
-#define BENCH_NSIG 3
-static const int benchSigNo[BENCH_NSIG] = { SIGTERM, SIGINT, SIGHUP };
-static struct sigaction benchSigOld[BENCH_NSIG];
-static int benchSigMine[BENCH_NSIG];
-/* A deferred signal (its number, atomic): every run stops. */
-static int benchSigPending = 0;
-
-static pthread_mutex_t benchLiveMutex = PTHREAD_MUTEX_INITIALIZER;
-static int benchLiveCount = 0;         /* slots taken (under the mutex) */
-static int benchLiveHook = 0;          /* the atexit hook is installed */
-
-/* Has a terminating signal asked every run to stop? */
-static int benchSignalled(void){
-  return __atomic_load_n(&benchSigPending, __ATOMIC_RELAXED)!=0;
-}
-
-/* Unlink zPath and, if bSideFiles, its -wal, -shm and -journal: the
-** database first, so that a writer still running cannot open a new
-** journal beside it (SQLite refuses to write a database that has moved).
-** Async-signal-safe: unlink() and byte copies into a stack buffer. */
-static void benchUnlinkAll(const char *zPath, int bSideFiles){
-  static const char *const azSuffix[] = { "-wal", "-shm", "-journal" };
-  char zBuf[BENCH_PATH_MAX+16];
-  size_t n = 0, m;
-  int k;
-  unlink(zPath);
-  if( !bSideFiles ) return;
-  while( zPath[n] && n<BENCH_PATH_MAX ) n++;
-  if( n>=BENCH_PATH_MAX ) return;
-  for(k=0; k<3; k++){
-    memcpy(zBuf, zPath, n);
-    for(m=0; azSuffix[k][m]; m++) zBuf[n+m] = azSuffix[k][m];
-    zBuf[n+m] = 0;
-    unlink(zBuf);
-  }
-}
-
-/* Unlink the files of every live slot.  Async-signal-safe: used by the
-** atexit hook and by the signal handler. */
-static void benchLiveUnlinkAll(void){
-  char zPath[BENCH_PATH_MAX];
-  int i;
-  for(i=0; i<BENCH_LIVE_MAX; i++){
-    bench_live *p = &benchLive[i];
-    unsigned int g = __atomic_load_n(&p->iGen, __ATOMIC_ACQUIRE);
-    int bSide;
-    if( __atomic_load_n(&p->eState, __ATOMIC_ACQUIRE)!=BENCH_LIVE_LIVE ){
-      continue;
-    }
-    memcpy(zPath, p->zPath, sizeof(zPath));
-    bSide = p->bSideFiles;
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if( __atomic_load_n(&p->iGen, __ATOMIC_RELAXED)!=g ) continue;
-    zPath[sizeof(zPath)-1] = 0;
-    benchUnlinkAll(zPath, bSide);
-  }
-}
-
-static void benchLiveAtExit(void){
-  benchLiveUnlinkAll();
-}
-
-static void benchSigHandler(int sig, siginfo_t *pInfo, void *pCtx){
-  int e = errno, k;
-  for(k=0; k<BENCH_NSIG && benchSigNo[k]!=sig; k++){}
-  if( k<BENCH_NSIG ){
-    struct sigaction *pOld = &benchSigOld[k];
-    if( pOld->sa_handler!=SIG_DFL && pOld->sa_handler!=SIG_IGN ){
-      /* the host's handler: call it, and only it */
-      int bOnce = (pOld->sa_flags & SA_RESETHAND)!=0;
-      if( pOld->sa_flags & SA_SIGINFO ){
-        void (*xAction)(int, siginfo_t*, void*) = pOld->sa_sigaction;
-        if( bOnce ){ pOld->sa_handler = SIG_DFL; pOld->sa_flags = 0; }
-        xAction(sig, pInfo, pCtx);
-      }else{
-        void (*xHandler)(int) = pOld->sa_handler;
-        if( bOnce ){ pOld->sa_handler = SIG_DFL; pOld->sa_flags = 0; }
-        xHandler(sig);
-      }
-    }else if( __atomic_exchange_n(&benchSigPending, sig, __ATOMIC_SEQ_CST)
-              !=0 ){
-      /* the second: remove the files now and die of the signal (it is
-      ** blocked in this handler, so it arrives when the handler returns) */
-      benchLiveUnlinkAll();
-      sigaction(sig, pOld, 0);
-      raise(sig);
-    }
-    /* else the first: every run stops, and the last one re-raises it */
-  }
-  errno = e;
-}
-
-/* Install the handler for each signal not ignored.  Under benchLiveMutex. */
-static void benchSignalsInstall(void){
-  int k;
-  for(k=0; k<BENCH_NSIG; k++){
-    struct sigaction old, sa;
-    benchSigMine[k] = 0;
-    if( sigaction(benchSigNo[k], 0, &old)!=0 || old.sa_handler==SIG_IGN ){
-      continue;
-    }
-    benchSigOld[k] = old;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = benchSigHandler;
-    sa.sa_mask = old.sa_mask;       /* what the host's handler expects */
-    /* SA_ONSTACK: a Go host runs signal handlers on its alternate stacks */
-    sa.sa_flags = SA_SIGINFO|SA_ONSTACK;
-    if( old.sa_handler==SIG_DFL ){
-      sa.sa_flags |= SA_RESTART;
-    }else{
-      sa.sa_flags |= old.sa_flags & (SA_RESTART|SA_NODEFER);
-    }
-    if( sigaction(benchSigNo[k], &sa, 0)==0 ) benchSigMine[k] = 1;
-  }
-}
-
-/* Put back what was there, unless the host has replaced ours since.
-** Under benchLiveMutex. */
-static void benchSignalsRestore(void){
-  int k;
-  for(k=0; k<BENCH_NSIG; k++){
-    struct sigaction cur;
-    if( !benchSigMine[k] ) continue;
-    benchSigMine[k] = 0;
-    if( sigaction(benchSigNo[k], 0, &cur)==0
-     && (cur.sa_flags & SA_SIGINFO)!=0 && cur.sa_sigaction==benchSigHandler ){
-      sigaction(benchSigNo[k], &benchSigOld[k], 0);
-    }
-  }
-}
-
-/* Block (bBlock) the three signals in the calling thread, saving its mask
-** in *pOld, or put *pOld back.  Threads started in between inherit the
-** block. */
-static void benchSignalsBlock(int bBlock, sigset_t *pOld){
-  if( bBlock ){
-    sigset_t set;
-    int k;
-    sigemptyset(&set);
-    for(k=0; k<BENCH_NSIG; k++) sigaddset(&set, benchSigNo[k]);
-    pthread_sigmask(SIG_BLOCK, &set, pOld);
-  }else{
-    pthread_sigmask(SIG_SETMASK, pOld, 0);
-  }
-}
-
-/* Take a slot (BUSY): the first slot taken installs the signal handlers,
-** so take one before creating the file it will hold.  The slot's index, or
-** -1 if every slot is taken. */
-static int benchLiveReserve(void){
-  int i;
-  pthread_mutex_lock(&benchLiveMutex);
-  for(i=0; i<BENCH_LIVE_MAX; i++){
-    int eFree = BENCH_LIVE_FREE;
-    if( __atomic_compare_exchange_n(&benchLive[i].eState, &eFree,
-            BENCH_LIVE_BUSY, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) ) break;
-  }
-  if( i<BENCH_LIVE_MAX ){
-    if( benchLiveCount++==0 ) benchSignalsInstall();
-    if( !benchLiveHook ) benchLiveHook = atexit(benchLiveAtExit)==0;
-  }
-  pthread_mutex_unlock(&benchLiveMutex);
-  return i<BENCH_LIVE_MAX ? i : -1;
-}
-
-/* Slot i now holds zPath (which fits: benchParseDir checks the length),
-** a file just created. */
-static void benchLivePublish(int i, const char *zPath, int bSideFiles){
-  bench_live *p = &benchLive[i];
-  size_t n = strlen(zPath);
-  if( n>=BENCH_PATH_MAX ) n = BENCH_PATH_MAX-1;
-  __atomic_fetch_add(&p->iGen, 1, __ATOMIC_ACQ_REL);
-  memcpy(p->zPath, zPath, n);
-  p->zPath[n] = 0;
-  p->bSideFiles = bSideFiles;
-  __atomic_fetch_add(&p->iGen, 1, __ATOMIC_ACQ_REL);
-  __atomic_store_n(&p->eState, BENCH_LIVE_LIVE, __ATOMIC_RELEASE);
-}
-
-/* Free slot i.  The last slot freed puts the signal handlers back and, if
-** a terminating signal was deferred, raises it again now that the files
-** are gone. */
-static void benchLiveRelease(int i){
-  bench_live *p = &benchLive[i];
-  int sig = 0;
-  pthread_mutex_lock(&benchLiveMutex);
-  __atomic_store_n(&p->eState, BENCH_LIVE_BUSY, __ATOMIC_RELEASE);
-  __atomic_fetch_add(&p->iGen, 1, __ATOMIC_ACQ_REL);
-  p->zPath[0] = 0;
-  __atomic_store_n(&p->eState, BENCH_LIVE_FREE, __ATOMIC_RELEASE);
-  if( --benchLiveCount==0 ){
-    benchSignalsRestore();
-    sig = __atomic_exchange_n(&benchSigPending, 0, __ATOMIC_SEQ_CST);
-  }
-  pthread_mutex_unlock(&benchLiveMutex);
-  if( sig ){
-    /* what the signal would have done: to this thread if it can take it
-    ** (delivered before raise returns), else to the process */
-    sigset_t cur;
-    if( pthread_sigmask(SIG_BLOCK, 0, &cur)==0 && !sigismember(&cur, sig) ){
-      raise(sig);
-    }else{
-      kill(getpid(), sig);
-    }
-  }
-}
-
-/* Remove zPath (and its side files if registered so), then free its slot. */
-static void benchLiveRemove(const char *zPath){
-  int i, bSide = 1;
-  for(i=0; i<BENCH_LIVE_MAX; i++){
-    bench_live *p = &benchLive[i];
-    if( __atomic_load_n(&p->eState, __ATOMIC_ACQUIRE)==BENCH_LIVE_LIVE
-     && strcmp(p->zPath, zPath)==0 ){
-      bSide = p->bSideFiles;
-      break;
-    }
-  }
-  benchUnlinkAll(zPath, bSide);     /* first: a signal now finds it live */
-  if( i<BENCH_LIVE_MAX ) benchLiveRelease(i);
-}
-
-/* Create a fresh scratch file name in zDir exclusively: *pzPath, and, if
-** pFd is not NULL, the open descriptor in *pFd.  It is registered as live
-** until benchLiveRemove(). */
-static int benchCreateScratch(const char *zDir, const char *zPrefix,
-                              const char *zSuffix, int bSideFiles,
-                              char **pzPath, int *pFd, char **pzErr){
-  int iTry;
-  for(iTry=0; iTry<100; iTry++){
-    unsigned char a[8];
-    char zHex[17];
-    char *zPath;
-    int fd, k, iSlot;
-    struct stat st;
-    acorn_random(a, sizeof(a));
-    for(k=0; k<8; k++) sqlite3_snprintf(3, zHex+2*k, "%02x", a[k]);
-    zPath = sqlite3_mprintf("%s/%s%s%s", zDir, zPrefix, zHex, zSuffix);
-    if( zPath==0 ) return SQLITE_NOMEM;
-    if( bSideFiles ){
-      static const char *const azSide[] = { "-wal", "-shm", "-journal" };
-      int bTaken = 0;
-      for(k=0; k<3 && !bTaken; k++){
-        char *zSide = sqlite3_mprintf("%s%s", zPath, azSide[k]);
-        if( zSide==0 ){ sqlite3_free(zPath); return SQLITE_NOMEM; }
-        if( lstat(zSide, &st)==0 || errno!=ENOENT ) bTaken = 1;
-        sqlite3_free(zSide);
-      }
-      if( bTaken ){ sqlite3_free(zPath); continue; }
-    }
-    iSlot = benchLiveReserve();
-    if( iSlot<0 ){
-      *pzErr = sqlite3_mprintf("more than %d scratch files at once in this"
-                               " process", BENCH_LIVE_MAX);
-      sqlite3_free(zPath);
-      return SQLITE_ERROR;
-    }
-    fd = open(zPath, O_CREAT|O_EXCL|O_RDWR|O_CLOEXEC|O_NOFOLLOW, 0600);
-    if( fd<0 ){
-      int e = errno;
-      benchLiveRelease(iSlot);
-      if( e==EEXIST ){ sqlite3_free(zPath); continue; }
-      *pzErr = sqlite3_mprintf("cannot create a scratch file %s: %s",
-                               zPath, strerror(e));
-      sqlite3_free(zPath);
-      return SQLITE_CANTOPEN;
-    }
-    benchLivePublish(iSlot, zPath, bSideFiles);
-    if( pFd ) *pFd = fd;      /* the caller writes the file it created */
-    else close(fd);
-    *pzPath = zPath;
-    return SQLITE_OK;
-  }
-  *pzErr = sqlite3_mprintf("cannot find a free scratch file name in %s", zDir);
-  return SQLITE_CANTOPEN;
-}
-
-/* fsync_us: median of 5 (4 KiB pwrite + fsync) on a new file in zDir. */
-int acorn_bench_fsync_us(const char *zDir, double *pUs, char **pzErr){
-  char *zPath = 0;
-  char aBuf[4096];
-  sqlite3_int64 aT[5], t;
-  int rc, fd, i, j;
-  rc = benchCreateScratch(zDir, "acorn-fsync-", ".tmp", 0, &zPath, &fd,
-                          pzErr);
-  if( rc!=SQLITE_OK ) return rc;
-  memset(aBuf, 'a', sizeof(aBuf));
-  for(i=0; i<5 && rc==SQLITE_OK; i++){
-    aBuf[0] = (char)('a'+i);
-    t = benchMono();
-    if( pwrite(fd, aBuf, sizeof(aBuf), 0)!=(ssize_t)sizeof(aBuf)
-     || fsync(fd)!=0 ){
-      *pzErr = sqlite3_mprintf("cannot write and fsync %s: %s", zPath,
-                               strerror(errno));
-      rc = SQLITE_IOERR;
-    }
-    aT[i] = benchMono() - t;
-  }
-  close(fd);
-  benchLiveRemove(zPath);
-  sqlite3_free(zPath);
-  if( rc!=SQLITE_OK ) return rc;
-  for(i=1; i<5; i++){                       /* insertion sort of 5 */
-    for(j=i; j>0 && aT[j-1]>aT[j]; j--){
-      t = aT[j]; aT[j] = aT[j-1]; aT[j-1] = t;
-    }
-  }
-  *pUs = (double)aT[2]/1000.0;
-  return SQLITE_OK;
-}
 
 /* -------------------------------------------------------------------- */
 /* Latencies: exact up to BENCH_EXACT_MAX rows, a histogram beyond       */
@@ -516,7 +150,7 @@ static int benchBusyHandler(void *pArg, int nCount){
   bench_busy *p = (bench_busy*)pArg;
   int delay, prior;
   p->nBusy++;
-  if( benchSignalled() || (p->pbStop && __atomic_load_n(p->pbStop,
+  if( acorn_bench_signalled() || (p->pbStop && __atomic_load_n(p->pbStop,
                                                         __ATOMIC_RELAXED)) ){
     return 0;                  /* the run is stopping: wait no more */
   }
@@ -555,6 +189,7 @@ struct bench_worker {
   pthread_t tid;
   sqlite3 *db;
   sqlite3_stmt *pIns, *pBegin, *pCommit, *pSel;
+  sqlite3_stmt *pRead;         /* writers with read_first: the SELECT */
   char *zSqlBuf;               /* prepare=exec: the SQL text */
   bench_busy busy;
   sqlite3_int64 nDone;         /* rows inserted or SELECTs run */
@@ -571,6 +206,11 @@ struct bench_worker {
   const char *zDenied;         /* what its authorizer refused (static) */
   int bDeadline;               /* its progress handler stopped a step:
                                ** seconds ran out */
+  sqlite3_int64 nBusyErr;      /* writers: transactions retried after BUSY */
+  int mxFrame;                 /* writers: the most WAL frames after a commit */
+  int nAutoCkpt;               /* writers: checkpoint at this many frames */
+  sqlite3_int64 nCkpt, nCkptBlocked;   /* writers: checkpoints run, and of
+                               ** those, the ones stopped short by readers */
   char aPad[128];              /* keeps the fields each writer updates in its
                                ** loop off its neighbours' cache lines */
 };
@@ -605,6 +245,10 @@ struct bench_run {
   int nReady;                  /* threads waiting at the gate */
   int iPhase;                  /* phases the gate has opened for */
   int bDone;                   /* no more phases: the threads end */
+  int bThreads;                /* workers run in threads of their own */
+  int bWal;                    /* a -wal file beside a scratch file */
+  int szPage;                  /* the scratch database's page size */
+  int bLocks;                  /* appMutex, gateMutex, gateCond exist */
 };
 
 static const char zTitle[] = "Some title";
@@ -753,7 +397,7 @@ static int benchOpenScratch(bench_run *r, sqlite3 **pDb,
 static int benchProgress(void *pArg){
   bench_worker *w = (bench_worker*)pArg;
   sqlite3_int64 tDeadline = w->pRun->tDeadline;
-  if( tDeadline>0 && benchMono()>=tDeadline ){
+  if( tDeadline>0 && acorn_bench_mono()>=tDeadline ){
     w->bDeadline = 1;
     return 1;
   }
@@ -763,6 +407,75 @@ static int benchProgress(void *pArg){
 /* Did the write fail only because seconds ran out (benchProgress)? */
 static int benchTimeUp(bench_worker *w, int rc){
   return (rc&0xff)==SQLITE_INTERRUPT && w->bDeadline;
+}
+
+/* A writer's WAL hook, called after each of its commits with the frames
+** in the log: what SQLite's own autocheckpoint hook does (a PASSIVE
+** checkpoint once the log has wal_autocheckpoint pages), counted.  A
+** checkpoint that stops before the end of the log (nCkpt < nLog) was
+** held back by a reader's snapshot: blocked.  The frame counts seen here
+** give the -wal file's largest size (benchRunWal). */
+static __attribute__((noinline)) void benchWalCheckpoint(bench_worker *w,
+    sqlite3 *db, const char *zDb, int nFrame){
+  int nLog = 0, nCkpt = 0;
+  if( nFrame>w->mxFrame ) w->mxFrame = nFrame;
+  if( sqlite3_wal_checkpoint_v2(db, zDb, SQLITE_CHECKPOINT_PASSIVE, &nLog,
+                                &nCkpt)==SQLITE_OK ){
+    w->nCkpt++;
+    if( nCkpt<nLog ) w->nCkptBlocked++;
+  }
+}
+static int benchWalHook(void *pArg, sqlite3 *db, const char *zDb, int nFrame){
+  bench_worker *w = (bench_worker*)pArg;
+  /* (the checkpoint apart, not inlined: a commit below the threshold costs
+  ** what SQLite's own hook costs, a compare) */
+  if( nFrame>=w->nAutoCkpt ) benchWalCheckpoint(w, db, zDb, nFrame);
+  return SQLITE_OK;
+}
+
+/* Run "PRAGMA <zName>=<v>" on the worker's connection. */
+static int benchPragma(bench_worker *w, const char *zName, sqlite3_int64 v){
+  char *zSql = sqlite3_mprintf("PRAGMA %s=%lld", zName, v);
+  int rc = zSql ? benchExec(w, zSql) : benchWorkerFail(w, SQLITE_NOMEM, 0);
+  sqlite3_free(zSql);
+  return rc;
+}
+
+/* A writer's statements: BEGIN, COMMIT, the write (prepare=once) and
+** read_first's SELECT; prepare=exec keeps a buffer for the SQL text
+** instead of the first three. */
+static int benchWriterPrepare(bench_worker *w){
+  bench_run *r = w->pRun;
+  const bench_config *c = r->pCfg;
+  int rc = SQLITE_OK;
+  if( c->bReadFirst ){
+    rc = sqlite3_prepare_v2(w->db, "SELECT title FROM posts WHERE id=?1",
+                            -1, &w->pRead, 0);
+  }
+  if( rc==SQLITE_OK && c->ePrepare==BENCH_PREPARE_EXEC ){
+    w->zSqlBuf = sqlite3_malloc(c->nContent + 200);
+    return w->zSqlBuf ? SQLITE_OK : benchWorkerFail(w, SQLITE_NOMEM, 0);
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(w->db,
+      c->eBegin==BENCH_BEGIN_IMMEDIATE ? "BEGIN IMMEDIATE" : "BEGIN",
+      -1, &w->pBegin, 0);
+  if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(w->db, "COMMIT", -1,
+                                              &w->pCommit, 0);
+  if( rc==SQLITE_OK && c->ePrepare==BENCH_PREPARE_ONCE ){
+    rc = sqlite3_prepare_v2(w->db, r->zInsert, -1, &w->pIns, 0);
+  }
+  if( rc!=SQLITE_OK && w->zDenied ){
+    char *z = benchDeniedMsg("statement", w->zDenied);
+    benchWorkerFail(w, rc, z ? "%s" : 0, z);
+    sqlite3_free(z);
+    return rc;
+  }
+  if( rc!=SQLITE_OK ){
+    return benchWorkerFail(w, rc, "cannot prepare the %s: %s",
+                           r->bCustom ? "statement" : "INSERT",
+                           benchErrmsg(w, rc));
+  }
+  return SQLITE_OK;
 }
 
 /* Open the worker's connection, set the pragmas, prepare.  A failure is
@@ -785,6 +498,11 @@ static int benchWorkerSetup(bench_worker *w){
   w->busy.iTimeout = c->iBusyTimeout;
   w->busy.pbStop = &r->bStop;
   sqlite3_busy_handler(w->db, benchBusyHandler, &w->busy);
+  if( r->bWal && !w->bReader ){
+    /* wal_autocheckpoint=0: none (never that many frames) */
+    w->nAutoCkpt = c->nAutoCheckpoint>0 ? c->nAutoCheckpoint : 0x7fffffff;
+    sqlite3_wal_hook(w->db, benchWalHook, w);
+  }
   zSql = sqlite3_mprintf(
       "PRAGMA locking_mode=%s; PRAGMA journal_mode=%s; PRAGMA synchronous=%s;"
       " PRAGMA foreign_keys=ON;",
@@ -794,14 +512,13 @@ static int benchWorkerSetup(bench_worker *w){
   rc = benchExec(w, zSql);
   sqlite3_free(zSql);
   if( rc==SQLITE_OK && c->bCacheSize ){
-    zSql = sqlite3_mprintf("PRAGMA cache_size=%lld", c->iCacheSize);
-    rc = zSql ? benchExec(w, zSql) : benchWorkerFail(w, SQLITE_NOMEM, 0);
-    sqlite3_free(zSql);
+    rc = benchPragma(w, "cache_size", c->iCacheSize);
   }
   if( rc==SQLITE_OK && c->bMmapSize ){
-    zSql = sqlite3_mprintf("PRAGMA mmap_size=%lld", c->iMmapSize);
-    rc = zSql ? benchExec(w, zSql) : benchWorkerFail(w, SQLITE_NOMEM, 0);
-    sqlite3_free(zSql);
+    rc = benchPragma(w, "mmap_size", c->iMmapSize);
+  }
+  if( rc==SQLITE_OK && c->iJournalSizeLimit>=0 ){
+    rc = benchPragma(w, "journal_size_limit", c->iJournalSizeLimit);
   }
   if( rc!=SQLITE_OK ) return rc;
   if( w->bReader ){
@@ -828,30 +545,7 @@ static int benchWorkerSetup(bench_worker *w){
     if( benchLatGrow(w, nShare) ) return SQLITE_NOMEM;
     memset(w->aLat, 0, sizeof(uint64_t)*(size_t)w->nLatAlloc);
   }
-  if( c->ePrepare==BENCH_PREPARE_EXEC ){
-    w->zSqlBuf = sqlite3_malloc(c->nContent + 200);
-    return w->zSqlBuf ? SQLITE_OK : benchWorkerFail(w, SQLITE_NOMEM, 0);
-  }
-  rc = sqlite3_prepare_v2(w->db,
-      c->eBegin==BENCH_BEGIN_IMMEDIATE ? "BEGIN IMMEDIATE" : "BEGIN",
-      -1, &w->pBegin, 0);
-  if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(w->db, "COMMIT", -1,
-                                              &w->pCommit, 0);
-  if( rc==SQLITE_OK && c->ePrepare==BENCH_PREPARE_ONCE ){
-    rc = sqlite3_prepare_v2(w->db, r->zInsert, -1, &w->pIns, 0);
-  }
-  if( rc!=SQLITE_OK && w->zDenied ){
-    char *z = benchDeniedMsg("statement", w->zDenied);
-    benchWorkerFail(w, rc, z ? "%s" : 0, z);
-    sqlite3_free(z);
-    return rc;
-  }
-  if( rc!=SQLITE_OK ){
-    return benchWorkerFail(w, rc, "cannot prepare the %s: %s",
-                           r->bCustom ? "statement" : "INSERT",
-                           benchErrmsg(w, rc));
-  }
-  return SQLITE_OK;
+  return benchWriterPrepare(w);
 }
 
 static void benchWorkerClose(bench_worker *w){
@@ -859,7 +553,8 @@ static void benchWorkerClose(bench_worker *w){
   sqlite3_finalize(w->pBegin);
   sqlite3_finalize(w->pCommit);
   sqlite3_finalize(w->pSel);
-  w->pIns = w->pBegin = w->pCommit = w->pSel = 0;
+  sqlite3_finalize(w->pRead);
+  w->pIns = w->pBegin = w->pCommit = w->pSel = w->pRead = 0;
   sqlite3_close_v2(w->db);   /* rolls back an open transaction */
   w->db = 0;
   sqlite3_free(w->zSqlBuf);
@@ -911,6 +606,7 @@ static const char *benchInsertText(bench_worker *w, sqlite3_int64 i){
 ** INSERT, "statement failed at row N: ..." for the user's statement. */
 static int benchRowFail(bench_worker *w, int rc, sqlite3_int64 i){
   if( benchTimeUp(w, rc) ) return rc;  /* a stop, not a failure */
+  if( (rc&0xff)==SQLITE_BUSY ) return rc;   /* retried (benchWriterLoop) */
   if( w->zDenied ){
     char *z = benchDeniedMsg("statement", w->zDenied);
     benchWorkerFail(w, rc, z ? "%s" : 0, z);
@@ -995,6 +691,7 @@ static int benchTxn(bench_worker *w, int bCommit){
     sqlite3_reset(p);
     if( rc==SQLITE_DONE ) rc = SQLITE_OK;
   }
+  if( (rc&0xff)==SQLITE_BUSY ) return rc;   /* retried (benchWriterLoop) */
   if( rc!=SQLITE_OK && !benchTimeUp(w, rc) ){
     return benchWorkerFail(w, rc, "%s failed: %s",
                            bCommit ? "COMMIT" : "BEGIN", benchErrmsg(w, rc));
@@ -1041,17 +738,61 @@ static void benchLatAdd(bench_worker *w, uint64_t ns){
   }
 }
 
+/* read_first: the SELECT of a recent row (the one claimed before row
+** i0, or i0 itself at the start of a chunk of ids) that opens a read
+** transaction before the write.  SQLITE_OK, SQLITE_BUSY (retried) or an
+** error recorded. */
+static int benchReadFirst(bench_worker *w, sqlite3_int64 i0){
+  bench_run *r = w->pRun;
+  const bench_config *c = r->pCfg;
+  sqlite3_int64 k = i0>r->iChunk0 ? i0-1 : i0;
+  int rc;
+  if( c->eId==BENCH_ID_INTEGER ){
+    sqlite3_bind_int64(w->pRead, 1, k+1);
+  }else if( BENCH_ID_IS_BLOB(c->eId) ){
+    sqlite3_bind_blob(w->pRead, 1, r->aId + (k-r->iChunk0)*16, 16,
+                      SQLITE_STATIC);
+  }else{
+    sqlite3_bind_text(w->pRead, 1, (const char*)r->aId
+                      + (k-r->iChunk0)*r->nIdLen, r->nIdLen, SQLITE_STATIC);
+  }
+  while( (rc = sqlite3_step(w->pRead))==SQLITE_ROW ){}
+  sqlite3_reset(w->pRead);
+  if( rc==SQLITE_DONE || benchTimeUp(w, rc) ) return SQLITE_OK;
+  if( (rc&0xff)==SQLITE_BUSY ) return rc;
+  return benchWorkerFail(w, rc, "read_first's SELECT failed: %s",
+                         benchErrmsg(w, rc));
+}
+
+/* A transaction refused with SQLITE_BUSY (or BUSY_SNAPSHOT) after the busy
+** handler gave up: roll it back, count it, drop the latencies its rows
+** recorded (in a run with histograms they stay), so that the writer
+** retries it from BEGIN, as an application would.  Zero if it cannot:
+** the run is stopping, or the ROLLBACK failed (recorded). */
+static int benchRetry(bench_worker *w, sqlite3_int64 nRecorded){
+  bench_run *r = w->pRun;
+  w->nBusyErr++;
+  if( !w->aHist ) w->nLat -= nRecorded;
+  if( !sqlite3_get_autocommit(w->db)
+   && benchExec(w, "ROLLBACK")!=SQLITE_OK ){
+    return 0;
+  }
+  return !__atomic_load_n(&r->bStop, __ATOMIC_RELAXED)
+      && !acorn_bench_signalled() && acorn_bench_mono()<r->tDeadline;
+}
+
 /* A writer's part of one phase: claim `batch` rows at a time until the
 ** phase's rows are all claimed, the deadline passes or the run stops. */
 static void benchWriterLoop(bench_worker *w){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
-  sqlite3_int64 t = benchMono();
+  int bTxn = c->nBatch>1 || c->bReadFirst;
+  sqlite3_int64 t = acorn_bench_mono();
   for(;;){
     sqlite3_int64 i0, n, j, tPrev;
     int rc = SQLITE_OK;
     if( __atomic_load_n(&r->bStop, __ATOMIC_RELAXED) ) break;
-    if( benchSignalled() ) break;
+    if( acorn_bench_signalled() ) break;
     if( t>=r->tDeadline ) break;
     if( benchInterrupted(r->dbHost) ){
       benchWorkerFail(w, SQLITE_INTERRUPT, "interrupted");
@@ -1064,63 +805,101 @@ static void benchWriterLoop(bench_worker *w){
     if( n>c->nBatch ) n = c->nBatch;
     if( w->aHist==0 && w->nLat+n>w->nLatAlloc
      && benchLatGrow(w, w->nLat+n) ) break;
-    tPrev = benchMono();          /* latency includes waiting for the mutex */
+    tPrev = acorn_bench_mono();   /* latency includes waiting for the mutex */
     if( c->bMutex ) pthread_mutex_lock(&r->appMutex);
-    if( c->nBatch>1 ) rc = benchTxn(w, 0);
-    for(j=0; rc==SQLITE_OK && j<n; j++){
-      if( benchSignalled() ){ rc = SQLITE_INTERRUPT; break; }
+  again:                          /* after a BUSY: the batch from BEGIN */
+    j = 0;
+    if( bTxn ){
+      rc = benchTxn(w, 0);
+      if( rc==SQLITE_OK && c->bReadFirst ) rc = benchReadFirst(w, i0);
+    }
+    for(; rc==SQLITE_OK && j<n; j++){
+      if( acorn_bench_signalled() ){ rc = SQLITE_INTERRUPT; break; }
       rc = benchInsertRow(w, i0+j);
-      if( rc==SQLITE_OK && (j<n-1 || c->nBatch==1) ){
-        t = benchMono();
+      if( rc==SQLITE_OK && (j<n-1 || !bTxn) ){
+        t = acorn_bench_mono();
         benchLatAdd(w, t>tPrev ? (uint64_t)(t-tPrev) : 1);
         tPrev = t;
       }
     }
-    if( rc==SQLITE_OK && c->nBatch>1 ){
+    if( rc==SQLITE_OK && bTxn ){
       rc = benchTxn(w, 1);
-      t = benchMono();
-      benchLatAdd(w, t>tPrev ? (uint64_t)(t-tPrev) : 1);      /* + COMMIT */
+      t = acorn_bench_mono();
+      if( rc==SQLITE_OK ){
+        benchLatAdd(w, t>tPrev ? (uint64_t)(t-tPrev) : 1);    /* + COMMIT */
+      }
+    }
+    /* the rows of the attempt that recorded a latency: j, or in a
+    ** transaction all but the last */
+    if( rc!=SQLITE_OK && (rc&0xff)==SQLITE_BUSY
+     && benchRetry(w, bTxn && j>n-1 ? n-1 : j) ){
+      goto again;
     }
     if( c->bMutex ) pthread_mutex_unlock(&r->appMutex);
     if( rc!=SQLITE_OK ) break;
     w->nDone += n;
   }
-  w->tEnd = benchMono();
+  w->tEnd = acorn_bench_mono();
   __atomic_fetch_sub(&r->nWriterLeft, 1, __ATOMIC_SEQ_CST);
 }
 
-/* A reader's part of one phase: point SELECTs of rows claimed so far
-** (integer ids: any row of the run; other ids: rows of this phase, whose
-** ids are in memory) until the phase's writers are done. */
-static void benchReaderLoop(bench_worker *w){
+/* A reader's point SELECT of a row claimed so far (integer ids: any row
+** of the run; other ids: rows of this phase, whose ids are in memory). */
+static int benchReadOne(bench_worker *w){
   bench_run *r = w->pRun;
   const bench_config *c = r->pCfg;
-  while( !__atomic_load_n(&r->bStop, __ATOMIC_RELAXED) && !benchSignalled()
+  sqlite3_int64 n = __atomic_load_n(&r->iNext, __ATOMIC_RELAXED);
+  sqlite3_int64 k;
+  int rc;
+  if( n>r->iChunkEnd ) n = r->iChunkEnd;
+  if( c->eId!=BENCH_ID_INTEGER ) n -= r->iChunk0;
+  if( n<1 ) n = 1;
+  w->iRand ^= w->iRand<<13; w->iRand ^= w->iRand>>7; w->iRand ^= w->iRand<<17;
+  k = (sqlite3_int64)(w->iRand % (uint64_t)n);
+  if( c->eId==BENCH_ID_INTEGER ){
+    sqlite3_bind_int64(w->pSel, 1, k+1);
+  }else if( BENCH_ID_IS_BLOB(c->eId) ){
+    sqlite3_bind_blob(w->pSel, 1, r->aId + k*16, 16, SQLITE_STATIC);
+  }else{
+    sqlite3_bind_text(w->pSel, 1, (const char*)r->aId + k*r->nIdLen,
+                      r->nIdLen, SQLITE_STATIC);
+  }
+  while( (rc = sqlite3_step(w->pSel))==SQLITE_ROW ){}
+  if( rc==SQLITE_DONE ) return sqlite3_reset(w->pSel);
+  sqlite3_reset(w->pSel);
+  return rc;
+}
+
+/* A reader's part of one phase: point SELECTs until the phase's writers
+** are done.  With reader_hold_ms, they run in read transactions kept open
+** that long each (one snapshot), one after the other. */
+static void benchReaderLoop(bench_worker *w){
+  bench_run *r = w->pRun;
+  sqlite3_int64 tHoldNs = (sqlite3_int64)r->pCfg->iReaderHoldMs*1000000;
+  sqlite3_int64 tHoldEnd = 0;          /* 0: no read transaction open */
+  int rc = SQLITE_OK;
+  while( !__atomic_load_n(&r->bStop, __ATOMIC_RELAXED)
+      && !acorn_bench_signalled()
       && __atomic_load_n(&r->nWriterLeft, __ATOMIC_RELAXED)>0 ){
-    sqlite3_int64 n = __atomic_load_n(&r->iNext, __ATOMIC_RELAXED);
-    sqlite3_int64 k;
-    int rc;
-    if( n>r->iChunkEnd ) n = r->iChunkEnd;
-    if( c->eId!=BENCH_ID_INTEGER ) n -= r->iChunk0;
-    if( n<1 ) n = 1;
-    w->iRand ^= w->iRand<<13; w->iRand ^= w->iRand>>7; w->iRand ^= w->iRand<<17;
-    k = (sqlite3_int64)(w->iRand % (uint64_t)n);
-    if( c->eId==BENCH_ID_INTEGER ){
-      sqlite3_bind_int64(w->pSel, 1, k+1);
-    }else if( BENCH_ID_IS_BLOB(c->eId) ){
-      sqlite3_bind_blob(w->pSel, 1, r->aId + k*16, 16, SQLITE_STATIC);
-    }else{
-      sqlite3_bind_text(w->pSel, 1, (const char*)r->aId + k*r->nIdLen,
-                        r->nIdLen, SQLITE_STATIC);
+    if( tHoldNs>0 && tHoldEnd==0 ){
+      rc = sqlite3_exec(w->db, "BEGIN", 0, 0, 0);
+      if( rc!=SQLITE_OK ) break;
+      tHoldEnd = acorn_bench_mono() + tHoldNs;
     }
-    while( (rc = sqlite3_step(w->pSel))==SQLITE_ROW ){}
-    if( rc==SQLITE_DONE ) rc = sqlite3_reset(w->pSel);
-    else sqlite3_reset(w->pSel);
-    if( rc!=SQLITE_OK ){
-      benchWorkerFail(w, rc, "read failed: %s", benchErrmsg(w, rc));
-      break;
-    }
+    rc = benchReadOne(w);
+    if( rc!=SQLITE_OK ) break;
     w->nDone++;
+    if( tHoldEnd && acorn_bench_mono()>=tHoldEnd ){
+      tHoldEnd = 0;
+      rc = sqlite3_exec(w->db, "COMMIT", 0, 0, 0);
+      if( rc!=SQLITE_OK ) break;
+    }
+  }
+  if( rc!=SQLITE_OK ){
+    benchWorkerFail(w, rc, "read failed: %s", benchErrmsg(w, rc));
+  }
+  if( !sqlite3_get_autocommit(w->db) ){
+    sqlite3_exec(w->db, "COMMIT", 0, 0, 0);   /* the phase is over */
   }
 }
 
@@ -1229,7 +1008,7 @@ static sqlite3_int64 benchPhases(bench_run *r, bench_worker *aW, int nThread){
   for(i=0; i<(nThread ? nThread : 1); i++) aW[i].busy.nBusy = 0;
   for(i0=0; i0<c->nRow; i0+=r->nChunk){
     sqlite3_int64 tEnd;
-    if( __atomic_load_n(&r->bStop, __ATOMIC_SEQ_CST) || benchSignalled()
+    if( __atomic_load_n(&r->bStop, __ATOMIC_SEQ_CST) || acorn_bench_signalled()
      || tUsed>=tBudget ){
       break;
     }
@@ -1241,7 +1020,7 @@ static sqlite3_int64 benchPhases(bench_run *r, bench_worker *aW, int nThread){
     if( nThread ){
       pthread_mutex_lock(&r->gateMutex);
       r->nReady = 0;
-      r->tStart = benchMono();
+      r->tStart = acorn_bench_mono();
       r->tDeadline = r->tStart + (tBudget - tUsed);
       r->iPhase++;
       pthread_cond_broadcast(&r->gateCond);
@@ -1250,7 +1029,7 @@ static sqlite3_int64 benchPhases(bench_run *r, bench_worker *aW, int nThread){
       }
       pthread_mutex_unlock(&r->gateMutex);
     }else{
-      r->tStart = benchMono();
+      r->tStart = acorn_bench_mono();
       r->tDeadline = r->tStart + (tBudget - tUsed);
       benchWriterLoop(&aW[0]);
     }
@@ -1267,174 +1046,6 @@ static sqlite3_int64 benchPhases(bench_run *r, bench_worker *aW, int nThread){
     pthread_mutex_unlock(&r->gateMutex);
   }
   return tUsed;
-}
-
-/* -------------------------------------------------------------------- */
-/* The template: copied, never written                                   */
-/*
-** A template is opened read-only and copied with the backup API into each
-** fresh scratch database.  How it is opened depends on what lies beside it:
-**
-**   - a -wal or a -journal: the database is in use (or was left so), and
-**     SQLite's own locks and recovery decide what a reader sees.  It is
-**     opened as any read-only reader opens it: the database and its -wal
-**     are never written (a WAL reader does use the -shm, as every reader
-**     does);
-**   - neither: every change is in the database file.  A read-only reader
-**     of a WAL-mode database would create an empty -wal and -shm beside it
-**     and leave them there, so it is opened with immutable=1 (no locks, no
-**     side files) and checked afterwards: if its size, mtime, ctime or
-**     inode changed, or a -wal or -journal appeared, while it was copied,
-**     the copy is done again (three tries, then an error).
-*/
-
-/* Does zPath followed by zSuffix exist (as anything)? */
-static int benchExists(const char *zPath, const char *zSuffix){
-  struct stat st;
-  char *z = sqlite3_mprintf("%s%s", zPath, zSuffix);
-  int b = z && lstat(z, &st)==0;
-  sqlite3_free(z);
-  return b;
-}
-
-/* Open the template zReal read-only as described above: *pbQuiet is set
-** when it was opened immutable (and must be checked after use). */
-static int benchTemplateOpen(const char *zReal, sqlite3 **pDb, int *pbQuiet){
-  int rc;
-  *pDb = 0;
-  *pbQuiet = !benchExists(zReal, "-wal") && !benchExists(zReal, "-journal");
-  if( *pbQuiet ){
-    /* file:<the path, percent-encoded>?immutable=1 */
-    static const char zHex[] = "0123456789ABCDEF";
-    size_t n = strlen(zReal), k, j = 0;
-    char *zUri = sqlite3_malloc64(3*n + 32);
-    if( zUri==0 ) return SQLITE_NOMEM;
-    memcpy(zUri, "file:", 5);
-    j = 5;
-    for(k=0; k<n; k++){
-      unsigned char ch = (unsigned char)zReal[k];
-      if( (ch>='a' && ch<='z') || (ch>='A' && ch<='Z') || (ch>='0' && ch<='9')
-       || ch=='/' || ch=='.' || ch=='-' || ch=='_' || ch=='~' ){
-        zUri[j++] = (char)ch;
-      }else{
-        zUri[j++] = '%';
-        zUri[j++] = zHex[ch>>4];
-        zUri[j++] = zHex[ch&15];
-      }
-    }
-    memcpy(zUri+j, "?immutable=1", 13);
-    rc = sqlite3_open_v2(zUri, pDb, SQLITE_OPEN_READONLY|SQLITE_OPEN_URI, 0);
-    sqlite3_free(zUri);
-  }else{
-    /* an absolute path: never read as a URI */
-    rc = sqlite3_open_v2(zReal, pDb, SQLITE_OPEN_READONLY, 0);
-  }
-  return rc;
-}
-
-/* Did the file change between the two stats? */
-static int benchStatChanged(const struct stat *a, const struct stat *b){
-  return a->st_ino!=b->st_ino || a->st_dev!=b->st_dev
-      || a->st_size!=b->st_size
-      || a->st_mtim.tv_sec!=b->st_mtim.tv_sec
-      || a->st_mtim.tv_nsec!=b->st_mtim.tv_nsec
-      || a->st_ctim.tv_sec!=b->st_ctim.tv_sec
-      || a->st_ctim.tv_nsec!=b->st_ctim.tv_nsec;
-}
-
-int acorn_bench_template_check(const char *zReal, char **pzWhy){
-  sqlite3 *db = 0;
-  int bQuiet, rc;
-  rc = benchTemplateOpen(zReal, &db, &bQuiet);
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_exec(db, "SELECT 1 FROM sqlite_schema LIMIT 1", 0, 0, 0);
-  }
-  if( rc!=SQLITE_OK ){
-    *pzWhy = sqlite3_mprintf("%s", db ? sqlite3_errmsg(db)
-                                      : sqlite3_errstr(rc));
-  }
-  sqlite3_close_v2(db);
-  return rc;
-}
-
-/* A copy of a WAL-mode database says so in its header (bytes 18 and 19 are
-** 2), and the memdb VFS cannot run a WAL: storage=memory rewrites them to
-** 1 (rollback), in the memdb file itself, and bumps the file change
-** counter (bytes 24..27) so that the connection drops its cached page 1. */
-static int benchMemdbNoWal(sqlite3 *db){
-  sqlite3_file *pFile = 0;
-  unsigned char a[10];
-  unsigned int iCounter;
-  int rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &pFile);
-  if( rc!=SQLITE_OK || pFile==0 || pFile->pMethods==0 ) return SQLITE_ERROR;
-  rc = pFile->pMethods->xRead(pFile, a, sizeof(a), 18);
-  if( rc!=SQLITE_OK || (a[0]!=2 && a[1]!=2) ) return rc;
-  a[0] = a[1] = 1;
-  iCounter = ((unsigned)a[6]<<24 | (unsigned)a[7]<<16
-              | (unsigned)a[8]<<8 | a[9]) + 1;
-  a[6] = (unsigned char)(iCounter>>24);
-  a[7] = (unsigned char)(iCounter>>16);
-  a[8] = (unsigned char)(iCounter>>8);
-  a[9] = (unsigned char)iCounter;
-  return pFile->pMethods->xWrite(pFile, a, sizeof(a), 18);
-}
-
-/* Copy the template into dbDest's main database (replacing all of it). */
-static int benchTemplateCopy(const bench_config *c, sqlite3 *dbDest,
-                             char **pzErr){
-  int iTry, rc = SQLITE_OK;
-  for(iTry=0; iTry<3; iTry++){
-    struct stat st0, st1;
-    sqlite3 *dbSrc = 0;
-    sqlite3_backup *pBackup;
-    int bQuiet;
-    if( stat(c->zTemplateReal, &st0)!=0 ){
-      *pzErr = sqlite3_mprintf("cannot copy the template: %s",
-                               strerror(errno));
-      return SQLITE_CANTOPEN;
-    }
-    rc = benchTemplateOpen(c->zTemplateReal, &dbSrc, &bQuiet);
-    if( rc==SQLITE_OK ){
-      sqlite3_busy_timeout(dbSrc, c->iBusyTimeout);
-      pBackup = sqlite3_backup_init(dbDest, "main", dbSrc, "main");
-      if( pBackup==0 ){
-        rc = sqlite3_errcode(dbDest);
-        *pzErr = sqlite3_mprintf("cannot copy the template: %s",
-                                 sqlite3_errmsg(dbDest));
-      }else{
-        rc = sqlite3_backup_step(pBackup, -1);
-        if( rc==SQLITE_DONE ) rc = SQLITE_OK;
-        sqlite3_backup_finish(pBackup);
-        if( rc!=SQLITE_OK ){
-          *pzErr = sqlite3_mprintf("cannot copy the template: %s",
-              sqlite3_errcode(dbSrc)!=SQLITE_OK ? sqlite3_errmsg(dbSrc)
-                                                : sqlite3_errstr(rc));
-        }
-      }
-    }else{
-      *pzErr = sqlite3_mprintf("cannot open the template: %s",
-                 dbSrc ? sqlite3_errmsg(dbSrc) : sqlite3_errstr(rc));
-    }
-    sqlite3_close_v2(dbSrc);
-    if( rc==SQLITE_OK && c->eStorage==BENCH_STORAGE_MEMORY ){
-      rc = benchMemdbNoWal(dbDest);
-      if( rc!=SQLITE_OK ){
-        *pzErr = sqlite3_mprintf("cannot copy the template: %s",
-                                 sqlite3_errstr(rc));
-      }
-    }
-    if( rc!=SQLITE_OK || !bQuiet ) return rc;
-    /* opened without locks: it must not have changed meanwhile */
-    if( stat(c->zTemplateReal, &st1)==0 && !benchStatChanged(&st0, &st1)
-     && !benchExists(c->zTemplateReal, "-wal")
-     && !benchExists(c->zTemplateReal, "-journal") ){
-      return SQLITE_OK;
-    }
-  }
-  *pzErr = sqlite3_mprintf("the template changed each time it was copied"
-                           " (%d tries): copy it while its writers rest",
-                           iTry);
-  return SQLITE_BUSY;
 }
 
 /* -------------------------------------------------------------------- */
@@ -1534,7 +1145,7 @@ static int benchSetupSchema(bench_run *r, sqlite3 *db, char **pzErr){
   char *zSql;
   int rc = SQLITE_OK;
   if( c->zTemplate ){
-    rc = benchTemplateCopy(c, db, pzErr);
+    rc = acorn_bench_template_copy(c, db, pzErr);
   }else if( c->bPageSize ){
     zSql = sqlite3_mprintf("PRAGMA page_size=%lld", c->iPageSize);
     rc = zSql ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
@@ -1659,18 +1270,274 @@ static int benchLatencies(bench_run *r, bench_worker *aW, bench_result *pRes){
   return SQLITE_OK;
 }
 
-/* One run with the settings in c (see bench.h). */
+/* 1. Room for the ids (made phase by phase), the content and the
+** workers; the write to time. */
+static int benchRunAlloc(bench_run *r, bench_worker **paW, int nW){
+  const bench_config *c = r->pCfg;
+  static const char zPat[] = "Some content";
+  bench_worker *aW;
+  int i, rc = benchIdsAlloc(r);
+  if( rc!=SQLITE_OK ) return rc;
+  r->zContent = sqlite3_malloc(c->nContent+1);
+  *paW = aW = sqlite3_malloc64(sizeof(bench_worker)*(sqlite3_uint64)nW);
+  /* zeroed before anything can fail: step 5 reads every worker */
+  if( aW ) memset(aW, 0, sizeof(bench_worker)*(size_t)nW);
+  if( r->zContent==0 || aW==0 ) return SQLITE_NOMEM;
+  for(i=0; i<nW; i++){
+    aW[i].pRun = r;
+    aW[i].bReader = i>=c->nThread;
+  }
+  for(i=0; i<c->nContent; i++) r->zContent[i] = zPat[i%12];
+  r->zContent[c->nContent] = 0;
+  if( c->zStatement ){
+    r->zInsert = c->zStatement;
+    r->bCustom = 1;
+  }else if( c->eId==BENCH_ID_INTEGER ){
+    r->zInsert = "INSERT INTO posts(title,content) VALUES(?1,?2)";
+  }else{
+    r->zInsert = "INSERT INTO posts(id,title,content) VALUES(?1,?2,?3)";
+  }
+  return SQLITE_OK;
+}
+
+/* 2. The scratch database: a new file in dir, or a memdb name. */
+static int benchRunScratch(bench_run *r, char **pzErr){
+  const bench_config *c = r->pCfg;
+  int rc = SQLITE_OK;
+  if( c->eStorage==BENCH_STORAGE_FILE ){
+    rc = acorn_bench_create_scratch(c->zDirReal, "acorn-bench-", ".db", 1,
+                                    &r->zOpen, 0, pzErr);
+    r->openFlags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_NOFOLLOW;
+  }else{
+    unsigned char a[8];
+    acorn_random(a, sizeof(a));
+    r->zOpen = sqlite3_mprintf("file:/acorn-bench-%02x%02x%02x%02x%02x"
+        "%02x%02x%02x?vfs=memdb", a[0], a[1], a[2], a[3], a[4], a[5],
+        a[6], a[7]);
+    if( r->zOpen==0 ) rc = SQLITE_NOMEM;
+    r->openFlags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_URI;
+  }
+  if( r->bThreads ) r->openFlags |= SQLITE_OPEN_NOMUTEX;
+  return rc;
+}
+
+/* The setup connection to the scratch database, in *pDb. */
+static int benchOpenSetup(bench_run *r, sqlite3 **pDb, char **pzErr){
+  int rc = benchOpenScratch(r, pDb, &r->zDenied);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("cannot open the scratch database: %s",
+               *pDb ? sqlite3_errmsg(*pDb) : sqlite3_errstr(rc));
+  }
+  return rc;
+}
+
+/* 3. The setup connection, and the schema on it. */
+static int benchRunSetup(bench_run *r, sqlite3 **pDb, char **pzErr){
+  const bench_config *c = r->pCfg;
+  int rc;
+  if( !ACORN_HAS_API(set_authorizer) && (c->zSchema || c->zStatement) ){
+    /* a SQLite built with SQLITE_OMIT_AUTHORIZATION: schema and statement
+    ** could not be fenced into the scratch database */
+    *pzErr = sqlite3_mprintf("schema and statement need SQLite's authorizer,"
+                             " which this SQLite is built without");
+    return SQLITE_ERROR;
+  }
+  rc = benchOpenSetup(r, pDb, pzErr);
+  if( rc==SQLITE_OK ) rc = benchSetupSchema(r, *pDb, pzErr);
+  if( rc==SQLITE_OK && r->bWal ){
+    sqlite3_stmt *pStmt = 0;
+    if( sqlite3_prepare_v2(*pDb, "PRAGMA page_size", -1, &pStmt, 0)==SQLITE_OK
+     && sqlite3_step(pStmt)==SQLITE_ROW ){
+      r->szPage = sqlite3_column_int(pStmt, 0);
+    }
+    sqlite3_finalize(pStmt);
+  }
+  return rc;
+}
+
+/* 4a. The application mutex and the start gate (bInit), or their end. */
+static int benchRunLocks(bench_run *r, int bInit, char **pzErr){
+  if( !bInit ){
+    if( r->bLocks ){
+      pthread_cond_destroy(&r->gateCond);
+      pthread_mutex_destroy(&r->gateMutex);
+      pthread_mutex_destroy(&r->appMutex);
+    }
+    r->bLocks = 0;
+    return SQLITE_OK;
+  }
+  if( pthread_mutex_init(&r->appMutex, 0)!=0 ) goto no_mutex;
+  if( pthread_mutex_init(&r->gateMutex, 0)!=0 ){
+    pthread_mutex_destroy(&r->appMutex);
+    goto no_mutex;
+  }
+  if( pthread_cond_init(&r->gateCond, 0)!=0 ){
+    pthread_mutex_destroy(&r->gateMutex);
+    pthread_mutex_destroy(&r->appMutex);
+    goto no_mutex;
+  }
+  r->bLocks = 1;
+  return SQLITE_OK;
+no_mutex:
+  *pzErr = sqlite3_mprintf("cannot create a mutex");
+  return SQLITE_ERROR;
+}
+
+/* 4b. The workers: the one writer in this thread, or a thread each, with
+** the terminating signals blocked; the timed part; every thread joined.
+** *ptElapsed is the time of the phases.  A worker's own failure is on the
+** worker (step 5 reads it). */
+static int benchRunWorkers(bench_run *r, bench_worker *aW, int nW,
+                           sqlite3_int64 *ptElapsed, char **pzErr){
+  sigset_t oldMask;
+  int i, nStarted = 0, rc = SQLITE_OK;
+  if( !r->bThreads ){
+    if( benchWorkerSetup(&aW[0])==SQLITE_OK ){
+      *ptElapsed = benchPhases(r, aW, 0);
+    }
+    return SQLITE_OK;
+  }
+  acorn_bench_signals_block(1, &oldMask);  /* the threads start blocked */
+  for(i=0; i<nW; i++){
+    if( pthread_create(&aW[i].tid, 0, benchThreadMain, &aW[i])!=0 ){
+      *pzErr = sqlite3_mprintf("cannot start thread %d of %d: %s",
+                               i+1, nW, strerror(errno));
+      rc = SQLITE_ERROR;
+      __atomic_store_n(&r->bStop, 1, __ATOMIC_SEQ_CST);
+      break;
+    }
+    aW[i].bThread = 1;
+    nStarted++;
+  }
+  acorn_bench_signals_block(0, &oldMask);
+  *ptElapsed = benchPhases(r, aW, nStarted);
+  for(i=0; i<nStarted; i++) pthread_join(aW[i].tid, 0);
+  return rc;
+}
+
+/* 5a, first: the -wal file: its size now, after the timed part and
+** before any connection closes (the last to close checkpoints and deletes
+** it), and the largest it reached.  The file grows only by frames
+** appended at its end: after a commit whose log holds F frames it is
+** 32 + F*(24 + page_size) bytes (a header, then per frame a 24-byte header
+** and a page), or more if an earlier, longer log left it so (a new log is
+** written from the start of the old file, which only journal_size_limit
+** cuts).  A log starts again only after a checkpoint of all of it, and
+** only the writers' WAL hooks checkpoint, at F >= wal_autocheckpoint: so
+** the largest F a hook saw there is the largest log of the run, and
+** without checkpoints the file only grew and its size now is its peak.
+** Exact, and without a system call or a compare per commit. */
+static void benchRunWal(bench_run *r, bench_worker *aW, bench_result *pRes){
+  const bench_config *c = r->pCfg;
+  struct stat st;
+  char *zWal;
+  int i, mxFrame = 0;
+  pRes->bWal = 1;
+  zWal = sqlite3_mprintf("%s-wal", r->zOpen);
+  if( zWal && stat(zWal, &st)==0 ) pRes->nWalEnd = st.st_size;
+  sqlite3_free(zWal);
+  for(i=0; i<c->nThread; i++){
+    if( aW[i].mxFrame>mxFrame ) mxFrame = aW[i].mxFrame;
+    pRes->nCheckpoints += aW[i].nCkpt;
+    pRes->nCheckpointsBlocked += aW[i].nCkptBlocked;
+  }
+  pRes->nWalMax = mxFrame>0 ? 32 + (sqlite3_int64)mxFrame*(24 + r->szPage) : 0;
+  if( pRes->nWalEnd>pRes->nWalMax ) pRes->nWalMax = pRes->nWalEnd;
+}
+
+/* 5a. The run's outcome: a deferred signal (the files removed before the
+** connections close, so that closing has nothing to checkpoint), else the
+** first worker's failure, else rc; the workers' counts added up and their
+** connections closed. */
+static int benchRunCollect(bench_run *r, bench_worker *aW, int nW, int rc,
+                           bench_result *pRes, char **pzErr){
+  const bench_config *c = r->pCfg;
+  int i;
+  if( acorn_bench_signalled() ){
+    if( r->zOpen && c->eStorage==BENCH_STORAGE_FILE ){
+      acorn_bench_unlink_all(r->zOpen, 1);
+    }
+    if( rc==SQLITE_OK ){
+      int sig = __atomic_load_n(&acorn_bench_sig_pending, __ATOMIC_RELAXED);
+      rc = SQLITE_INTERRUPT;
+      *pzErr = sqlite3_mprintf("stopped by %s", sig==SIGTERM ? "SIGTERM"
+                               : sig==SIGINT ? "SIGINT" : "SIGHUP");
+    }
+  }
+  if( aW && r->bWal && r->zOpen ) benchRunWal(r, aW, pRes);
+  for(i=0; aW && i<nW; i++){
+    if( rc==SQLITE_OK && aW[i].rc!=SQLITE_OK ){
+      rc = aW[i].rc;
+      sqlite3_free(*pzErr);
+      *pzErr = aW[i].zErr;
+      aW[i].zErr = 0;
+    }
+    if( !aW[i].bReader ){
+      pRes->nWrites += aW[i].nDone;
+    }else{
+      pRes->nReads += aW[i].nDone;
+    }
+    pRes->nBusy += aW[i].busy.nBusy;
+    pRes->nBusyErrors += aW[i].nBusyErr;
+    sqlite3_free(aW[i].zErr);
+    benchWorkerClose(&aW[i]);
+  }
+  return rc;
+}
+
+/* 5b. Rows and sizes, on the setup connection (opened again for file
+** storage): count(*) of posts, or, for a workload of the user's, the rows
+** its statement ran for. */
+static int benchRunCount(bench_run *r, sqlite3 **pDb, bench_result *pRes,
+                         char **pzErr){
+  const bench_config *c = r->pCfg;
+  sqlite3_stmt *pStmt = 0;
+  int rc = *pDb ? SQLITE_OK : benchOpenSetup(r, pDb, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
+  pRes->nDbBytes = benchDbBytes(r, *pDb);
+  if( c->zSchema || c->zStatement || c->zTemplate ){
+    pRes->nRowsWritten = pRes->nWrites;
+    return SQLITE_OK;
+  }
+  rc = sqlite3_prepare_v2(*pDb, "SELECT count(*) FROM posts", -1, &pStmt, 0);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    pRes->nRowsWritten = sqlite3_column_int64(pStmt, 0);
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+  else sqlite3_finalize(pStmt);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("cannot count the rows: %s",
+                             sqlite3_errmsg(*pDb));
+  }
+  return rc;
+}
+
+/* 5c. Close and remove everything, on every path. */
+static void benchRunFree(bench_run *r, bench_worker *aW, int nW,
+                         sqlite3 *dbSetup){
+  int i;
+  sqlite3_close_v2(dbSetup);
+  if( r->zOpen && r->pCfg->eStorage==BENCH_STORAGE_FILE ){
+    acorn_bench_live_remove(r->zOpen);
+  }
+  benchRunLocks(r, 0, 0);
+  sqlite3_free(r->zOpen);
+  sqlite3_free(r->aId);
+  sqlite3_free(r->zContent);
+  for(i=0; aW && i<nW; i++) benchWorkerFree(&aW[i]);
+  sqlite3_free(aW);
+}
+
+/* One run with the settings in c (see bench.h), in the steps of the
+** comment at the top. */
 int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
                     bench_result *pRes, char **pzErr){
   bench_run run;
   bench_worker *aW = 0;
   sqlite3 *dbSetup = 0;
-  int nW = c->nThread + c->nReader;
-  int bThreads = nW>1;
-  int rc, i, nStarted = 0;
-  int bMutexInit = 0;
   sqlite3_int64 tElapsed = 0;
-  int bWasInRun = benchInRun;
+  int nW = c->nThread + c->nReader;
+  int rc, bWasInRun = benchInRun;
 
   benchInRun = 1;
   memset(&run, 0, sizeof(run));
@@ -1683,89 +1550,13 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
 #endif
   run.nWriterLeft = c->nThread;
   run.bHist = c->nRow>BENCH_EXACT_MAX;
+  run.bThreads = nW>1;
+  run.bWal = c->eJournal==BENCH_JOURNAL_WAL && c->eStorage==BENCH_STORAGE_FILE;
 
-  /* 1. room for the ids (made phase by phase) and the content */
-  rc = benchIdsAlloc(&run);
-  if( rc==SQLITE_OK ){
-    run.zContent = sqlite3_malloc(c->nContent+1);
-    aW = sqlite3_malloc64(sizeof(bench_worker)*(sqlite3_uint64)nW);
-    if( aW ) memset(aW, 0, sizeof(bench_worker)*(size_t)nW);
-    if( run.zContent==0 || aW==0 ) rc = SQLITE_NOMEM;
-  }
-  if( rc==SQLITE_OK ){
-    static const char zPat[] = "Some content";
-    for(i=0; i<c->nContent; i++) run.zContent[i] = zPat[i%12];
-    run.zContent[c->nContent] = 0;
-    if( c->zStatement ){
-      run.zInsert = c->zStatement;
-      run.bCustom = 1;
-    }else if( c->eId==BENCH_ID_INTEGER ){
-      run.zInsert = "INSERT INTO posts(title,content) VALUES(?1,?2)";
-    }else{
-      run.zInsert = "INSERT INTO posts(id,title,content) VALUES(?1,?2,?3)";
-    }
-  }
-
-  /* 2. the scratch database */
-  if( rc==SQLITE_OK ){
-    if( c->eStorage==BENCH_STORAGE_FILE ){
-      rc = benchCreateScratch(c->zDirReal, "acorn-bench-", ".db", 1,
-                              &run.zOpen, 0, pzErr);
-      run.openFlags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_NOFOLLOW;
-    }else{
-      unsigned char a[8];
-      acorn_random(a, sizeof(a));
-      run.zOpen = sqlite3_mprintf("file:/acorn-bench-%02x%02x%02x%02x%02x"
-          "%02x%02x%02x?vfs=memdb", a[0], a[1], a[2], a[3], a[4], a[5],
-          a[6], a[7]);
-      if( run.zOpen==0 ) rc = SQLITE_NOMEM;
-      run.openFlags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_URI;
-    }
-    if( bThreads ) run.openFlags |= SQLITE_OPEN_NOMUTEX;
-  }
-
-  /* 3. schema */
-  if( rc==SQLITE_OK && !ACORN_HAS_API(set_authorizer)
-   && (c->zSchema || c->zStatement) ){
-    /* a SQLite built with SQLITE_OMIT_AUTHORIZATION: schema and statement
-    ** could not be fenced into the scratch database */
-    *pzErr = sqlite3_mprintf("schema and statement need SQLite's authorizer,"
-                             " which this SQLite is built without");
-    rc = SQLITE_ERROR;
-  }
-  if( rc==SQLITE_OK ){
-    rc = benchOpenScratch(&run, &dbSetup, &run.zDenied);
-    if( rc!=SQLITE_OK ){
-      *pzErr = sqlite3_mprintf("cannot open the scratch database: %s",
-                 dbSetup ? sqlite3_errmsg(dbSetup) : sqlite3_errstr(rc));
-    }else{
-      rc = benchSetupSchema(&run, dbSetup, pzErr);
-    }
-  }
-
-  /* 4. the workers */
-  if( rc==SQLITE_OK ){
-    for(i=0; i<nW; i++){
-      aW[i].pRun = &run;
-      aW[i].bReader = i>=c->nThread;
-    }
-    if( pthread_mutex_init(&run.appMutex, 0)==0 ){
-      if( pthread_mutex_init(&run.gateMutex, 0)==0 ){
-        if( pthread_cond_init(&run.gateCond, 0)==0 ){
-          bMutexInit = 1;
-        }else{
-          pthread_mutex_destroy(&run.gateMutex);
-          pthread_mutex_destroy(&run.appMutex);
-        }
-      }else{
-        pthread_mutex_destroy(&run.appMutex);
-      }
-    }
-    if( !bMutexInit ){
-      rc = SQLITE_ERROR;
-      *pzErr = sqlite3_mprintf("cannot create a mutex");
-    }
-  }
+  rc = benchRunAlloc(&run, &aW, nW);
+  if( rc==SQLITE_OK ) rc = benchRunScratch(&run, pzErr);
+  if( rc==SQLITE_OK ) rc = benchRunSetup(&run, &dbSetup, pzErr);
+  if( rc==SQLITE_OK ) rc = benchRunLocks(&run, 1, pzErr);
   /* For file storage the setup connection is closed while the workers
   ** run (locking=exclusive lets no other connection in) and opened again
   ** to count.  A memdb database lives only while a connection holds it. */
@@ -1773,104 +1564,12 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
     sqlite3_close_v2(dbSetup);
     dbSetup = 0;
   }
-  if( rc==SQLITE_OK && !bThreads ){
-    if( benchWorkerSetup(&aW[0])==SQLITE_OK ){
-      tElapsed = benchPhases(&run, aW, 0);
-    }
-  }else if( rc==SQLITE_OK ){
-    sigset_t oldMask;
-    benchSignalsBlock(1, &oldMask);    /* the threads start with them blocked */
-    for(i=0; i<nW; i++){
-      if( pthread_create(&aW[i].tid, 0, benchThreadMain, &aW[i])!=0 ){
-        *pzErr = sqlite3_mprintf("cannot start thread %d of %d: %s",
-                                 i+1, nW, strerror(errno));
-        rc = SQLITE_ERROR;
-        __atomic_store_n(&run.bStop, 1, __ATOMIC_SEQ_CST);
-        break;
-      }
-      aW[i].bThread = 1;
-      nStarted++;
-    }
-    benchSignalsBlock(0, &oldMask);
-    tElapsed = benchPhases(&run, aW, nStarted);
-    for(i=0; i<nStarted; i++) pthread_join(aW[i].tid, 0);
-  }
-
-  /* 5. results, then close and remove everything, on every path */
-  if( benchSignalled() ){
-    /* the process is about to die of a signal: remove the files before
-    ** the connections close, so that closing has nothing to checkpoint */
-    if( run.zOpen && c->eStorage==BENCH_STORAGE_FILE ){
-      benchUnlinkAll(run.zOpen, 1);
-    }
-    if( rc==SQLITE_OK ){
-      int sig = __atomic_load_n(&benchSigPending, __ATOMIC_RELAXED);
-      rc = SQLITE_INTERRUPT;
-      *pzErr = sqlite3_mprintf("stopped by %s", sig==SIGTERM ? "SIGTERM"
-                               : sig==SIGINT ? "SIGINT" : "SIGHUP");
-    }
-  }
-  if( aW ){
-    for(i=0; i<nW; i++){
-      if( rc==SQLITE_OK && aW[i].rc!=SQLITE_OK ){
-        rc = aW[i].rc;
-        sqlite3_free(*pzErr);
-        *pzErr = aW[i].zErr;
-        aW[i].zErr = 0;
-      }
-      if( !aW[i].bReader ){
-        pRes->nWrites += aW[i].nDone;
-      }else{
-        pRes->nReads += aW[i].nDone;
-      }
-      pRes->nBusy += aW[i].busy.nBusy;
-      sqlite3_free(aW[i].zErr);
-      benchWorkerClose(&aW[i]);
-    }
-    pRes->rElapsed = (double)tElapsed/1e9;
-  }
-  if( rc==SQLITE_OK && dbSetup==0 ){
-    rc = benchOpenScratch(&run, &dbSetup, &run.zDenied);
-    if( rc!=SQLITE_OK ){
-      *pzErr = sqlite3_mprintf("cannot open the scratch database: %s",
-                 dbSetup ? sqlite3_errmsg(dbSetup) : sqlite3_errstr(rc));
-    }
-  }
-  if( rc==SQLITE_OK && (c->zSchema || c->zStatement || c->zTemplate) ){
-    /* the user's workload: the rows it ran for */
-    pRes->nDbBytes = benchDbBytes(&run, dbSetup);
-    pRes->nRowsWritten = pRes->nWrites;
-  }else if( rc==SQLITE_OK ){
-    sqlite3_stmt *pStmt = 0;
-    pRes->nDbBytes = benchDbBytes(&run, dbSetup);
-    rc = sqlite3_prepare_v2(dbSetup, "SELECT count(*) FROM posts", -1,
-                            &pStmt, 0);
-    if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
-      pRes->nRowsWritten = sqlite3_column_int64(pStmt, 0);
-    }
-    if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
-    else sqlite3_finalize(pStmt);
-    if( rc!=SQLITE_OK ){
-      *pzErr = sqlite3_mprintf("cannot count the rows: %s",
-                               sqlite3_errmsg(dbSetup));
-    }
-  }
+  if( rc==SQLITE_OK ) rc = benchRunWorkers(&run, aW, nW, &tElapsed, pzErr);
+  rc = benchRunCollect(&run, aW, nW, rc, pRes, pzErr);
+  pRes->rElapsed = (double)tElapsed/1e9;
+  if( rc==SQLITE_OK ) rc = benchRunCount(&run, &dbSetup, pRes, pzErr);
   if( rc==SQLITE_OK ) rc = benchLatencies(&run, aW, pRes);
-  sqlite3_close_v2(dbSetup);
-  if( run.zOpen && c->eStorage==BENCH_STORAGE_FILE ){
-    benchLiveRemove(run.zOpen);
-  }
-  if( bMutexInit ){
-    pthread_cond_destroy(&run.gateCond);
-    pthread_mutex_destroy(&run.gateMutex);
-    pthread_mutex_destroy(&run.appMutex);
-  }
-  sqlite3_free(run.zOpen);
-  sqlite3_free(run.aId);
-  sqlite3_free(run.zContent);
-  for(i=0; aW && i<nW; i++) benchWorkerFree(&aW[i]);
-  sqlite3_free(aW);
+  benchRunFree(&run, aW, nW, dbSetup);
   benchInRun = bWasInRun;
   return rc;
 }
-

@@ -169,3 +169,97 @@ check_busy() {
   [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1|1" ] || fail "got $(cat "$BATS_TEST_TMPDIR/out")"
   assert_dir_empty "$D"
 }
+
+# hold_wal_lock DIR MODE: in another process, from a moment during the run
+# until the run has removed its scratch database, hold its WAL write lock
+# (MODE write: BEGIN IMMEDIATE, so every write of the run meets it) or a
+# read snapshot (MODE read: BEGIN and a read, so no checkpoint of the run
+# gets past it).  The order is made certain:
+#   1. wait (reading bytes, taking no lock) until the scratch database's
+#      change counter shows it in WAL mode (the setup's first write), then
+#      (reading, which in WAL mode stops no writer) until posts exists: the
+#      setup has committed its CREATE TABLE and writes nothing more, so no
+#      lock taken here can fail it;
+#   2. take the lock, tried again every 0.1 ms (a writer holds the write
+#      lock only while it writes);
+#   3. hold it until the database file is gone: the run has ended, so every
+#      write and checkpoint it made after step 2 met the lock.
+# Prints "held".
+hold_wal_lock() {
+  "$PYTHON" - "$1" "$2" <<'PY'
+import glob, os, sqlite3, struct, sys, time
+d, mode = sys.argv[1], sys.argv[2]
+end = time.time() + 600
+def counter():
+    for p in glob.glob(d + "/acorn-bench-*.db"):
+        try:
+            with open(p, "rb") as f:
+                h = f.read(28)
+        except OSError:
+            continue
+        if len(h) == 28:
+            return p, struct.unpack(">I", h[24:28])[0]
+    return None, 0
+while True:
+    db, n = counter()
+    if n >= 1:
+        break
+    if time.time() > end:
+        sys.exit("no scratch database was set up in " + d)
+    time.sleep(0.001)
+con = sqlite3.connect("file:" + db + "?mode=rw", uri=True, timeout=0,
+                      isolation_level=None)
+# (the CREATE TABLE is in the -wal, not yet in the file's change counter)
+while True:
+    try:
+        if con.execute("SELECT count(*) FROM sqlite_schema"
+                       " WHERE name='posts'").fetchone()[0]:
+            break
+    except sqlite3.OperationalError as e:
+        if "locked" not in str(e):
+            raise
+    if time.time() > end:
+        sys.exit("the setup never made posts in " + d)
+    time.sleep(0.001)
+while True:
+    try:
+        if mode == "write":
+            con.execute("BEGIN IMMEDIATE")
+        else:
+            con.execute("BEGIN")
+            con.execute("SELECT count(*) FROM posts").fetchone()
+        break
+    except sqlite3.OperationalError as e:
+        if "locked" not in str(e) or time.time() > end:
+            raise
+        if con.in_transaction:
+            con.execute("ROLLBACK")
+    time.sleep(0.0001)
+while os.path.exists(db):
+    if time.time() > end:
+        sys.exit("the run never ended")
+    time.sleep(0.01)
+con.execute("ROLLBACK")
+con.close()
+print("held")
+PY
+}
+
+# check_wal_hold MODE SECONDS WHERE: a run of SECONDS (cut by seconds) in WAL
+# mode with WHERE, while hold_wal_lock MODE holds its lock from a moment of
+# the run to its end.  Its row, in $BATS_TEST_TMPDIR/out: for MODE write,
+# busy_errors > 0 and busy > 0; for MODE read, checkpoints > 0 and
+# checkpoints_blocked > 0.
+check_wal_hold() {
+  local pid status cols="busy_errors > 0, busy > 0"
+  [ "$1" = write ] || cols="checkpoints > 0, checkpoints_blocked > 0"
+  start_sql "SELECT $cols FROM bench_insert
+ WHERE rows=10000000 AND seconds=$2 AND $3 AND $W AND dir='$D';"
+  pid=$!
+  run hold_wal_lock "$D" "$1"
+  status=0
+  wait "$pid" || status=$?
+  [ "$output" = "held" ] || fail "the lock holder failed: $output"
+  [ "$status" -eq 0 ] || fail "sqlite3 failed: $(cat "$BATS_TEST_TMPDIR/out")"
+  assert_dir_empty "$D"
+}

@@ -23,7 +23,7 @@ tiny_sql() {
   run bi ".headers on
 SELECT * FROM bench_insert WHERE rows=20 AND $W AND dir='$D';"
   assert_success
-  [ "${lines[0]}" = "rows_written|elapsed|writes_per_sec|ns_per_write|p50_us|p99_us|max_us|reads_per_sec|busy|db_bytes|sqlite_version|fsync_us" ]
+  [ "${lines[0]}" = "rows_written|elapsed|writes_per_sec|ns_per_write|p50_us|p99_us|max_us|reads_per_sec|busy|db_bytes|sqlite_version|fsync_us|busy_errors|wal_bytes_max|wal_bytes_end|checkpoints|checkpoints_blocked" ]
   [ "${#lines[@]}" -eq 2 ]
   assert_dir_empty "$D"
 }
@@ -441,7 +441,7 @@ explain_script() {
 
 @test "the SQL scripts in sql/ are valid and name only real columns" {
   local f
-  for f in writers ids journals batching readers own; do
+  for f in writers ids journals batching readers own wal; do
     run explain_script "$f"
     assert_success
   done
@@ -1166,4 +1166,103 @@ CREATE TRIGGER tt AFTER INSERT ON t BEGIN UPDATE n SET c=c+1; END'
   assert_output "1|0|NULL|NULL
 10|0|NULL|NULL"
   assert_dir_empty "$D"
+}
+
+@test "read_first, wal_autocheckpoint, journal_size_limit and reader_hold_ms are hidden columns holding their documented defaults" {
+  export TMPDIR="$D"
+  run bi "SELECT read_first, wal_autocheckpoint, journal_size_limit, reader_hold_ms
+  FROM bench_insert WHERE seconds=0.05;"
+  assert_output "0|1000|-1|0"
+  assert_dir_empty "$D"
+}
+
+@test "read_first, wal_autocheckpoint, journal_size_limit and reader_hold_ms refuse bad values, naming what is allowed" {
+  check_error "read_first=2" "read_first must be 0 or 1 (got 2)"
+  check_error "read_first='yes'" "read_first must be 0 or 1 (got 'yes')"
+  check_error "wal_autocheckpoint=-1" "wal_autocheckpoint must be an integer in 0..1000000000 (got -1)"
+  check_error "wal_autocheckpoint=NULL" "wal_autocheckpoint must be an integer in 0..1000000000 (got NULL)"
+  check_error "journal_size_limit=-2" "journal_size_limit must be an integer in -1..1099511627776 (got -2)"
+  check_error "journal_size_limit=0.5" "journal_size_limit must be an integer in -1..1099511627776 (got 0.5)"
+  check_error "reader_hold_ms=3600001" "reader_hold_ms must be an integer in 0..3600000 (got 3600001)"
+  check_error "read_first=1 AND schema='CREATE TABLE t(x)' AND statement='INSERT INTO t VALUES(?1)'" \
+    "read_first reads the posts table by id: read_first=1 needs schema and template NULL"
+}
+
+@test "read_first runs every transaction as BEGIN, a SELECT, the writes, COMMIT: every row written, for both begin kinds and batch 1" {
+  run bi "SELECT begin, batch, read_first, rows_written, busy_errors, typeof(p99_us) FROM bench_insert
+ WHERE begin IN ('deferred', 'immediate') AND batch IN (1, 10) AND read_first=1
+   AND id IN ('integer', 'uuid7_blob', 'uuid4_text') AND rows=100 AND $W AND dir='$D';"
+  assert_success
+  [ "${#lines[@]}" -eq 12 ]
+  local l
+  for l in "${lines[@]}"; do
+    [[ "$l" =~ ^(deferred|immediate)\|(1|10)\|1\|100\|0\|real$ ]] || fail "got $l"
+  done
+  assert_dir_empty "$D"
+}
+
+@test "the WAL columns: no checkpoint with wal_autocheckpoint=0, and the -wal file's peak is whole frames and its size at the end" {
+  # one writer, no reader: the frames written do not depend on timing
+  run bi "SELECT wal_autocheckpoint, checkpoints, checkpoints_blocked,
+       (wal_bytes_max - 32) % (24 + 4096) = 0, wal_bytes_max = wal_bytes_end,
+       wal_bytes_max >= 32 + 500 * (24 + 4096)
+  FROM bench_insert WHERE wal_autocheckpoint IN (0, 100) AND rows=500 AND $W AND dir='$D';"
+  assert_success
+  assert_output "0|0|0|1|1|1
+100|5|0|1|1|0"
+  assert_dir_empty "$D"
+}
+
+@test "journal_size_limit cuts the -wal file after a checkpoint; without it the file keeps its peak size" {
+  run bi "SELECT journal_size_limit, checkpoints > 0, wal_bytes_end = wal_bytes_max,
+       wal_bytes_end < wal_bytes_max, wal_bytes_max <= 32 + 120 * (24 + 4096)
+  FROM bench_insert WHERE wal_autocheckpoint=100 AND journal_size_limit IN (-1, 0)
+   AND rows=1050 AND $W AND dir='$D';"
+  assert_success
+  assert_output "-1|1|1|0|1
+0|1|0|1|1"
+  assert_dir_empty "$D"
+}
+
+@test "the WAL columns are NULL without a -wal file (journal other than wal, storage=memory); busy_errors is 0" {
+  run bi "SELECT journal, storage, quote(wal_bytes_max), quote(wal_bytes_end), quote(checkpoints),
+       quote(checkpoints_blocked), busy_errors
+  FROM bench_insert WHERE journal IN ('wal', 'delete') AND storage IN ('file', 'memory')
+   AND rows=20 AND $W AND dir='$D';"
+  assert_success
+  [[ "${lines[0]}" =~ ^wal\|file\|[0-9]+\|[0-9]+\|0\|0\|0$ ]] || fail "got ${lines[0]}"
+  [ "${lines[1]}" = "wal|memory|NULL|NULL|NULL|NULL|0" ]
+  [ "${lines[2]}" = "delete|file|NULL|NULL|NULL|NULL|0" ]
+  [ "${lines[3]}" = "delete|memory|NULL|NULL|NULL|NULL|0" ]
+  assert_dir_empty "$D"
+}
+
+@test "reader_hold_ms: readers keeping read transactions open do not stop the writers; every row is written" {
+  skip_under_valgrind
+  run bi "SELECT readers, reader_hold_ms, rows_written, typeof(reads_per_sec), typeof(checkpoints_blocked)
+  FROM bench_insert WHERE readers IN (1, 2) AND reader_hold_ms IN (0, 20) AND wal_autocheckpoint=10
+   AND rows=2000 AND $W AND dir='$D';"
+  assert_success
+  assert_output "1|0|2000|integer|integer
+1|20|2000|integer|integer
+2|0|2000|integer|integer
+2|20|2000|integer|integer"
+  assert_dir_empty "$D"
+}
+
+@test "busy_errors counts writes refused with SQLITE_BUSY and retried from BEGIN: another process holds the write lock until the run ends" {
+  check_wal_hold write 3 "begin='immediate' AND read_first=1 AND busy_timeout=0"
+  [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1" ] || fail "got $(cat "$BATS_TEST_TMPDIR/out")"
+}
+
+@test "busy_errors: a deferred transaction that read first is refused at once, without a busy wait even with busy_timeout=5000, and retried" {
+  # busy > 0 is 0: SQLite does not call the busy handler for a transaction
+  # that holds a read snapshot and asks for the write lock
+  check_wal_hold write 3 "begin='deferred' AND read_first=1 AND batch=5 AND busy_timeout=5000"
+  [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|0" ] || fail "got $(cat "$BATS_TEST_TMPDIR/out")"
+}
+
+@test "checkpoints_blocked counts checkpoints that a reader's snapshot stopped short: another process holds one until the run ends" {
+  check_wal_hold read 3 "wal_autocheckpoint=10"
+  [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1" ] || fail "got $(cat "$BATS_TEST_TMPDIR/out")"
 }

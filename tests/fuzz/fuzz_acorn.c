@@ -349,6 +349,7 @@ static const char *const azBenchRows[] = {
 };
 static const char *const azBenchCols[] = {
   "*", "rows_written, busy, db_bytes, sqlite_version, fsync_us",
+  "busy_errors, wal_bytes_max, wal_bytes_end, checkpoints, checkpoints_blocked",
   "id, journal, storage, rows_written", "count(*)",
 };
 static const char *const azBenchWhere[] = {
@@ -397,6 +398,17 @@ static const char *const azBenchWhere[] = {
    " SELECT x+1 FROM s) SELECT x FROM s)'"),
   (" AND schema='CREATE TABLE t(x); PRAGMA temp_store_directory=''/'''"
    " AND statement='INSERT INTO t VALUES(?1)'"),
+  /* BUSY and WAL: each parameter, a bad value of each, and read_first
+  ** where it cannot read posts */
+  " AND read_first=1", " AND read_first IN (0, 1) AND begin='immediate'",
+  " AND read_first=2", " AND read_first=1 AND batch=3 AND threads=2",
+  " AND read_first=1 AND schema='CREATE TABLE t(x)'",
+  " AND wal_autocheckpoint=0", " AND wal_autocheckpoint IN (1, 10)",
+  " AND wal_autocheckpoint=-1", " AND wal_autocheckpoint=NULL",
+  " AND journal_size_limit=0", " AND journal_size_limit=-1",
+  " AND journal_size_limit=-2", " AND journal_size_limit=4096",
+  " AND reader_hold_ms=1 AND readers=1", " AND reader_hold_ms=3600001",
+  " AND reader_hold_ms IN (0, 2) AND readers=2 AND wal_autocheckpoint=1",
 };
 
 /* How far 'w' moves the clock, in ms. */
