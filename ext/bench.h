@@ -151,4 +151,8 @@ static inline sqlite3_int64 acorn_bench_mono(void){
 ** (a realpath), in microseconds. */
 int acorn_bench_fsync_us(const char *zDir, double *pUs, char **pzErr);
 
+#ifdef ACORN_TESTING
+extern sqlite3_int64 acorn_test_bench_max_ns;
+#endif
+
 #endif /* ACORN_BENCH_H */

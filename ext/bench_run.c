@@ -55,6 +55,12 @@
 */
 #include "bench.h"
 
+#ifdef ACORN_TESTING
+/* Test builds: a bound on every run's timed part (0: none), so that the
+** fuzzer's runs of a writer that retries BUSY until `seconds` end. */
+sqlite3_int64 acorn_test_bench_max_ns = 0;
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -789,7 +795,7 @@ static void benchWriterLoop(bench_worker *w){
   int bTxn = c->nBatch>1 || c->bReadFirst;
   sqlite3_int64 t = acorn_bench_mono();
   for(;;){
-    sqlite3_int64 i0, n, j, tPrev;
+    sqlite3_int64 i0, n, j, tPrev, nLat0;
     int rc = SQLITE_OK;
     if( __atomic_load_n(&r->bStop, __ATOMIC_RELAXED) ) break;
     if( acorn_bench_signalled() ) break;
@@ -809,6 +815,7 @@ static void benchWriterLoop(bench_worker *w){
     if( c->bMutex ) pthread_mutex_lock(&r->appMutex);
   again:                          /* after a BUSY: the batch from BEGIN */
     j = 0;
+    nLat0 = w->nLat;
     if( bTxn ){
       rc = benchTxn(w, 0);
       if( rc==SQLITE_OK && c->bReadFirst ) rc = benchReadFirst(w, i0);
@@ -829,10 +836,10 @@ static void benchWriterLoop(bench_worker *w){
         benchLatAdd(w, t>tPrev ? (uint64_t)(t-tPrev) : 1);    /* + COMMIT */
       }
     }
-    /* the rows of the attempt that recorded a latency: j, or in a
-    ** transaction all but the last */
+    /* the latencies this attempt recorded go with it (the loop's j counts
+    ** the failed row too, which recorded none) */
     if( rc!=SQLITE_OK && (rc&0xff)==SQLITE_BUSY
-     && benchRetry(w, bTxn && j>n-1 ? n-1 : j) ){
+     && benchRetry(w, w->nLat - nLat0) ){
       goto again;
     }
     if( c->bMutex ) pthread_mutex_unlock(&r->appMutex);
@@ -995,6 +1002,11 @@ static void benchMakeIds(bench_run *r, sqlite3_int64 i0, sqlite3_int64 i1){
 static sqlite3_int64 benchPhases(bench_run *r, bench_worker *aW, int nThread){
   const bench_config *c = r->pCfg;
   sqlite3_int64 tBudget = (sqlite3_int64)(c->rSeconds*1e9), tUsed = 0, i0;
+#ifdef ACORN_TESTING
+  if( acorn_test_bench_max_ns>0 && tBudget>acorn_test_bench_max_ns ){
+    tBudget = acorn_test_bench_max_ns;
+  }
+#endif
   int i;
   if( nThread ){
     pthread_mutex_lock(&r->gateMutex);

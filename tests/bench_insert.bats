@@ -1255,6 +1255,11 @@ CREATE TRIGGER tt AFTER INSERT ON t BEGIN UPDATE n SET c=c+1; END'
   [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1" ] || fail "got $(cat "$BATS_TEST_TMPDIR/out")"
 }
 
+@test "busy_errors: an autocommit insert (batch 1) refused with SQLITE_BUSY is retried, and so is the busy handler's call counted" {
+  check_wal_hold write 3 "batch=1 AND busy_timeout=0"
+  [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1" ] || fail "got $(cat "$BATS_TEST_TMPDIR/out")"
+}
+
 @test "busy_errors: a deferred transaction that read first is refused at once, without a busy wait even with busy_timeout=5000, and retried" {
   # busy > 0 is 0: SQLite does not call the busy handler for a transaction
   # that holds a read snapshot and asks for the write lock

@@ -89,6 +89,7 @@
 #include <string.h>
 
 #include "acorn.h"
+#include "bench.h"
 
 int sqlite3_acorn_init(sqlite3*, char**, const sqlite3_api_routines*);
 
@@ -1188,6 +1189,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
     const char *z = getenv("ACORN_FUZZ_TRACE");
     bTrace = z && z[0] && z[0]!='0';
     acorn_test_clock = fuzzClock;
+    /* a run whose writer retries BUSY goes on until `seconds` (60 by
+    ** default): bounded here, as the per-input timeout would stop it */
+    acorn_test_bench_max_ns = 250000000;
   }
   memset(&s, 0, sizeof(s));
   s.a = aData;
