@@ -1012,6 +1012,14 @@ static fuzz_table *fuzzCacheTables(fuzz_state *s, int *pn){
   int n = 0, nAlloc = 0, rc;
   rc = sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_database_list",
                           -1, &pDbs, 0);
+  if( rc && strstr(sqlite3_errmsg(s->db), "same text encoding") ){
+    /* The other connection made main first, in another encoding than a
+    ** database this one made after PRAGMA encoding (temp, or attached):
+    ** SQLite then refuses to load this connection's schema at all, for a
+    ** reason of its own.  Nothing can be checked through it. */
+    *pn = 0;
+    return 0;
+  }
   if( rc ) fuzzFail(s, "cannot list schemas: %s", sqlite3_errmsg(s->db));
   while( sqlite3_step(pDbs)==SQLITE_ROW ){
     const char *zDb = (const char*)sqlite3_column_text(pDbs, 0);
