@@ -955,12 +955,12 @@ static int cacheCheckValues(
   cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
   sqlite3_value *pExpires, int *pbExpires, i64 *piExpires
 ){
-  char *zErr = acornCacheCheckKey("cache", pKey);
-  int e;
-  if( zErr ){
+  char *zErr = 0;
+  int e, rc = acornCacheCheckKey("cache", pKey, &zErr);
+  if( rc ){
     sqlite3_free(op->zErr);
     op->zErr = zErr;
-    return SQLITE_ERROR;
+    return rc;
   }
   e = sqlite3_value_type(pValue);
   if( e==SQLITE_NULL ){

@@ -372,7 +372,7 @@ int acornCacheParseWhole(const char *z, i64 iMax, i64 *pOut, const char **pzEnd)
 int acornCacheParseSize(const char *z, i64 *pOut);
 i64 acornCacheBytes(int bUtf16, sqlite3_value *pVal);
 const char *acornCacheTypeName(int eType);
-char *acornCacheCheckKey(const char *zWho, sqlite3_value *pKey);
+int acornCacheCheckKey(const char *zWho, sqlite3_value *pKey, char **pzErr);
 void acornCacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey);
 int acornCacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow);
 

@@ -185,9 +185,11 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
 ** integers.  0 if they are good, else the error is set on ctx. */
 static int cacheReadArgs(sqlite3_context *ctx, sqlite3_value **argv,
                          i64 *piOff, i64 *pnLen){
-  char *zErr = acornCacheCheckKey("cache_read", argv[1]);
-  if( zErr ){
-    sqlite3_result_error(ctx, zErr, -1);
+  char *zErr = 0;
+  int rc = acornCacheCheckKey("cache_read", argv[1], &zErr);
+  if( rc ){
+    if( zErr ) sqlite3_result_error(ctx, zErr, -1);
+    else sqlite3_result_error_nomem(ctx);
     sqlite3_free(zErr);
     return 1;
   }

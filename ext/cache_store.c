@@ -313,18 +313,21 @@ const char *acornCacheTypeName(int eType){
 }
 
 /* Check a key as the user gave it; zWho prefixes the message. */
-char *acornCacheCheckKey(const char *zWho, sqlite3_value *pKey){
+int acornCacheCheckKey(const char *zWho, sqlite3_value *pKey, char **pzErr){
   int e = sqlite3_value_type(pKey);
   i64 iKey;
+  *pzErr = 0;
   if( e==SQLITE_NULL ){
-    return sqlite3_mprintf("%s: key must not be NULL;"
-                           " expected TEXT, BLOB or INTEGER", zWho);
+    *pzErr = sqlite3_mprintf("%s: key must not be NULL;"
+                             " expected TEXT, BLOB or INTEGER", zWho);
+  }else if( e==SQLITE_FLOAT && !acornCacheWholeNumber(pKey, &iKey) ){
+    *pzErr = sqlite3_mprintf("%s: key must be TEXT, BLOB or INTEGER, got"
+                             " REAL", zWho);
+  }else{
+    return SQLITE_OK;
   }
-  if( e==SQLITE_FLOAT && !acornCacheWholeNumber(pKey, &iKey) ){
-    return sqlite3_mprintf("%s: key must be TEXT, BLOB or INTEGER, got REAL",
-                           zWho);
-  }
-  return 0;
+  /* (refused either way: a message that cannot be made is no consent) */
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
 /* Bind a checked key: a whole REAL as the INTEGER it is. */
