@@ -17,7 +17,8 @@
 
 #define CACHE_SCHEMA \
   "CREATE TABLE x(key, value BLOB, size INTEGER, created INTEGER," \
-  " last_used INTEGER, hits INTEGER, expires INTEGER, \"%w\" HIDDEN)"
+  " last_used INTEGER, hits INTEGER, expires INTEGER, ttl HIDDEN," \
+  " \"%w\" HIDDEN)"
 
 #define CACHE_IDX_EQ     1
 #define CACHE_IDX_IN     2
@@ -58,7 +59,7 @@ static cache_table *cacheVtabTable(cache_vtab *p, int *pRc){
 /* ------------------------------------------------------------ options */
 
 static const char *const azCacheColumn[] = {
-  "key", "value", "size", "created", "last_used", "hits", "expires"
+  "key", "value", "size", "created", "last_used", "hits", "expires", "ttl"
 };
 
 /* Is zName a name no cache table may take?  *pzErr says why. */
@@ -950,10 +951,35 @@ static int cacheColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
 
 /* ------------------------------------------------------------- writes */
 
-/* Check a set's key, value and expires; the expires as an integer. */
+/* The ttl of a set, in ms from now, in *pnMs (-1: none given).  A ttl is
+** seconds, INTEGER or REAL, 0..CACHE_MAX_TTL, or NULL (or pTtl 0). */
+static int cacheCheckTtl(cache_op *op, sqlite3_value *pTtl, i64 *pnMs){
+  int e = pTtl ? sqlite3_value_type(pTtl) : SQLITE_NULL;
+  double r;
+  *pnMs = -1;
+  if( e==SQLITE_NULL ) return SQLITE_OK;
+  if( e!=SQLITE_INTEGER && e!=SQLITE_FLOAT ){
+    return acornCacheOpFail(op, SQLITE_ERROR, "cache: ttl must be a number"
+        " of seconds (INTEGER or REAL) or NULL, got %s", acornCacheTypeName(e));
+  }
+  r = sqlite3_value_double(pTtl);
+  if( !(r>=0.0 && r<=CACHE_MAX_TTL) ){
+    return acornCacheOpFail(op, SQLITE_ERROR, "cache: bad ttl %s; expected"
+        " seconds from 0 to %.0f", (const char*)sqlite3_value_text(pTtl),
+        CACHE_MAX_TTL);
+  }
+  *pnMs = e==SQLITE_INTEGER ? sqlite3_value_int64(pTtl)*1000 : (i64)(r*1000.0);
+  return SQLITE_OK;
+}
+
+/* Check a set's key, value, expires and ttl.  pExpires is 0 where expires
+** is not given (an UPDATE that leaves it); a ttl given takes its place:
+** *pbExpires and *piExpires are then set from *pnTtlMs once the write's
+** time is known.  ttl and expires both non-NULL is an error. */
 static int cacheCheckValues(
   cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
-  sqlite3_value *pExpires, int *pbExpires, i64 *piExpires
+  sqlite3_value *pExpires, sqlite3_value *pTtl, int *pbExpires,
+  i64 *piExpires, i64 *pnTtlMs
 ){
   char *zErr = 0;
   int e, rc = acornCacheCheckKey("cache", pKey, &zErr);
@@ -971,13 +997,29 @@ static int cacheCheckValues(
     return acornCacheOpFail(op, SQLITE_ERROR,
         "cache: value must be BLOB or TEXT, got %s", acornCacheTypeName(e));
   }
-  e = sqlite3_value_type(pExpires);
+  rc = cacheCheckTtl(op, pTtl, pnTtlMs);
+  if( rc ) return rc;
+  e = pExpires ? sqlite3_value_type(pExpires) : SQLITE_NULL;
+  if( e!=SQLITE_NULL && *pnTtlMs>=0 ){
+    return acornCacheOpFail(op, SQLITE_ERROR, "cache: ttl and expires are"
+        " both given; give one: ttl in seconds from now, or expires in unix"
+        " ms");
+  }
   *pbExpires = e!=SQLITE_NULL;
   if( e!=SQLITE_NULL && !acornCacheWholeNumber(pExpires, piExpires) ){
     return acornCacheOpFail(op, SQLITE_ERROR, "cache: expires must be an INTEGER"
                        " (unix ms) or NULL, got %s", acornCacheTypeName(e));
   }
   return SQLITE_OK;
+}
+
+/* A ttl given (nTtlMs >= 0) sets expires to the write's time plus it. */
+static void cacheTtlApply(const cache_op *op, i64 nTtlMs, int *pbExpires,
+                          i64 *piExpires){
+  if( nTtlMs>=0 ){
+    *pbExpires = 1;
+    *piExpires = op->now + nTtlMs;
+  }
 }
 
 static int cacheCheckSize(cache_op *op, i64 nSize){
@@ -1086,7 +1128,8 @@ static int cacheWritableCheck(cache_vtab *p, sqlite3_value **argv,
     if( bUpdate ? !sqlite3_value_nochange(argv[2+i])
                 : sqlite3_value_type(argv[2+i])!=SQLITE_NULL ){
       acorn_vtab_error(&p->base, "cache: column %s is read-only; writable"
-                       " columns are key, value and expires", azCacheColumn[i]);
+                       " columns are key, value, expires and ttl",
+                       azCacheColumn[i]);
       return SQLITE_ERROR;
     }
   }
@@ -1108,7 +1151,7 @@ static int cacheInsertRow(cache_vtab *p, cache_table *pTab,
                           sqlite3_value **argv, int bIgnore, i64 *pRowid){
   sqlite3_value *pKey = argv[2+CACHE_COLUMN_KEY];
   sqlite3_value *pValue = argv[2+CACHE_COLUMN_VALUE];
-  i64 nSize, iExpires = 0, idLive = 0;
+  i64 nSize, iExpires = 0, idLive = 0, nTtlMs = -1;
   int bExpires = 0, rc;
   cache_op op;
   rc = cacheWritableCheck(p, argv, 0);
@@ -1117,10 +1160,12 @@ static int cacheInsertRow(cache_vtab *p, cache_table *pTab,
   op.pTab = pTab;
   op.pVtab = p;
   rc = cacheCheckValues(&op, pKey, pValue, argv[2+CACHE_COLUMN_EXPIRES],
-                        &bExpires, &iExpires);
+                        argv[2+CACHE_COLUMN_TTL], &bExpires, &iExpires,
+                        &nTtlMs);
   if( rc ) return cacheOpFinish(&op, rc);
   nSize = acornCacheBytes(pTab->bUtf16, pKey) + acornCacheBytes(pTab->bUtf16, pValue);
   rc = acornCacheOpBegin(&op, pTab, p);
+  cacheTtlApply(&op, nTtlMs, &bExpires, &iExpires);
   if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, nSize);
   if( rc==SQLITE_OK && bIgnore ){
     rc = acornCacheLiveKey(&op, pKey, 0, &idLive);
@@ -1197,8 +1242,8 @@ static sqlite3_value *cacheNewValue(sqlite3_value **argv, int i,
 static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
                           sqlite3_value **argv, int bIgnore){
   i64 idOld = sqlite3_value_int64(argv[0]), idOther = 0, idNew = 0;
-  i64 nSize = 0, iExpires = 0;
-  sqlite3_value *pKey = 0, *pValue;
+  i64 nSize = 0, iExpires = 0, nTtlMs = -1;
+  sqlite3_value *pKey = 0, *pValue, *pExpires, *pTtl;
   int bExpires = 0, bFound = 0, rc;
   cache_old old;
   cache_op op;
@@ -1210,10 +1255,17 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
   if( rc==SQLITE_OK && old.pKey ){
     pKey = cacheNewValue(argv, CACHE_COLUMN_KEY, old.pKey);
     pValue = cacheNewValue(argv, CACHE_COLUMN_VALUE, old.pValue);
-    rc = cacheCheckValues(&op, pKey, pValue,
-                          cacheNewValue(argv, CACHE_COLUMN_EXPIRES,
-                                        old.pExpires),
-                          &bExpires, &iExpires);
+    /* SET ttl = ? renews expires; SET expires and ttl, both not NULL, is
+    ** refused; a ttl left or set to NULL keeps expires */
+    pTtl = argv[2+CACHE_COLUMN_TTL];
+    pExpires = sqlite3_value_nochange(argv[2+CACHE_COLUMN_EXPIRES])
+             ? (sqlite3_value_nochange(pTtl)
+                || sqlite3_value_type(pTtl)==SQLITE_NULL ? old.pExpires : 0)
+             : argv[2+CACHE_COLUMN_EXPIRES];
+    rc = cacheCheckValues(&op, pKey, pValue, pExpires,
+                          sqlite3_value_nochange(pTtl) ? 0 : pTtl,
+                          &bExpires, &iExpires, &nTtlMs);
+    cacheTtlApply(&op, nTtlMs, &bExpires, &iExpires);
     nSize = acornCacheBytes(op.pTab->bUtf16, pKey)
           + acornCacheBytes(op.pTab->bUtf16, pValue);
     if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, nSize);

@@ -58,7 +58,8 @@ typedef sqlite3_uint64 u64;
 #define CACHE_COLUMN_LAST_USED  4
 #define CACHE_COLUMN_HITS       5
 #define CACHE_COLUMN_EXPIRES    6
-#define CACHE_COLUMN_COMMAND    7
+#define CACHE_COLUMN_TTL        7     /* write-only: sets expires */
+#define CACHE_COLUMN_COMMAND    8     /* always last: named after the table */
 
 #define CACHE_POLICY_LRU   0
 #define CACHE_POLICY_FIFO  1
@@ -71,6 +72,9 @@ typedef sqlite3_uint64 u64;
 #define CACHE_MAX_COUNTER       ((i64)1<<62)
 #define CACHE_DEFAULT_BUFFER    100000
 #define CACHE_MAX_BUFFER        1000000
+/* The longest ttl, in seconds (about 31,700 years): now plus it, in ms,
+** stays far inside an i64. */
+#define CACHE_MAX_TTL           1000000000000.0
 
 #define CACHE_SIZE_HELP \
   "expected a positive number of bytes, optionally with a unit B, kB, MB," \

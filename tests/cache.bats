@@ -5,7 +5,7 @@ load test_helper
 load cache
 
 SIZE_HELP="expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')"
-RO_HELP="writable columns are key, value and expires"
+RO_HELP="writable columns are key, value, expires and ttl"
 
 
 # ---------------------------------------------------------------- surface
@@ -613,6 +613,80 @@ NULL
 3|14|0
 2|10|1
 never,new,next|3 2"
+}
+
+@test "ttl sets expires to now plus seconds (REAL too) on INSERT and renews it on UPDATE; it reads as NULL" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value, ttl) VALUES ('hour', 'a', 3600), ('half', 'b', 1.5), ('gone', 'c', 0);
+SELECT key, expires - created, quote(ttl) FROM t;
+SELECT count(*) FROM t WHERE ttl IS NOT NULL;
+SELECT entries FROM cache_stats('t');
+INSERT INTO t(key, value, expires) VALUES ('far', 'd', 4102444800000);
+UPDATE t SET ttl = 60 WHERE key = 'far';
+SELECT key, expires < 4102444800000, expires - created BETWEEN 60000 AND 70000 FROM t WHERE key = 'far';
+UPDATE t SET ttl = NULL WHERE key = 'far';
+UPDATE t SET value = 'e' WHERE key = 'far';
+SELECT expires < 4102444800000 FROM t WHERE key = 'far';
+UPDATE t SET ttl = 0 WHERE key = 'half';
+SELECT group_concat(key) FROM t;
+UPDATE t SET expires = NULL, ttl = NULL WHERE key = 'far';
+SELECT quote(expires) FROM t WHERE key = 'far';
+INSERT INTO t(t) VALUES ('integrity_check');
+SELECT entries, expired FROM cache_stats('t');"
+  assert_success
+  assert_output "hour|3600000|NULL
+half|1500|NULL
+0
+3
+far|1|1
+1
+hour,far
+NULL
+2|2"
+}
+
+@test "ttl and expires together, a negative, too large or non-numeric ttl are errors naming ttl" {
+  local pre="CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(key, value) VALUES ('k', 'v');"
+  local both="cache: ttl and expires are both given; give one: ttl in seconds from now, or expires in unix ms"
+  run acorn_sql "$pre INSERT INTO t(key, value, ttl, expires) VALUES ('x', 'v', 60, 4102444800000);"
+  assert_failure "$both"
+  run acorn_sql "$pre UPDATE t SET ttl = 60, expires = 4102444800000 WHERE key = 'k';"
+  assert_failure "$both"
+  run acorn_sql "$pre INSERT INTO t(key, value, ttl) VALUES ('x', 'v', -1);"
+  assert_failure "cache: bad ttl -1; expected seconds from 0 to 1000000000000"
+  run acorn_sql "$pre INSERT INTO t(key, value, ttl) VALUES ('x', 'v', -0.5);"
+  assert_failure "cache: bad ttl -0.5; expected seconds from 0 to 1000000000000"
+  run acorn_sql "$pre INSERT INTO t(key, value, ttl) VALUES ('x', 'v', 1e13);"
+  assert_failure "cache: bad ttl 10000000000000.0; expected seconds from 0 to 1000000000000"
+  run acorn_sql "$pre INSERT INTO t(key, value, ttl) VALUES ('x', 'v', 9e999);"
+  assert_failure "cache: bad ttl Inf; expected seconds from 0 to 1000000000000"
+  run acorn_sql "$pre INSERT INTO t(key, value, ttl) VALUES ('x', 'v', '60');"
+  assert_failure "cache: ttl must be a number of seconds (INTEGER or REAL) or NULL, got TEXT"
+  run acorn_sql "$pre UPDATE t SET ttl = x'00' WHERE key = 'k';"
+  assert_failure "cache: ttl must be a number of seconds (INTEGER or REAL) or NULL, got BLOB"
+  run acorn_sql "$pre INSERT INTO t(t, ttl) VALUES ('purge', 5);"
+  assert_failure "cache: a command row sets only the command column and, for capacity, value; ttl was given too"
+  run acorn_sql "CREATE VIRTUAL TABLE ttl USING cache;"
+  assert_failure "cache: a cache table cannot be named 'ttl': that is the name of a column"
+  # nothing was written by the refused statements
+  run cache_sql "" "$pre INSERT INTO t(key, value, ttl, expires) VALUES ('x', 'v', 60, 1);
+UPDATE t SET ttl = -1 WHERE key = 'k';
+SELECT group_concat(key), quote(max(expires)) FROM t;"
+  assert_output_contains "k|NULL"
+}
+
+@test "the command column stays last and hidden: SELECT * and INSERT without a column list are as before ttl" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+SELECT group_concat(name || ':' || hidden, ' ') FROM pragma_table_xinfo('t');
+INSERT INTO t VALUES ('k', 'v', NULL, NULL, NULL, NULL, NULL);
+SELECT key, value, size, hits, quote(expires) FROM t;
+SELECT count(*) FROM (SELECT * FROM t);"
+  assert_success
+  assert_output "key:0 value:0 size:0 created:0 last_used:0 hits:0 expires:0 ttl:1 t:1
+k|v|2|1|NULL
+1"
 }
 
 # ---------------------------------------------------------------- cache_read

@@ -16,6 +16,12 @@ least recent end until the new entry fits), with a new id; a get or
 cache_read that finds
 the key moves its id to the most recent end; an UPDATE is a set that keeps
 created and hits; DDL on another table (a schema reset) changes nothing.
+Expiry without timing: a set with ttl 0 (or expires 1) makes an entry that
+is expired at once, one with ttl 10^9 one that never expires in the test.
+An expired entry is invisible to reads (a get of it is a miss) and to
+DELETE and UPDATE (no row: no write), and still counts in entries and bytes
+until a write (a set, a DELETE or UPDATE that finds a row, a command)
+reclaims every expired entry.
 With POLICY fifo, a get or cache_read does not move the entry and counts
 no hit or miss (cache_stats shows NULL); eviction is in order of set.
 Transactions and savepoints: ROLLBACK / ROLLBACK TO put
@@ -32,7 +38,7 @@ from collections import OrderedDict
 class Model:
     def __init__(self, capacity, fifo=False):
         self.fifo = fifo
-        self.entries = OrderedDict()   # key -> (id, size, value hex); LRU first
+        self.entries = OrderedDict()   # key -> (id, size, value hex, expired); LRU first
         self.capacity = capacity
         self.next_id = 1
         self.hits = self.misses = self.evictions = 0
@@ -42,28 +48,36 @@ class Model:
     def total(self):
         return sum(e[1] for e in self.entries.values())
 
+    def live(self, key):
+        return key in self.entries and not self.entries[key][3]
+
+    def reclaim(self):
+        for k in [k for k, e in self.entries.items() if e[3]]:
+            del self.entries[k]
+
     def evict_until(self, need):
         while self.entries and self.total() + need > self.capacity:
             self.entries.popitem(last=False)
             self.evictions += 1
 
-    def set(self, key, size, value):
+    def set(self, key, size, value, expired=False):
         if size > self.capacity:
             return "cache: entry of %d bytes exceeds capacity of %d bytes" % (
                 size, self.capacity)
+        self.reclaim()
         self.entries.pop(key, None)
         self.evict_until(size)
         # every set makes a new entry, with a new id (a stored key's old
         # entry goes): uses of the old id replayed after a rollback that
         # keeps the old entry apply to it, uses of the new id are dropped
-        self.entries[key] = (self.next_id, size, value)
+        self.entries[key] = (self.next_id, size, value, expired)
         self.next_id += 1
         return None
 
     def use(self, key):
         if self.fifo:
-            return self.entries.get(key)
-        if key in self.entries:
+            return self.entries[key] if self.live(key) else None
+        if self.live(key):
             self.entries.move_to_end(key)
             self.hits += 1
             self.uses.append(self.entries[key][0])
@@ -125,7 +139,7 @@ def main():
 
     def expect_check():
         # quote() text sorts by its UTF-8 bytes, as Python sorts str
-        ks = sorted((sql_quote(k) for k in m.entries))
+        ks = sorted((sql_quote(k) for k in m.entries if m.live(k)))
         out.append("%d|%s" % (len(ks), ",".join(ks)))
         if m.fifo:
             out.append("%d|%d|%d|||%d" % (m.capacity, len(m.entries), m.total(),
@@ -151,8 +165,14 @@ def main():
             # value: 8 random bytes (or fewer) then zeros, n bytes in all
             vsql = "CAST(x'%s' || zeroblob(%d) AS BLOB)" % (value, n - len(value) // 2)
             size = key_bytes(k) + n
-            e = m.set(k, size, value)
-            script.append("INSERT INTO c(key, value) VALUES(%s, %s);" % (sql_key(k), vsql))
+            t = rnd.random()
+            # ttl 0 and expires 1: expired at once; ttl 10^9: never here
+            col, arg, dead = [("ttl", ", 0", True), ("ttl", ", 1000000000", False),
+                              ("expires", ", 1", True), ("ttl", ", 0.0", True),
+                              ("", "", False), ("", "", False)][min(int(t * 12), 5)]
+            e = m.set(k, size, value, dead)
+            script.append("INSERT INTO c(key, value%s) VALUES(%s, %s%s);" % (
+                ", " + col if col else "", sql_key(k), vsql, arg))
             if e:
                 err.append("Runtime error: " + e)
         elif r < 0.58:
@@ -187,14 +207,25 @@ def main():
             out.append(str(n))
         elif r < 0.77:
             script.append("DELETE FROM c WHERE key=%s;" % sql_key(k))
-            m.entries.pop(k, None)
+            if m.live(k):
+                m.entries.pop(k)
+                m.reclaim()
         elif r < 0.81:
             n = rnd.randint(1, 300)
             value = bytes(rnd.getrandbits(8) for _ in range(min(n, 8))).hex()
             vsql = "CAST(x'%s' || zeroblob(%d) AS BLOB)" % (value, n - len(value) // 2)
-            script.append("UPDATE c SET value=%s WHERE key=%s;" % (vsql, sql_key(k)))
-            if k in m.entries:
-                e = m.set(k, key_bytes(k) + n, value)
+            ttl = rnd.choice([None, None, None, 0, 86400])
+            if ttl is None:
+                script.append("UPDATE c SET value=%s WHERE key=%s;" % (vsql, sql_key(k)))
+            elif m.live(k):
+                # a renewal: the same value, a new lifetime
+                _, size0, value, _ = m.entries[k]
+                n = size0 - key_bytes(k)
+                script.append("UPDATE c SET ttl=%d WHERE key=%s;" % (ttl, sql_key(k)))
+            else:
+                script.append("UPDATE c SET ttl=%d WHERE key=%s;" % (ttl, sql_key(k)))
+            if m.live(k):
+                e = m.set(k, key_bytes(k) + n, value, ttl == 0)
                 if e:
                     err.append("Runtime error: " + e)
             elif not m.fifo:
@@ -203,9 +234,11 @@ def main():
             c = rnd.randint(300, 4000)
             script.append("INSERT INTO c(c, value) VALUES('capacity', %d);" % c)
             m.capacity = c
+            m.reclaim()
             m.evict_until(0)
         elif r < 0.86:
             script.append("INSERT INTO c(c) VALUES('flush');")
+            m.reclaim()
         elif r < 0.95:
             # transaction control
             t = rnd.random()

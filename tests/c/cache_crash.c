@@ -50,7 +50,8 @@
 **   M key newkey (UPDATE key), D key, Z capacity, P (purge), F (flush),
 **   O (close and reopen), G key ver, I n key ver ... (IN get), C key ver
 **   (cache_read), BEGIN, COMMIT, ROLLBACK, SV name, RT name, RL name.
-**   exp is 0 (NULL), 1 (in the past: expired at once) or 2 (far future).
+**   exp is 0 (NULL), 1 (in the past: expired at once; half the time
+**   written as ttl 0) or 2 (far future).
 **
 ** THE CHECKER
 **
@@ -229,8 +230,8 @@ static void sbAdd(strbuf *p, const char *zFmt, ...){
 enum { W_SET, W_UPD, W_REN, W_DEL, W_GET, W_IN, W_READ, W_CAP, W_PURGE,
        W_FLUSH, W_NSTMT };
 static const char *azWriterSql[W_NSTMT] = {
-  "INSERT INTO t(key, value, expires) VALUES(?1, ?2, ?3)",
-  "UPDATE t SET value = ?2, expires = ?3 WHERE key = ?1",
+  "INSERT INTO t(key, value, expires, ttl) VALUES(?1, ?2, ?3, ?4)",
+  "UPDATE t SET value = ?2, expires = ?3, ttl = ?4 WHERE key = ?1",
   "UPDATE t SET key = ?2 WHERE key = ?1",
   "DELETE FROM t WHERE key = ?1",
   "SELECT value FROM t WHERE key = ?1",
@@ -302,9 +303,14 @@ static int expPick(void){
   unsigned r = rnd(20);
   return r<12 ? 0 : r<17 ? 2 : 1;
 }
+/* expires at i, ttl at i+1: expired at once is expires in the past or,
+** half the time, ttl 0 (expires = the time of the write) */
 static void bindExp(sqlite3_stmt *pStmt, int i, int eExp){
-  if( eExp==0 ) sqlite3_bind_null(pStmt, i);
-  else sqlite3_bind_int64(pStmt, i, eExp==1 ? EXP_PAST : EXP_FUTURE);
+  if( eExp==1 && rnd(2) ){
+    sqlite3_bind_int64(pStmt, i+1, 0);
+  }else if( eExp!=0 ){
+    sqlite3_bind_int64(pStmt, i, eExp==1 ? EXP_PAST : EXP_FUTURE);
+  }
 }
 
 /* Do one random operation; append its op line to pOps.  Reads log what

@@ -241,6 +241,7 @@ static const char *const azRead[] = {
   "SELECT hits, value, hits FROM %R WHERE key IN (%K, %K) ORDER BY key",
   "EXPLAIN QUERY PLAN SELECT value FROM %R WHERE key=%K",
   "SELECT value FROM %R WHERE key=%K AND expires IS NULL",
+  "SELECT key, ttl FROM %R WHERE ttl IS NULL",
 };
 
 /* UPDATE t SET ... */
@@ -262,6 +263,10 @@ static const char *const azUpdate[] = {
   "value=%V WHERE rowid=%I",
   "created=1 WHERE key=%K",
   "last_used=%I",
+  "ttl=%I WHERE key=%K",
+  "ttl=%I, expires=%E WHERE key=%K",
+  "ttl=%I, value=%V",
+  "ttl=NULL, expires=%E WHERE key=%K",
 };
 
 /* DELETE FROM t ... */
@@ -304,6 +309,9 @@ static const char *const azInsert[] = {
   "UPDATE OR REPLACE %R SET key=%K WHERE key=%K",
   "UPDATE OR ROLLBACK %R SET key=%K",
   "INSERT OR IGNORE INTO %R(key, value, expires) VALUES(%K, %V, %E)",
+  "%Q INTO %R(key, value, ttl) VALUES(%K, %V, %I)",
+  "INSERT INTO %R(key, value, ttl, expires) VALUES(%K, %V, %I, %E)",
+  "INSERT INTO %R(key, value, ttl) SELECT key, value, %I FROM %R",
 };
 
 /* Other DDL, views, triggers, pragmas. */
