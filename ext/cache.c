@@ -108,17 +108,123 @@ struct cache_options {
   int nBuffer;
   int ePolicy;
   int bAutoflush;
+  i64 nDefaultTtl;      /* seconds, 0 for none */
+  i64 nMaxEntries;      /* 0 for no bound */
+  i64 nFeed;            /* removals the feed keeps, 0 for off */
 };
 
-#define CACHE_OPTION_NAMES "capacity, recency_buffer, policy and autoflush"
+#define CACHE_OPTION_NAMES "capacity, recency_buffer, policy, autoflush," \
+  " default_ttl, max_entries and feed"
+
+/* Messages of the options that commands set too (%s: the value). */
+#define CACHE_TTL_HELP "expected seconds, optionally with a unit s, m, h or" \
+  " d (e.g. 90 or '15m'), at most 1000000000000 seconds; 0 for none"
+#define CACHE_MAXENT_HELP "expected a whole number of entries from 0 (no" \
+  " bound) to 4611686018427387904"
+#define CACHE_FEED_HELP "expected a whole number of removals to keep from 0" \
+  " (off) to 1000000"
+
+/* Parse a duration: digits, optional spaces, an optional unit s, m, h or
+** d (seconds without one); the seconds in *pOut.  0 on success. */
+static int cacheParseDuration(const char *z, i64 *pOut){
+  static const struct { char c; i64 iMul; } aUnit[] = {
+    { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
+  };
+  i64 v = 0, iMul = 1;
+  size_t i;
+  if( z==0 ) return 1;
+  while( *z==' ' ) z++;
+  if( acornCacheParseWhole(z, (i64)CACHE_MAX_TTL, &v, &z) ) return 1;
+  while( *z==' ' ) z++;
+  for(i=0; *z && i<sizeof(aUnit)/sizeof(aUnit[0]); i++){
+    if( (*z|0x20)==aUnit[i].c ){
+      iMul = aUnit[i].iMul;
+      z++;
+      break;
+    }
+  }
+  while( *z==' ' ) z++;
+  if( *z || v > (i64)CACHE_MAX_TTL/iMul ) return 1;
+  *pOut = v*iMul;
+  return 0;
+}
+
+/* Parse a whole number 0..iMax with nothing after it.  0 on success. */
+static int cacheParseCount(const char *z, i64 iMax, i64 *pOut){
+  const char *zEnd = 0;
+  while( z && *z==' ' ) z++;
+  if( z==0 || acornCacheParseWhole(z, iMax, pOut, &zEnd) ) return 1;
+  while( *zEnd==' ' ) zEnd++;
+  return *zEnd!=0;
+}
+
+/* Option k of azCacheOpt[] set to zValue in *pOpt; an error in *pzErr. */
+static int cacheParseOption(int k, const char *zValue, cache_options *pOpt,
+                            char **pzErr){
+  i64 n = 0;
+  switch( k ){
+    case 0:
+      if( acornCacheParseSize(zValue, &pOpt->nCapacity)==0 ) return SQLITE_OK;
+      *pzErr = sqlite3_mprintf("cache: bad capacity '%s'; " CACHE_SIZE_HELP,
+                               zValue);
+      break;
+    case 1:
+      if( cacheParseCount(zValue, CACHE_MAX_BUFFER, &n)==0 && n>=1 ){
+        pOpt->nBuffer = (int)n;
+        return SQLITE_OK;
+      }
+      *pzErr = sqlite3_mprintf("cache: bad recency_buffer '%s'; expected"
+                               " an integer from 1 to %d", zValue,
+                               CACHE_MAX_BUFFER);
+      break;
+    case 2:
+      if( sqlite3_stricmp(zValue, "lru")==0 || sqlite3_stricmp(zValue, "fifo")==0 ){
+        pOpt->ePolicy = sqlite3_stricmp(zValue, "fifo")==0;
+        return SQLITE_OK;
+      }
+      *pzErr = sqlite3_mprintf("cache: bad policy '%s'; expected lru or"
+                               " fifo", zValue);
+      break;
+    case 3:
+      if( sqlite3_stricmp(zValue, "on")==0 || sqlite3_stricmp(zValue, "off")==0 ){
+        pOpt->bAutoflush = sqlite3_stricmp(zValue, "on")==0;
+        return SQLITE_OK;
+      }
+      *pzErr = sqlite3_mprintf("cache: bad autoflush '%s'; expected on or"
+                               " off", zValue);
+      break;
+    case 4:
+      if( cacheParseDuration(zValue, &pOpt->nDefaultTtl)==0 ) return SQLITE_OK;
+      *pzErr = sqlite3_mprintf("cache: bad default_ttl '%s'; " CACHE_TTL_HELP,
+                               zValue);
+      break;
+    case 5:
+      if( cacheParseCount(zValue, CACHE_MAX_COUNTER, &pOpt->nMaxEntries)==0 ){
+        return SQLITE_OK;
+      }
+      *pzErr = sqlite3_mprintf("cache: bad max_entries '%s'; "
+                               CACHE_MAXENT_HELP, zValue);
+      break;
+    default:
+      if( cacheParseCount(zValue, CACHE_MAX_FEED, &pOpt->nFeed)==0 ){
+        return SQLITE_OK;
+      }
+      *pzErr = sqlite3_mprintf("cache: bad feed '%s'; " CACHE_FEED_HELP,
+                               zValue);
+      break;
+  }
+  return SQLITE_ERROR;
+}
 
 static int cacheParseOptions(int argc, const char *const*argv,
                              cache_options *pOpt, char **pzErr){
   static const char *const azOpt[] = {
-    "capacity", "recency_buffer", "policy", "autoflush"
+    "capacity", "recency_buffer", "policy", "autoflush", "default_ttl",
+    "max_entries", "feed"
   };
-  int aSeen[4] = {0, 0, 0, 0};
+  int aSeen[7] = {0, 0, 0, 0, 0, 0, 0};
   int i;
+  memset(pOpt, 0, sizeof(*pOpt));
   pOpt->nCapacity = CACHE_DEFAULT_CAPACITY;
   pOpt->nBuffer = CACHE_DEFAULT_BUFFER;
   pOpt->ePolicy = CACHE_POLICY_LRU;
@@ -128,9 +234,8 @@ static int cacheParseOptions(int argc, const char *const*argv,
     int rc = SQLITE_OK, k;
     if( cacheSplitArg(argv[i], &zName, &zValue) ){
       *pzErr = sqlite3_mprintf("cache: bad argument '%s': expected"
-          " name = value, with name capacity, recency_buffer, policy or"
-          " autoflush",
-          argv[i]);
+          " name = value, with name capacity, recency_buffer, policy,"
+          " autoflush, default_ttl, max_entries or feed", argv[i]);
       return SQLITE_ERROR;
     }
     if( zName==0 || zValue==0 ){
@@ -138,51 +243,16 @@ static int cacheParseOptions(int argc, const char *const*argv,
       sqlite3_free(zValue);
       return SQLITE_NOMEM;
     }
-    for(k=0; k<4 && sqlite3_stricmp(zName, azOpt[k])!=0; k++){}
-    if( k==4 ){
+    for(k=0; k<7 && sqlite3_stricmp(zName, azOpt[k])!=0; k++){}
+    if( k==7 ){
       *pzErr = sqlite3_mprintf("cache: unknown option '%s'; accepted options"
                                " are " CACHE_OPTION_NAMES, zName);
       rc = SQLITE_ERROR;
     }else if( aSeen[k]++ ){
       *pzErr = sqlite3_mprintf("cache: option %s is given twice", azOpt[k]);
       rc = SQLITE_ERROR;
-    }else if( k==0 ){
-      if( acornCacheParseSize(zValue, &pOpt->nCapacity) ){
-        *pzErr = sqlite3_mprintf("cache: bad capacity '%s'; " CACHE_SIZE_HELP,
-                                 zValue);
-        rc = SQLITE_ERROR;
-      }
-    }else if( k==1 ){
-      i64 n = 0;
-      const char *zEnd = 0;
-      if( acornCacheParseWhole(zValue, CACHE_MAX_BUFFER, &n, &zEnd) || *zEnd
-       || n<1 ){
-        *pzErr = sqlite3_mprintf("cache: bad recency_buffer '%s'; expected"
-                                 " an integer from 1 to %d", zValue,
-                                 CACHE_MAX_BUFFER);
-        rc = SQLITE_ERROR;
-      }
-      pOpt->nBuffer = (int)n;
-    }else if( k==3 ){
-      if( sqlite3_stricmp(zValue, "on")==0 ){
-        pOpt->bAutoflush = 1;
-      }else if( sqlite3_stricmp(zValue, "off")==0 ){
-        pOpt->bAutoflush = 0;
-      }else{
-        *pzErr = sqlite3_mprintf("cache: bad autoflush '%s'; expected on or"
-                                 " off", zValue);
-        rc = SQLITE_ERROR;
-      }
     }else{
-      if( sqlite3_stricmp(zValue, "lru")==0 ){
-        pOpt->ePolicy = CACHE_POLICY_LRU;
-      }else if( sqlite3_stricmp(zValue, "fifo")==0 ){
-        pOpt->ePolicy = CACHE_POLICY_FIFO;
-      }else{
-        *pzErr = sqlite3_mprintf("cache: bad policy '%s'; expected lru or"
-                                 " fifo", zValue);
-        rc = SQLITE_ERROR;
-      }
+      rc = cacheParseOption(k, zValue, pOpt, pzErr);
     }
     sqlite3_free(zName);
     sqlite3_free(zValue);
@@ -285,16 +355,19 @@ static int cacheCreateTables(sqlite3 *db, const char *zDb, const char *zName,
     " misses INTEGER NOT NULL, evictions INTEGER NOT NULL,"
     " expired INTEGER NOT NULL, uid INTEGER NOT NULL DEFAULT 0,"
     " policy INTEGER NOT NULL DEFAULT 0, head INTEGER NOT NULL DEFAULT 0,"
-    " low INTEGER NOT NULL DEFAULT 0, dead INTEGER NOT NULL DEFAULT 0);"
-    "INSERT INTO \"%w\".\"%w_config\""
-    " VALUES(1, %lld, 0, 0, 0, 0, 0, 0, 0, %lld, %d, 0, 0, 0);"
+    " low INTEGER NOT NULL DEFAULT 0, dead INTEGER NOT NULL DEFAULT 0,"
+    " dttl INTEGER NOT NULL DEFAULT 0, maxent INTEGER NOT NULL DEFAULT 0,"
+    " feed INTEGER NOT NULL DEFAULT 0, fseq INTEGER NOT NULL DEFAULT 0);"
+    "INSERT INTO \"%w\".\"%w_config\" VALUES(1, %lld, 0, 0, 0, 0, 0, 0, 0,"
+    " %lld, %d, 0, 0, 0, %lld, %lld, %lld, 0);"
     "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY,"
     " key NOT NULL UNIQUE, created INTEGER NOT NULL, expires INTEGER,"
     " value NOT NULL);"
     "CREATE TABLE \"%w\".\"%w_expiry\"(expires INTEGER NOT NULL,"
     " id INTEGER NOT NULL, PRIMARY KEY(expires, id)) WITHOUT ROWID;"
     CACHE_REC_DDL,
-    d, n, d, n, pOpt->nCapacity, uid, pOpt->ePolicy, d, n, d, n,
+    d, n, d, n, pOpt->nCapacity, uid, pOpt->ePolicy, pOpt->nDefaultTtl,
+    pOpt->nMaxEntries, pOpt->nFeed, d, n, d, n,
     d, n, d, uid, n, d, n);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_exec(db, zSql, 0, 0, 0);
@@ -362,7 +435,7 @@ static int cacheInit(
       uid &= LLONG_MAX;
     }while( uid==0 );
     rc = cacheCreateTables(db, p->zDb, p->zName, &opt, uid, pzErr);
-    if( rc==SQLITE_OK ) rc = acornCacheVtabAttach(p, uid, 2, opt.ePolicy);
+    if( rc==SQLITE_OK ) rc = acornCacheVtabAttach(p, uid, 3, opt.ePolicy);
   }else{
     /* If the config row cannot be read now (a lock, or a schema reload
     ** inside a statement), p is bound at its first use. */
@@ -587,6 +660,7 @@ static int cacheRollbackTo(sqlite3_vtab *pVtab, int iSavepoint){
   if( p==0 ) return SQLITE_OK;
   p->iGen++;
   acornCacheChunkDropAll(p);
+  acornCacheFormatStale(p, 0);
   /* not in the transaction (a DROP TABLE in it ended what the table held
   ** of it): what is held of the table may be out of date now */
   if( !p->txn.bOpen ) return SQLITE_OK;
@@ -1031,65 +1105,92 @@ static int cacheCheckSize(cache_op *op, i64 nSize){
   return SQLITE_OK;
 }
 
+/* The commands; the first CACHE_CMD_NARG take an argument in value. */
+static const char *const azCacheCmd[] = {
+  "capacity", "default_ttl", "max_entries", "feed", "purge", "flush",
+  "integrity_check"
+};
+#define CACHE_NCMD      (int)(sizeof(azCacheCmd)/sizeof(azCacheCmd[0]))
+#define CACHE_CMD_NARG  4
+#define CACHE_CMD_INTEGRITY 6
+
+/* The argument of command iCmd (< CACHE_CMD_NARG) in *piVal: capacity in
+** bytes; default_ttl in seconds, max_entries and feed counts, where NULL
+** is 0 (off).  A number, or text as the option of that name takes it. */
+static int cacheCommandArg(cache_vtab *p, int iCmd, sqlite3_value *pArg,
+                           i64 *piVal){
+  static const char *const azHelp[] = {
+    CACHE_SIZE_HELP, CACHE_TTL_HELP, CACHE_MAXENT_HELP, CACHE_FEED_HELP
+  };
+  static const i64 aMax[] = {
+    CACHE_MAX_CAPACITY, (i64)CACHE_MAX_TTL, CACHE_MAX_COUNTER, CACHE_MAX_FEED
+  };
+  const char *z;
+  int e = sqlite3_value_type(pArg), bBad;
+  *piVal = 0;
+  if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ){
+    bBad = !acornCacheWholeNumber(pArg, piVal) || *piVal<(iCmd==0)
+        || *piVal>aMax[iCmd];
+  }else if( e==SQLITE_TEXT ){
+    z = (const char*)sqlite3_value_text(pArg);
+    bBad = iCmd==0 ? acornCacheParseSize(z, piVal)
+         : iCmd==1 ? cacheParseDuration(z, piVal)
+         : cacheParseCount(z, aMax[iCmd], piVal);
+  }else{
+    bBad = e!=SQLITE_NULL || iCmd==0;
+  }
+  if( !bBad ) return SQLITE_OK;
+  if( e==SQLITE_NULL ){
+    acorn_vtab_error(&p->base, "cache: bad %s NULL; %s", azCacheCmd[iCmd],
+                     azHelp[iCmd]);
+  }else{
+    acorn_vtab_error(&p->base, "cache: bad %s '%s'; %s", azCacheCmd[iCmd],
+                     (const char*)sqlite3_value_text(pArg), azHelp[iCmd]);
+  }
+  return SQLITE_ERROR;
+}
+
 /* An INSERT with the command column set: argv as xUpdate has it.  The
-** row names the command and, for capacity only, its argument in value:
-** any other column given is refused, naming it. */
+** row names the command and, for those that take one, its argument in
+** value: any other column given is refused, naming it.  The command's
+** index in azCacheCmd in *piCmd, its argument in *piVal. */
 static int cacheCommandCheck(cache_vtab *p, sqlite3_value **argv,
-                             const char *zCmd, i64 *pnCapacity){
-  int bCapacity = sqlite3_stricmp(zCmd, "capacity")==0;
-  sqlite3_value *pArg = argv[2+CACHE_COLUMN_VALUE];
-  int i, e, bBad;
-  if( !bCapacity && sqlite3_stricmp(zCmd, "purge")!=0
-   && sqlite3_stricmp(zCmd, "flush")!=0
-   && sqlite3_stricmp(zCmd, "integrity_check")!=0 ){
+                             const char *zCmd, int *piCmd, i64 *piVal){
+  int i, iCmd;
+  for(iCmd=0; iCmd<CACHE_NCMD && sqlite3_stricmp(zCmd, azCacheCmd[iCmd]); iCmd++){}
+  if( iCmd==CACHE_NCMD ){
     acorn_vtab_error(&p->base, "cache: unknown command '%s'; accepted commands"
-                     " are capacity, purge, flush and integrity_check", zCmd);
+                     " are capacity, default_ttl, max_entries, feed, purge,"
+                     " flush and integrity_check", zCmd);
     return SQLITE_ERROR;
   }
   for(i=-1; i<CACHE_COLUMN_COMMAND; i++){
-    if( i==CACHE_COLUMN_VALUE && bCapacity ) continue;
+    if( i==CACHE_COLUMN_VALUE && iCmd<CACHE_CMD_NARG ) continue;
     if( sqlite3_value_type(argv[2+i])!=SQLITE_NULL ){
       acorn_vtab_error(&p->base, "cache: a command row sets only the command"
-          " column and, for capacity, value; %s was given too",
-          i<0 ? "rowid" : azCacheColumn[i]);
+          " column and, for capacity, default_ttl, max_entries and feed,"
+          " value; %s was given too", i<0 ? "rowid" : azCacheColumn[i]);
       return SQLITE_ERROR;
     }
   }
-  if( !bCapacity ) return SQLITE_OK;
-  e = sqlite3_value_type(pArg);
-  if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ){
-    bBad = !acornCacheWholeNumber(pArg, pnCapacity)
-        || *pnCapacity<1 || *pnCapacity>CACHE_MAX_CAPACITY;
-  }else if( e==SQLITE_TEXT ){
-    bBad = acornCacheParseSize((const char*)sqlite3_value_text(pArg), pnCapacity);
-  }else{
-    bBad = 1;
-  }
-  if( bBad ){
-    if( e==SQLITE_NULL ){
-      acorn_vtab_error(&p->base, "cache: bad capacity NULL; " CACHE_SIZE_HELP);
-    }else{
-      acorn_vtab_error(&p->base, "cache: bad capacity '%s'; " CACHE_SIZE_HELP,
-                       (const char*)sqlite3_value_text(pArg));
-    }
-    return SQLITE_ERROR;
-  }
-  return SQLITE_OK;
+  *piCmd = iCmd;
+  if( iCmd>=CACHE_CMD_NARG ) return SQLITE_OK;
+  return cacheCommandArg(p, iCmd, argv[2+CACHE_COLUMN_VALUE], piVal);
 }
 
 /* Run a command: integrity_check checks the stored table and writes
-** nothing; capacity, purge and flush are writes (buffered recency
-** written, expired entries reclaimed, eviction down to the capacity). */
+** nothing; the others are writes (buffered recency written, the option
+** set, expired entries reclaimed, eviction down to the bounds). */
 static int cacheCommand(cache_vtab *p, cache_table *pTab, sqlite3_value **argv){
   const char *zCmd = (const char*)sqlite3_value_text(argv[2+CACHE_COLUMN_COMMAND]);
   cache_op op;
-  i64 nCapacity = 0;
-  int rc;
+  i64 iVal = 0;
+  int rc, iCmd = 0;
   if( zCmd==0 ) return SQLITE_NOMEM;
-  rc = cacheCommandCheck(p, argv, zCmd, &nCapacity);
+  rc = cacheCommandCheck(p, argv, zCmd, &iCmd, &iVal);
   if( rc ) return rc;
   rc = acornCacheOpBegin(&op, pTab, p);
-  if( sqlite3_stricmp(zCmd, "integrity_check")==0 ){
+  if( iCmd==CACHE_CMD_INTEGRITY ){
     char *zErr = 0;
     if( rc==SQLITE_OK ) rc = acornCacheConfigSync(&op);
     if( rc ) return cacheOpFinish(&op, rc);
@@ -1101,7 +1202,14 @@ static int cacheCommand(cache_vtab *p, cache_table *pTab, sqlite3_value **argv){
     return rc;
   }
   if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
-  if( rc==SQLITE_OK && nCapacity ) op.cfg.capacity = nCapacity;
+  if( rc==SQLITE_OK ){
+    switch( iCmd ){
+      case 0: op.cfg.capacity = iVal;     break;
+      case 1: op.cfg.nDefaultTtl = iVal;  break;
+      case 2: op.cfg.nMaxEntries = iVal;  break;
+      case 3: op.cfg.nFeed = iVal;        break;
+    }
+  }
   if( rc==SQLITE_OK ) rc = acornCacheReclaimExpired(&op);
   if( rc==SQLITE_OK ) rc = acornCacheEvict(&op, 0);
   return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
@@ -1165,6 +1273,9 @@ static int cacheInsertRow(cache_vtab *p, cache_table *pTab,
   if( rc ) return cacheOpFinish(&op, rc);
   nSize = acornCacheBytes(pTab->bUtf16, pKey) + acornCacheBytes(pTab->bUtf16, pValue);
   rc = acornCacheOpBegin(&op, pTab, p);
+  if( nTtlMs<0 && !bExpires && op.cfg.nDefaultTtl>0 ){
+    nTtlMs = op.cfg.nDefaultTtl*1000;     /* neither given: default_ttl */
+  }
   cacheTtlApply(&op, nTtlMs, &bExpires, &iExpires);
   if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, nSize);
   if( rc==SQLITE_OK && bIgnore ){

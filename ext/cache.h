@@ -75,6 +75,7 @@ typedef sqlite3_uint64 u64;
 /* The longest ttl, in seconds (about 31,700 years): now plus it, in ms,
 ** stays far inside an i64. */
 #define CACHE_MAX_TTL           1000000000000.0
+#define CACHE_MAX_FEED          1000000     /* removals the feed may keep */
 
 #define CACHE_SIZE_HELP \
   "expected a positive number of bytes, optionally with a unit B, kB, MB," \
@@ -93,6 +94,7 @@ typedef sqlite3_uint64 u64;
 enum {
   CACHE_STMT_CONFIG_READ,
   CACHE_STMT_CONFIG_READ1,
+  CACHE_STMT_CONFIG_READ2,
   CACHE_STMT_CONFIG_WRITE,
   CACHE_STMT_FIND,
   CACHE_STMT_FIND_LIVE,
@@ -142,6 +144,11 @@ struct cache_config {
   i64 nDead;            /* entries gone since the last sweep, records
                         ** perhaps left (an upper bound) */
   int ePolicy;          /* CACHE_POLICY_LRU or CACHE_POLICY_FIFO */
+  /* format 3 (0 in older formats, until their first write converts them) */
+  i64 nDefaultTtl;      /* default_ttl in seconds, 0 for none */
+  i64 nMaxEntries;      /* max_entries, 0 for no bound */
+  i64 nFeed;            /* feed: removals kept, 0 for off */
+  i64 iFeedSeq;         /* seq of the latest removal written to the feed */
 };
 
 /* What a connection holds of the config row (cache_table.eCfg).  Inside a
@@ -311,7 +318,11 @@ struct cache_table {
   char *zName;          /* the table's name now (xRename changes it) */
   i64 uid;              /* <t>_config.uid */
   int bGone;            /* another table has the name now: never written */
-  int iFormat;          /* 2, or 1 for a table made by acorn 0.1 */
+  int iFormat;          /* 3; 2 for a table made by acorn 0.2, 1 by 0.1
+                        ** (converted to 3 at their first write) */
+  int bFormatNew;       /* converted by this connection's open transaction */
+  int bFormatStale;     /* a rollback may have undone that conversion: probe
+                        ** the format at the next config read */
   int ePolicy;          /* from the config row */
   int bUtf16;           /* the database's text encoding is UTF-16 */
   int nChunkMax;        /* split a chunk's blob above this many bytes */
@@ -395,6 +406,7 @@ int acornCacheConfigSave(cache_op *op);
 int acornCacheConfigSync(cache_op *op);
 int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
                      int *piFormat);
+void acornCacheFormatStale(cache_table *pTab, int bEnd);
 int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab);
 int acornCacheFlushWrite(cache_op *op);
 int acornCacheOpCommit(cache_op *op, int rc);

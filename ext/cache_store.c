@@ -68,20 +68,29 @@
 ** no sum with it overflows whatever the row says */
 #define CACHE_LRU1_HITS "max(0, min(hits, 281474976710655))"
 
+/* Columns of CACHE_STMT_CONFIG_READ (and READ1, READ2). */
+#define CACHE_CONFIG_NCOL 17
+
 static const struct {
   int eStmt;                 /* its index, checked by assert() */
   const char *zSql;
 } aCacheStmt[CACHE_NSTMT] = {
   { CACHE_STMT_CONFIG_READ,
     "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
-    " uid, policy, head, low, dead FROM \"%w\".\"%w_config\" WHERE id=1" },
+    " uid, policy, head, low, dead, dttl, maxent, feed, fseq"
+    " FROM \"%w\".\"%w_config\" WHERE id=1" },
   { CACHE_STMT_CONFIG_READ1,     /* format 1, before its conversion */
     "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
-    " uid, 0, 0, 0, 0 FROM \"%w\".\"%w_config\" WHERE id=1" },
+    " uid, 0, 0, 0, 0, 0, 0, 0, 0 FROM \"%w\".\"%w_config\" WHERE id=1" },
+  { CACHE_STMT_CONFIG_READ2,     /* format 2, before its conversion */
+    "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
+    " uid, policy, head, low, dead, 0, 0, 0, 0"
+    " FROM \"%w\".\"%w_config\" WHERE id=1" },
   { CACHE_STMT_CONFIG_WRITE,
     "UPDATE \"%w\".\"%w_config\" SET capacity=?1, bytes=?2, entries=?3,"
     " seq=?4, hits=?5, misses=?6, evictions=?7, expired=?8, head=?9,"
-    " low=?10, dead=?11 WHERE id=1" },
+    " low=?10, dead=?11, dttl=?12, maxent=?13, feed=?14, fseq=?15"
+    " WHERE id=1" },
   { CACHE_STMT_FIND,
     "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
     " WHERE key=?1" },
@@ -700,11 +709,12 @@ static int cacheSweep(cache_op *op){
 ** range?  A row edited by hand: the config read refuses it with
 ** SQLITE_CORRUPT_VTAB, and integrity_check reports it in the same words.
 ** capacity 1..2^62; bytes, entries, seq, hits, misses, evictions, expired,
-** head, low and dead 0..2^62; all INTEGER (uid and policy are free; how
-** head and low stand to seq is integrity_check's to judge). */
+** head, low, dead, dttl, maxent, feed and fseq 0..2^62; all INTEGER (uid
+** and policy are free; how head and low stand to seq, and the options to
+** their bounds, is integrity_check's to judge). */
 static int cacheConfigBad(sqlite3_stmt *pStmt){
   int i;
-  for(i=0; i<13; i++){
+  for(i=0; i<CACHE_CONFIG_NCOL; i++){
     i64 v;
     if( sqlite3_column_type(pStmt, i)!=SQLITE_INTEGER ) return 1;
     if( i==8 || i==9 ) continue;                     /* uid, policy */
@@ -716,13 +726,14 @@ static int cacheConfigBad(sqlite3_stmt *pStmt){
 
 /* The row at pStmt as integrity_check words it, for the message. */
 static char *cacheConfigText(sqlite3_stmt *pStmt){
-  static const char *const azName[] = {
+  static const char *const azName[CACHE_CONFIG_NCOL] = {
     "capacity", "bytes", "entries", "seq", "hits", "misses", "evictions",
-    "expired", 0, 0, "head", "low", "dead"
+    "expired", 0, 0, "head", "low", "dead", "default_ttl", "max_entries",
+    "feed", "feed_seq"
   };
   char *z = 0;
   int i;
-  for(i=0; i<13; i++){
+  for(i=0; i<CACHE_CONFIG_NCOL; i++){
     if( azName[i]==0 ) continue;
     z = sqlite3_mprintf("%z%s%s %s", z, i ? ", " : "", azName[i],
                         (const char*)sqlite3_column_text(pStmt, i));
@@ -747,6 +758,26 @@ static void cacheConfigColumns(sqlite3_stmt *pStmt, cache_config *pCfg){
   pCfg->iHead = sqlite3_column_int64(pStmt, 10);
   pCfg->iLow = sqlite3_column_int64(pStmt, 11);
   pCfg->nDead = sqlite3_column_int64(pStmt, 12);
+  pCfg->nDefaultTtl = sqlite3_column_int64(pStmt, 13);
+  pCfg->nMaxEntries = sqlite3_column_int64(pStmt, 14);
+  pCfg->nFeed = sqlite3_column_int64(pStmt, 15);
+  pCfg->iFeedSeq = sqlite3_column_int64(pStmt, 16);
+}
+
+/* Probe the format again if a rollback may have changed it. */
+static int cacheFormatRecheck(cache_op *op){
+  cache_table *p = op->pTab;
+  int rc, iFormat = 3;
+  if( !p->bFormatStale ) return SQLITE_OK;
+  rc = acornCacheFormatProbe(p->db, p->zDb, p->zName, &iFormat);
+  if( rc ) return acornCacheOpError(op, rc);
+  p->bFormatStale = 0;
+  if( iFormat!=p->iFormat ){
+    acornCacheFinalizeAll(p);
+    acornCacheChunkDropAll(p);
+    p->iFormat = iFormat;
+  }
+  return SQLITE_OK;
 }
 
 /* Read the config row into op->cfg: the held copy if there is one.  A
@@ -763,8 +794,11 @@ int acornCacheConfigLoad(cache_op *op){
     return SQLITE_OK;
   }
   acornCacheDropEnd(p);
+  rc = cacheFormatRecheck(op);
+  if( rc ) return rc;
   rc = acornCacheStmt(op, p->iFormat==1 ? CACHE_STMT_CONFIG_READ1
-                                   : CACHE_STMT_CONFIG_READ, &pStmt);
+                        : p->iFormat==2 ? CACHE_STMT_CONFIG_READ2
+                        : CACHE_STMT_CONFIG_READ, &pStmt);
   if( rc ) return rc;
   rc = sqlite3_step(pStmt);
   if( rc==SQLITE_ROW && cacheConfigBad(pStmt) ){
@@ -801,7 +835,7 @@ int acornCacheConfigLoad(cache_op *op){
     p->ePolicy = pCfg->ePolicy;
     /* (under a DROP's mark the row may be a transaction's that no
     ** rollback of it would take from the table: read each time) */
-    if( p->iFormat==2 && !p->txn.bDrop ){
+    if( p->iFormat>=2 && !p->txn.bDrop ){
       p->cfg = *pCfg;
       p->eCfg = CACHE_CFG_CLEAN;
     }
@@ -825,6 +859,10 @@ static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
   sqlite3_bind_int64(pStmt, 9, pCfg->iHead);
   sqlite3_bind_int64(pStmt, 10, pCfg->iLow);
   sqlite3_bind_int64(pStmt, 11, pCfg->nDead);
+  sqlite3_bind_int64(pStmt, 12, pCfg->nDefaultTtl);
+  sqlite3_bind_int64(pStmt, 13, pCfg->nMaxEntries);
+  sqlite3_bind_int64(pStmt, 14, pCfg->nFeed);
+  sqlite3_bind_int64(pStmt, 15, pCfg->iFeedSeq);
   return acornCacheRun(op, pStmt);
 }
 
@@ -854,13 +892,12 @@ int acornCacheConfigSync(cache_op *op){
   return rc;
 }
 
-/* Which format is the stored table: 2, or 1 (made by acorn 0.1, recency
-** in <t>_lru)?  Format 2 has the head column in its config row: a probe
+/* Does the config table of zDb.zName have column zCol?  *pbHas.  A probe
 ** that fails for want of memory says nothing, and is SQLITE_NOMEM. */
-int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
-                            int *piFormat){
-  char *zSql = sqlite3_mprintf("SELECT head FROM \"%w\".\"%w_config\"",
-                               zDb, zName);
+static int cacheConfigHas(sqlite3 *db, const char *zDb, const char *zName,
+                          const char *zCol, int *pbHas){
+  char *zSql = sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_config\"",
+                               zCol, zDb, zName);
   sqlite3_stmt *pStmt = 0;
   int rc;
   if( zSql==0 ) return SQLITE_NOMEM;
@@ -868,83 +905,132 @@ int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
   sqlite3_finalize(pStmt);
   sqlite3_free(zSql);
   if( (rc&0xff)==SQLITE_NOMEM ) return SQLITE_NOMEM;
-  *piFormat = rc==SQLITE_OK ? 2 : 1;
+  *pbHas = rc==SQLITE_OK;
   return SQLITE_OK;
 }
 
-/* Convert a format 1 table to format 2, inside the caller's write.  The
-** statements of the old format are finalized (the schema changes). */
-static int cacheUpgrade(cache_op *op){
+/* Which format is the stored table: 3; 2 (made by acorn 0.2: no option
+** columns dttl, maxent, feed, fseq in its config row); or 1 (made by acorn
+** 0.1, recency in <t>_lru, no head column either)? */
+int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
+                            int *piFormat){
+  int bHas = 0;
+  int rc = cacheConfigHas(db, zDb, zName, "fseq", &bHas);
+  if( rc==SQLITE_OK && bHas ){
+    *piFormat = 3;
+  }else if( rc==SQLITE_OK ){
+    rc = cacheConfigHas(db, zDb, zName, "head", &bHas);
+    *piFormat = bHas ? 2 : 1;
+  }
+  return rc;
+}
+
+/* Convert a format 1 table to format 2, inside the caller's write. */
+static int cacheUpgrade1(cache_op *op){
   cache_table *p = op->pTab;
   sqlite3_stmt *pStmt = 0;
   cache_rec *aRec = 0;
   int nRec = 0, nAlloc = 0, rc;
-  char *zSql;
-  int iFormat = 1;
-  if( p->iFormat!=1 ) return SQLITE_OK;
-  rc = acornCacheFormatProbe(p->db, p->zDb, p->zName, &iFormat);
+  const char *d = p->zDb, *n = p->zName;
+  char *zSql = sqlite3_mprintf(
+      "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN policy INTEGER NOT NULL"
+      " DEFAULT 0;"
+      "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN head INTEGER NOT NULL"
+      " DEFAULT 0;"
+      "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN low INTEGER NOT NULL"
+      " DEFAULT 0;"
+      "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN dead INTEGER NOT NULL"
+      " DEFAULT 0;"
+      CACHE_REC_DDL,
+      d, n, d, n, d, n, d, n, d, n, d, p->uid, n, d, n);
+  if( zSql==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
+  rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
+  sqlite3_free(zSql);
   if( rc ) return acornCacheOpError(op, rc);
-  if( iFormat==2 ){
-    p->iFormat = 2;          /* converted by another connection */
-  }else{
-    const char *d = p->zDb, *n = p->zName;
-    zSql = sqlite3_mprintf(
-        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN policy INTEGER NOT NULL"
-        " DEFAULT 0;"
-        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN head INTEGER NOT NULL"
-        " DEFAULT 0;"
-        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN low INTEGER NOT NULL"
-        " DEFAULT 0;"
-        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN dead INTEGER NOT NULL"
-        " DEFAULT 0;"
-        CACHE_REC_DDL,
-        d, n, d, n, d, n, d, n, d, n, d, p->uid, n, d, n);
-    if( zSql==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
-    rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
-    sqlite3_free(zSql);
-    if( rc ) return acornCacheOpError(op, rc);
-    /* Entries used since their set have used != id in format 1. */
-    zSql = sqlite3_mprintf("SELECT id, used, last_used, " CACHE_LRU1_HITS
-                           " FROM \"%w\".\"%w_lru\" WHERE used<>id ORDER BY id",
-                           d, n);
-    if( zSql==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
-    rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-    sqlite3_free(zSql);
-    while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
-      if( nRec==nAlloc ){
-        cache_rec *aNew;
-        nAlloc = nAlloc ? nAlloc*2 : 256;
-        aNew = sqlite3_realloc64(aRec, sizeof(cache_rec)*(size_t)nAlloc);
-        if( aNew==0 ){ rc = SQLITE_NOMEM; break; }
-        aRec = aNew;
-      }
-      aRec[nRec].id = sqlite3_column_int64(pStmt, 0);
-      aRec[nRec].used = sqlite3_column_int64(pStmt, 1);
-      aRec[nRec].ms = sqlite3_column_int64(pStmt, 2);
-      aRec[nRec].hits = sqlite3_column_int64(pStmt, 3);
-      nRec++;
+  /* Entries used since their set have used != id in format 1. */
+  zSql = sqlite3_mprintf("SELECT id, used, last_used, " CACHE_LRU1_HITS
+                         " FROM \"%w\".\"%w_lru\" WHERE used<>id ORDER BY id",
+                         d, n);
+  if( zSql==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    if( nRec==nAlloc ){
+      cache_rec *aNew;
+      nAlloc = nAlloc ? nAlloc*2 : 256;
+      aNew = sqlite3_realloc64(aRec, sizeof(cache_rec)*(size_t)nAlloc);
+      if( aNew==0 ){ rc = SQLITE_NOMEM; break; }
+      aRec = aNew;
     }
-    if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
-    else sqlite3_finalize(pStmt);
-    if( rc ){
-      sqlite3_free(aRec);
-      return acornCacheOpError(op, rc);
-    }
-    acornCacheFinalizeAll(p);
-    p->iFormat = 2;
-    acornCacheChunkDropAll(p);
-    rc = cacheRecMerge(op, aRec, nRec);
+    aRec[nRec].id = sqlite3_column_int64(pStmt, 0);
+    aRec[nRec].used = sqlite3_column_int64(pStmt, 1);
+    aRec[nRec].ms = sqlite3_column_int64(pStmt, 2);
+    aRec[nRec].hits = sqlite3_column_int64(pStmt, 3);
+    nRec++;
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+  else sqlite3_finalize(pStmt);
+  if( rc ){
     sqlite3_free(aRec);
-    if( rc==SQLITE_OK ){
-      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_lru\"", d, n);
-      rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
-      sqlite3_free(zSql);
-      if( rc ) return acornCacheOpError(op, rc);
-    }
-    if( rc ) return rc;
+    return acornCacheOpError(op, rc);
   }
   acornCacheFinalizeAll(p);
+  p->iFormat = 2;
+  acornCacheChunkDropAll(p);
+  rc = cacheRecMerge(op, aRec, nRec);
+  sqlite3_free(aRec);
+  if( rc==SQLITE_OK ){
+    zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_lru\"", d, n);
+    rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if( rc ) return acornCacheOpError(op, rc);
+  }
+  return rc;
+}
+
+/* Convert a format 1 or 2 table to format 3 (the option columns of the
+** config row, 0: off), inside the caller's write.  The statements of the
+** old format are finalized (the schema changes).  Only a write converts:
+** a table that is only read stays as it is, and acorn 0.2 reads and
+** writes a converted table as before (it names the columns it knows). */
+static int cacheUpgrade(cache_op *op){
+  cache_table *p = op->pTab;
+  int rc, iFormat = 1;
+  char *zSql;
+  if( p->iFormat==3 ) return SQLITE_OK;
+  rc = acornCacheFormatProbe(p->db, p->zDb, p->zName, &iFormat);
+  if( rc ) return acornCacheOpError(op, rc);
+  p->iFormat = iFormat;                 /* (converted by another connection) */
+  if( iFormat==1 ) rc = cacheUpgrade1(op);
+  if( rc==SQLITE_OK && iFormat<3 ){
+    const char *d = p->zDb, *n = p->zName;
+    zSql = sqlite3_mprintf(
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN dttl INTEGER NOT NULL"
+        " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN maxent INTEGER NOT NULL"
+        " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN feed INTEGER NOT NULL"
+        " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN fseq INTEGER NOT NULL"
+        " DEFAULT 0;", d, n, d, n, d, n, d, n);
+    rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    rc = acornCacheOpError(op, rc);
+  }
+  if( rc ) return rc;
+  p->bFormatNew = 1;
+  p->iFormat = 3;
+  acornCacheFinalizeAll(p);
+  p->eCfg = CACHE_CFG_NONE;
   return acornCacheConfigLoad(op);
+}
+
+/* A rollback (bEnd: of the whole transaction) may have taken back a
+** conversion made in its transaction: the format is probed again before
+** the table is next used. */
+void acornCacheFormatStale(cache_table *p, int bEnd){
+  if( p->bFormatNew ) p->bFormatStale = 1;
+  if( bEnd ) p->bFormatNew = 0;
 }
 
 /* The start of every write (pVtab: the instance it runs for, or 0): the
@@ -958,7 +1044,7 @@ int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
   acornCacheHeldCheck(pTab);
   rc = acornCacheConfigLoad(op);
   if( rc==SQLITE_OK && op->bChanged ) rc = SQLITE_ABORT;
-  if( rc==SQLITE_OK && op->pTab->iFormat==1 ) rc = cacheUpgrade(op);
+  if( rc==SQLITE_OK && op->pTab->iFormat<3 ) rc = cacheUpgrade(op);
   if( rc==SQLITE_OK ) acornCacheTxnNoteWrite(&op->pTab->txn, op->cfg.seq);
   return rc;
 }
@@ -1325,6 +1411,20 @@ static const char *const azCacheCheck2[] = {
   " (SELECT 1 FROM \"%w\".\"%w_rec\" WHERE lo=0)",
 };
 
+/* Format 3 only: the options in range, and the bound on entries. */
+static const char *const azCacheCheck3[] = {
+  "SELECT 'default_ttl ' || dttl || ', max_entries ' || maxent || ', feed '"
+  " || feed || ' or feed_seq ' || fseq || ' is out of range'"
+  " FROM \"%w\".\"%w_config\" WHERE typeof(dttl)||typeof(maxent)"
+  "||typeof(feed)||typeof(fseq)!='integerintegerintegerinteger'"
+  " OR dttl<0 OR dttl>1000000000000"                      /* CACHE_MAX_TTL */
+  " OR maxent<0 OR maxent>4611686018427387904"
+  " OR feed<0 OR feed>1000000"                            /* CACHE_MAX_FEED */
+  " OR fseq<0 OR fseq>4611686018427387904",
+  "SELECT 'entries is ' || entries || ', above max_entries ' || maxent"
+  " FROM \"%w\".\"%w_config\" WHERE maxent>0 AND entries>maxent",
+};
+
 /* Run one check query; a row is the broken invariant, into *pzErr. */
 static int cacheCheckQuery(cache_table *p, const char *zFmt, char **pzErr){
   sqlite3_stmt *pStmt = 0;
@@ -1534,10 +1634,14 @@ int acornCacheIntegrity(cache_table *p, char **pzErr){
   for(i=0; rc==SQLITE_OK && i<sizeof(azCacheCheck)/sizeof(azCacheCheck[0]); i++){
     rc = cacheCheckQuery(p, azCacheCheck[i], &zWhat);
   }
-  if( p->iFormat==2 ){
+  if( p->iFormat>=2 ){
     for(i=0; rc==SQLITE_OK && i<sizeof(azCacheCheck2)/sizeof(azCacheCheck2[0]);
         i++){
       rc = cacheCheckQuery(p, azCacheCheck2[i], &zWhat);
+    }
+    for(i=0; rc==SQLITE_OK && p->iFormat==3
+             && i<sizeof(azCacheCheck3)/sizeof(azCacheCheck3[0]); i++){
+      rc = cacheCheckQuery(p, azCacheCheck3[i], &zWhat);
     }
     if( rc==SQLITE_OK ) rc = cacheCheckRecords(p, &zWhat);
   }

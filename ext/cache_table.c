@@ -297,7 +297,7 @@ int acornCacheTableOpen(cache_conn *pConn, const char *zDb, const char *zName,
   rc = acornCacheFormatProbe(db, zDb, zName, &iFormat);
   if( rc ) return rc;
   zSql = sqlite3_mprintf("SELECT uid, %s FROM \"%w\".\"%w_config\" WHERE id=1",
-                         iFormat==2 ? "policy" : "0", zDb, zName);
+                         iFormat>=2 ? "policy" : "0", zDb, zName);
   rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_NO_VTAB,
                                  &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
@@ -518,6 +518,8 @@ void acornCacheTableTxnEnd(cache_table *p, int bCommit){
     p->iGen++;
     p->eCfg = CACHE_CFG_NONE;
   }
+  acornCacheFormatStale(p, 1);
+  if( bCommit ) p->bFormatStale = 0;
   p->iCfgFail = INT_MAX;
   acornCacheTxnEnd(&p->txn);
   acornCacheTableCheck(p);

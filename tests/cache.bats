@@ -43,9 +43,9 @@ SELECT (SELECT capacity FROM cache_stats('a')), (SELECT capacity FROM cache_stat
 
 @test "an unknown option is an error that lists the accepted ones" {
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacty = 10);"
-  assert_failure "cache: unknown option 'capacty'; accepted options are capacity, recency_buffer, policy and autoflush"
+  assert_failure "cache: unknown option 'capacty'; accepted options are capacity, recency_buffer, policy, autoflush, default_ttl, max_entries and feed"
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity);"
-  assert_failure "cache: bad argument 'capacity': expected name = value, with name capacity, recency_buffer, policy or autoflush"
+  assert_failure "cache: bad argument 'capacity': expected name = value, with name capacity, recency_buffer, policy, autoflush, default_ttl, max_entries or feed"
 }
 
 @test "a capacity of zero, a negative or an unparsable one is an error" {
@@ -319,7 +319,7 @@ SELECT entries, expired FROM cache_stats('t');"
     if [ "$row" = "'integrity_check', NULL" ]; then assert_output "1|0"; else assert_output "0|1"; fi
   done
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t) VALUES ('vacuum');"
-  assert_failure "cache: unknown command 'vacuum'; accepted commands are capacity, purge, flush and integrity_check"
+  assert_failure "cache: unknown command 'vacuum'; accepted commands are capacity, default_ttl, max_entries, feed, purge, flush and integrity_check"
   local v
   for v in 0 -1 "'lots'"; do
     run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t, value) VALUES ('capacity', $v);"
@@ -367,10 +367,10 @@ INSERT INTO t(key, value) VALUES ('a', zeroblob(99));
 INSERT INTO t(${s%|*};
 SELECT capacity, entries FROM cache_stats('t');"
     assert_output "1000|1
-$(runtime_error 4) cache: a command row sets only the command column and, for capacity, value; ${s#*|} was given too"
+$(runtime_error 4) cache: a command row sets only the command column and, for capacity, default_ttl, max_entries and feed, value; ${s#*|} was given too"
   done
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t, expires) VALUES ('vacuum', 1);"
-  assert_failure "cache: unknown command 'vacuum'; accepted commands are capacity, purge, flush and integrity_check"
+  assert_failure "cache: unknown command 'vacuum'; accepted commands are capacity, default_ttl, max_entries, feed, purge, flush and integrity_check"
 }
 
 @test "integrity_check passes on a used table and names each broken invariant" {
@@ -448,7 +448,7 @@ SELECT quote($col) FROM t_config;"
 CREATE VIRTUAL TABLE t USING cache;
 UPDATE t_config SET hits = 9223372036854775807;
 INSERT INTO t(key, value) VALUES (1, 'one');"
-  assert_output "$(shell_error 7 'cache: "main"."t_config": a counter is out of range: capacity 1073741824, bytes 0, entries 0, seq 0, hits 9223372036854775807, misses 0, evictions 0, expired 0, head 0, low 0, dead 0' 11)"
+  assert_output "$(shell_error 7 'cache: "main"."t_config": a counter is out of range: capacity 1073741824, bytes 0, entries 0, seq 0, hits 9223372036854775807, misses 0, evictions 0, expired 0, head 0, low 0, dead 0, default_ttl 0, max_entries 0, feed 0, feed_seq 0' 11)"
   # acorn 0.1's recency rows hold hits as they are: read and converted in
   # the range a record holds
   local db="$BATS_TEST_TMPDIR/old.db"
@@ -666,7 +666,7 @@ NULL
   run acorn_sql "$pre UPDATE t SET ttl = x'00' WHERE key = 'k';"
   assert_failure "cache: ttl must be a number of seconds (INTEGER or REAL) or NULL, got BLOB"
   run acorn_sql "$pre INSERT INTO t(t, ttl) VALUES ('purge', 5);"
-  assert_failure "cache: a command row sets only the command column and, for capacity, value; ttl was given too"
+  assert_failure "cache: a command row sets only the command column and, for capacity, default_ttl, max_entries and feed, value; ttl was given too"
   run acorn_sql "CREATE VIRTUAL TABLE ttl USING cache;"
   assert_failure "cache: a cache table cannot be named 'ttl': that is the name of a column"
   # nothing was written by the refused statements
@@ -686,6 +686,102 @@ SELECT count(*) FROM (SELECT * FROM t);"
   assert_success
   assert_output "key:0 value:0 size:0 created:0 last_used:0 hits:0 expires:0 ttl:1 t:1
 k|v|2|1|NULL
+1"
+}
+
+@test "default_ttl gives sets without ttl or expires a lifetime; units s m h d; the command changes it; 0 or NULL turns it off" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(default_ttl = '15m');
+INSERT INTO t(key, value) VALUES ('a', 'x');
+INSERT INTO t(key, value, ttl) VALUES ('b', 'x', 5);
+INSERT INTO t(key, value, expires) VALUES ('c', 'x', 4102444800000);
+SELECT key, expires - created FROM t WHERE key <> 'c';
+SELECT expires FROM t WHERE key = 'c';
+UPDATE t SET value = 'y' WHERE key = 'c';
+SELECT expires FROM t WHERE key = 'c';
+INSERT INTO t(t, value) VALUES ('default_ttl', '2h');
+INSERT INTO t(key, value) VALUES ('d', 'x');
+INSERT INTO t(t, value) VALUES ('default_ttl', 90);
+INSERT INTO t(key, value) VALUES ('e', 'x');
+INSERT INTO t(t, value) VALUES ('default_ttl', ' 7 D ');
+INSERT INTO t(key, value) VALUES ('f', 'x');
+INSERT INTO t(t, value) VALUES ('default_ttl', '30s');
+INSERT INTO t(key, value) VALUES ('g', 'x');
+INSERT INTO t(t, value) VALUES ('default_ttl', 120.0);
+INSERT INTO t(key, value) VALUES ('h', 'x');
+SELECT group_concat(key || ':' || (expires - created), ' ') FROM t WHERE key > 'c';
+INSERT INTO t(t, value) VALUES ('default_ttl', NULL);
+INSERT INTO t(key, value) VALUES ('i', 'x');
+INSERT INTO t(t, value) VALUES ('default_ttl', '1d');
+INSERT INTO t(t, value) VALUES ('default_ttl', 0);
+INSERT INTO t(key, value) VALUES ('j', 'x');
+SELECT count(*) FROM t WHERE key IN ('i', 'j') AND expires IS NULL;
+INSERT INTO t(t) VALUES ('integrity_check');"
+  assert_success
+  assert_output "a|900000
+b|5000
+4102444800000
+4102444800000
+d:7200000 e:90000 f:604800000 g:30000 h:120000
+2"
+}
+
+@test "default_ttl survives reopening; a bad default_ttl is an error naming it and the units" {
+  local db="$BATS_TEST_TMPDIR/d.db"
+  local help="expected seconds, optionally with a unit s, m, h or d (e.g. 90 or '15m'), at most 1000000000000 seconds; 0 for none"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(default_ttl = 60);
+INSERT INTO t(t, value) VALUES ('default_ttl', '2m');" "$db"
+  assert_success
+  run acorn_sql "INSERT INTO t(key, value) VALUES ('a', 'x');
+SELECT expires - created FROM t;" "$db"
+  assert_success
+  assert_output "120000"
+  local v
+  for v in "'7w'" "''" "'1.5h'" "'-1'" "'h'" "'1000000000001'" "'11574075d'"; do
+    run acorn_sql "CREATE VIRTUAL TABLE u USING cache(default_ttl = $v);"
+    assert_failure "cache: bad default_ttl '${v//\'/}'; $help"
+  done
+  for v in -1 1.5 "'1 week'" 1000000000001; do
+    run acorn_sql "INSERT INTO t(t, value) VALUES ('default_ttl', $v);" "$db"
+    assert_failure "cache: bad default_ttl '${v//\'/}'; $help"
+  done
+  run acorn_sql "INSERT INTO t(t, value) VALUES ('default_ttl', x'31');" "$db"
+  assert_failure "cache: bad default_ttl '1'; $help"
+}
+
+@test "a table made by acorn 0.2.0 gets the option columns at its first write, and a rollback of that write takes them back" {
+  local db="$BATS_TEST_TMPDIR/v020.db"
+  cp "$TESTS/data/cache-v0.2.0.db" "$db"
+  # reads leave the file as it is
+  run acorn_sql "SELECT count(*) FROM thumbs; SELECT * FROM cache_stats('pages');
+SELECT count(*) FROM pragma_table_info('thumbs_config') WHERE name = 'dttl';" "$db"
+  assert_success
+  assert_output "80
+400|13|328|||3|0
+0"
+  run cache_sql "" "
+BEGIN;
+SAVEPOINT a;
+INSERT INTO thumbs(key, value) VALUES ('n1', 'x');
+SELECT count(*) FROM pragma_table_info('thumbs_config') WHERE name = 'dttl';
+ROLLBACK TO a;
+SELECT count(*) FROM pragma_table_info('thumbs_config') WHERE name = 'dttl';
+INSERT INTO thumbs(key, value) VALUES ('n2', 'x');
+ROLLBACK;
+SELECT count(*) FROM pragma_table_info('thumbs_config') WHERE name = 'dttl';
+INSERT INTO thumbs(thumbs, value) VALUES ('default_ttl', '1h');
+INSERT INTO thumbs(key, value) VALUES ('n3', 'x');
+SELECT expires - created FROM thumbs WHERE key = 'n3';
+SELECT count(*) FROM thumbs WHERE key IN ('n1', 'n2');
+INSERT INTO thumbs(thumbs) VALUES ('integrity_check');
+INSERT INTO pages(pages) VALUES ('integrity_check');
+SELECT count(*) FROM pragma_table_info('pages_config') WHERE name = 'dttl';" "$db"
+  # (integrity_check is an INSERT: a write, it converts too)
+  assert_output "1
+0
+0
+3600000
+0
 1"
 }
 

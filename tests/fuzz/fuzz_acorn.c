@@ -155,17 +155,20 @@ static const char *const azBufOpt[] = {
   "autoflush=maybe", "recency_buffer=2, policy=fifo",
   "autoflush=off, recency_buffer=1", "policy=fifo, policy=lru",
   "recency_buffer='2.0'", "policy=fifo, autoflush=off",
+  "default_ttl='15m'", "default_ttl=0", "default_ttl=1", "default_ttl='1w'",
+  "default_ttl='2h', policy=fifo",
 };
 
 /* Commands and their argument. */
 static const char *const azCommand[] = {
   "'capacity'", "'purge'", "'flush'", "'integrity_check'", "'CAPACITY'",
-  "'vacuum'", "NULL", "1", "'Flush'",
+  "'vacuum'", "NULL", "1", "'Flush'", "'default_ttl'", "'DEFAULT_TTL'",
 };
 static const char *const azCapArg[] = {
   "NULL", "100", "50", "1000", "'1KiB'", "20", "1", "10", "0", "-1", "'x'",
   "1.5", "4611686018427387904", "4611686018427387905", "'4294967296GiB'",
   "' 3 kb '", "9223372036854775807", "x'31'", "''", "200", "5000", "'10'",
+  "'15m'", "'2h'", "'7d'", "'90s'", "'1w'", "1000000000000", "'1000000000001'",
 };
 
 /* Small integers and wrong types (offsets, lengths, limits). */
