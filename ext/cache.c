@@ -1211,7 +1211,7 @@ static int cacheCommand(cache_vtab *p, cache_table *pTab, sqlite3_value **argv){
     }
   }
   if( rc==SQLITE_OK ) rc = acornCacheReclaimExpired(&op);
-  if( rc==SQLITE_OK ) rc = acornCacheEvict(&op, 0);
+  if( rc==SQLITE_OK ) rc = acornCacheEvict(&op);
   return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
 }
 

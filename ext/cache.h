@@ -412,7 +412,7 @@ int acornCacheFlushWrite(cache_op *op);
 int acornCacheOpCommit(cache_op *op, int rc);
 int acornCacheDeleteEntry(cache_op *op, i64 id, int *pbFound);
 int acornCacheReclaimExpired(cache_op *op);
-int acornCacheEvict(cache_op *op, i64 nNeed);
+int acornCacheEvict(cache_op *op);
 int acornCacheSet(cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
              int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits,
              i64 *pId);

@@ -1290,10 +1290,18 @@ static int cacheEvictOne(cache_op *op, int *pbNone){
   }
 }
 
-/* Evict until nNeed more bytes fit. */
-int acornCacheEvict(cache_op *op, i64 nNeed){
+/* Is the table over a bound: more bytes than the capacity, or more
+** entries than max_entries? */
+static int cacheOverBound(const cache_config *pCfg){
+  return pCfg->bytes > pCfg->capacity
+      || (pCfg->nMaxEntries>0 && pCfg->entries > pCfg->nMaxEntries);
+}
+
+/* Evict until the bounds hold: bytes <= capacity and entries <=
+** max_entries. */
+int acornCacheEvict(cache_op *op){
   int bNone = 0, rc = SQLITE_OK;
-  while( rc==SQLITE_OK && !bNone && op->cfg.bytes + nNeed > op->cfg.capacity
+  while( rc==SQLITE_OK && !bNone && cacheOverBound(&op->cfg)
       && op->cfg.entries>0 ){
     rc = cacheEvictOne(op, &bNone);
     if( rc==SQLITE_OK && !bNone ) op->cfg.evictions++;
@@ -1351,7 +1359,7 @@ int acornCacheSet(
   }
   op->cfg.bytes += nSize;
   op->cfg.entries++;
-  if( rc==SQLITE_OK ) rc = acornCacheEvict(op, 0);
+  if( rc==SQLITE_OK ) rc = acornCacheEvict(op);
   *pId = id;
   return rc;
 }

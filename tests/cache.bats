@@ -785,6 +785,73 @@ SELECT count(*) FROM pragma_table_info('pages_config') WHERE name = 'dttl';" "$d
 1"
 }
 
+@test "max_entries bounds the entries as capacity bounds the bytes, evicting in the policy's order; the command changes it at once" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(max_entries = 3);
+INSERT INTO t(key, value) VALUES ('a', 'x'), ('b', 'x'), ('c', 'x');
+SELECT length(value) FROM t WHERE key = 'a';
+INSERT INTO t(key, value) VALUES ('d', 'x');
+SELECT group_concat(key) FROM t;
+INSERT INTO t(t, value) VALUES ('max_entries', 2);
+SELECT group_concat(key) FROM t;
+SELECT entries, evictions FROM cache_stats('t');
+INSERT INTO t(t, value) VALUES ('max_entries', NULL);
+INSERT INTO t(key, value) VALUES ('e', 'x'), ('f', 'x');
+INSERT INTO t(t, value) VALUES ('max_entries', '3');
+SELECT group_concat(key) FROM t;
+INSERT INTO t(t) VALUES ('integrity_check');
+CREATE VIRTUAL TABLE f USING cache(max_entries = 2, policy = fifo);
+INSERT INTO f(key, value) VALUES ('a', 'x'), ('b', 'x');
+SELECT length(value) FROM f WHERE key = 'a';
+INSERT INTO f(key, value) VALUES ('c', 'x');
+SELECT group_concat(key) FROM f;
+-- expired entries are reclaimed first: they never push a live one out
+CREATE VIRTUAL TABLE x USING cache(max_entries = 2);
+INSERT INTO x(key, value, expires) VALUES ('old', 'x', 1);
+INSERT INTO x(key, value) VALUES ('a', 'x'), ('b', 'x');
+SELECT group_concat(key), (SELECT evictions || ' ' || expired FROM cache_stats('x')) FROM x;"
+  assert_success
+  assert_output "1
+a,c,d
+a,d
+2|2
+d,e,f
+1
+b,c
+a,b|0 1"
+}
+
+@test "max_entries survives reopening and a rollback; a bad one is an error naming it; integrity_check names a table above it" {
+  local db="$BATS_TEST_TMPDIR/m.db"
+  local help="expected a whole number of entries from 0 (no bound) to 4611686018427387904"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(max_entries = 2);
+INSERT INTO t(key, value) VALUES ('a', 'x'), ('b', 'x');
+BEGIN;
+INSERT INTO t(t, value) VALUES ('max_entries', 1);
+SELECT count(*) FROM t;
+ROLLBACK;" "$db"
+  assert_success
+  assert_output "1"
+  run acorn_sql "SELECT count(*) FROM t; INSERT INTO t(key, value) VALUES ('c', 'x');
+SELECT group_concat(key) FROM t;" "$db"
+  assert_output "2
+b,c"
+  local v
+  for v in -1 "'x'" "'1.5'" "'4611686018427387905'"; do
+    run acorn_sql "CREATE VIRTUAL TABLE u USING cache(max_entries = $v);"
+    assert_failure "cache: bad max_entries '${v//\'/}'; $help"
+    run acorn_sql "INSERT INTO t(t, value) VALUES ('max_entries', $v);" "$db"
+    assert_failure "cache: bad max_entries '${v//\'/}'; $help"
+  done
+  run cache_sql "" ".dbconfig defensive off
+UPDATE t_config SET maxent = 1;
+INSERT INTO t(t) VALUES ('integrity_check');
+UPDATE t_config SET maxent = -1;
+INSERT INTO t(t) VALUES ('integrity_check');" "$db"
+  assert_output_contains 'cache: integrity_check of "t": entries is 2, above max_entries 1'
+  assert_output_contains 'a counter is out of range: capacity 1073741824, bytes 4, entries 2, seq 3, hits 0, misses 0, evictions 1, expired 0, head 2, low 0, dead 0, default_ttl 0, max_entries -1, feed 0, feed_seq 0'
+}
+
 # ---------------------------------------------------------------- cache_read
 
 @test "cache_read returns parts, a shorter blob at the end, x'' past it, NULL for a missing key" {

@@ -24,6 +24,8 @@ until a write (a set, a DELETE or UPDATE that finds a row, a command)
 reclaims every expired entry.
 With POLICY fifo, a get or cache_read does not move the entry and counts
 no hit or miss (cache_stats shows NULL); eviction is in order of set.
+With max_entries (at CREATE, 0 or a few; changed by its command), a set
+also evicts from the least recent end until the entries fit.
 Transactions and savepoints: ROLLBACK / ROLLBACK TO put
 back the entries, capacity and eviction count as they were, and replay the
 uses made since (reads are not undone; uses of ids that no longer exist are
@@ -36,8 +38,9 @@ from collections import OrderedDict
 
 
 class Model:
-    def __init__(self, capacity, fifo=False):
+    def __init__(self, capacity, fifo=False, max_entries=0):
         self.fifo = fifo
+        self.max_entries = max_entries   # 0: no bound
         self.entries = OrderedDict()   # key -> (id, size, value hex, expired); LRU first
         self.capacity = capacity
         self.next_id = 1
@@ -55,8 +58,10 @@ class Model:
         for k in [k for k, e in self.entries.items() if e[3]]:
             del self.entries[k]
 
-    def evict_until(self, need):
-        while self.entries and self.total() + need > self.capacity:
+    def evict_until(self, need, adding=0):
+        # (adding: an entry is about to be set, after the eviction)
+        while self.entries and (self.total() + need > self.capacity or (
+                self.max_entries and len(self.entries) + adding > self.max_entries)):
             self.entries.popitem(last=False)
             self.evictions += 1
 
@@ -66,7 +71,7 @@ class Model:
                 size, self.capacity)
         self.reclaim()
         self.entries.pop(key, None)
-        self.evict_until(size)
+        self.evict_until(size, 1)
         # every set makes a new entry, with a new id (a stored key's old
         # entry goes): uses of the old id replayed after a rollback that
         # keeps the old entry apply to it, uses of the new id are dropped
@@ -87,10 +92,10 @@ class Model:
 
     def snapshot(self):
         return (OrderedDict(self.entries), self.capacity, self.evictions,
-                self.next_id)
+                self.next_id, self.max_entries)
 
     def restore(self, snap, since):
-        self.entries, self.capacity, self.evictions, _ = snap
+        self.entries, self.capacity, self.evictions, _, self.max_entries = snap
         self.entries = OrderedDict(self.entries)
         by_id = {e[0]: k for k, e in self.entries.items()}
         for i in self.uses[since:]:
@@ -126,13 +131,14 @@ def main():
     keys = ["k%d" % i for i in range(14)] + [i * 7 for i in range(1, 10)] \
         + [bytes([i, 255 - i]) for i in range(8)] + ["é%d" % i for i in range(4)]
     cap = rnd.randint(1500, 4000)
-    m = Model(cap, policy == "fifo")
+    maxent = rnd.choice([0, 0, rnd.randint(2, 12)])
+    m = Model(cap, policy == "fifo", maxent)
     script, out, err = [], [], []
     if journal:
         script.append("PRAGMA journal_mode=%s;" % journal)
         out.append(journal.lower())
     script.append("CREATE VIRTUAL TABLE c USING cache(capacity=%d, recency_buffer=%d,"
-                  " policy=%s);" % (cap, buf, policy))
+                  " policy=%s, max_entries=%d);" % (cap, buf, policy, maxent))
     check = ("SELECT count(*), coalesce(group_concat(k, ','), '') FROM"
              " (SELECT quote(key) AS k FROM c ORDER BY 1);"
              "SELECT capacity, entries, bytes, hits, misses, evictions FROM cache_stats('c');")
@@ -231,9 +237,14 @@ def main():
             elif not m.fifo:
                 m.misses += 1     # the UPDATE's lookup reads value: a miss
         elif r < 0.83:
-            c = rnd.randint(300, 4000)
-            script.append("INSERT INTO c(c, value) VALUES('capacity', %d);" % c)
-            m.capacity = c
+            if rnd.random() < 0.7:
+                c = rnd.randint(300, 4000)
+                script.append("INSERT INTO c(c, value) VALUES('capacity', %d);" % c)
+                m.capacity = c
+            else:
+                c = rnd.choice([0, rnd.randint(1, 15)])
+                script.append("INSERT INTO c(c, value) VALUES('max_entries', %d);" % c)
+                m.max_entries = c
             m.reclaim()
             m.evict_until(0)
         elif r < 0.86:

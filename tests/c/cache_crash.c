@@ -47,7 +47,8 @@
 **     K n 0|1               the checker's verdict on an unfinished block n:
 **                           not committed / committed
 **   Op lines: S key ver exp (set), U key ver exp (UPDATE value, expires),
-**   M key newkey (UPDATE key), D key, Z capacity, P (purge), F (flush),
+**   M key newkey (UPDATE key), D key, Z capacity, X max_entries (MODE
+**   evict and fifo only), P (purge), F (flush),
 **   O (close and reopen), G key ver, I n key ver ... (IN get), C key ver
 **   (cache_read), BEGIN, COMMIT, ROLLBACK, SV name, RT name, RL name.
 **   exp is 0 (NULL), 1 (in the past: expired at once; half the time
@@ -63,7 +64,8 @@
 **   ROLLBACK and ROLLBACK TO undo writes and put the uses written since
 **   back into the buffer; a killed writer's buffer is lost.  Every write
 **   reclaims expired entries, then evicts least recently used ones (under
-**   fifo: the ones set longest ago) until bytes <= capacity.  Every logged read is checked against the model at
+**   fifo: the ones set longest ago) until bytes <= capacity and entries <=
+**   max_entries.  Every logged read is checked against the model at
 **   its place in the log.
 **
 **   After a kill, at most the last block is unfinished (T without E): the
@@ -228,7 +230,7 @@ static void sbAdd(strbuf *p, const char *zFmt, ...){
 /* ------------------------------------------------------------ the writer */
 
 enum { W_SET, W_UPD, W_REN, W_DEL, W_GET, W_IN, W_READ, W_CAP, W_PURGE,
-       W_FLUSH, W_NSTMT };
+       W_FLUSH, W_MAXENT, W_NSTMT };
 static const char *azWriterSql[W_NSTMT] = {
   "INSERT INTO t(key, value, expires, ttl) VALUES(?1, ?2, ?3, ?4)",
   "UPDATE t SET value = ?2, expires = ?3, ttl = ?4 WHERE key = ?1",
@@ -240,6 +242,7 @@ static const char *azWriterSql[W_NSTMT] = {
   "INSERT INTO t(t, value) VALUES('capacity', ?1)",
   "INSERT INTO t(t) VALUES('purge')",
   "INSERT INTO t(t) VALUES('flush')",
+  "INSERT INTO t(t, value) VALUES('max_entries', ?1)",
 };
 
 typedef struct writer writer;
@@ -357,6 +360,14 @@ static void writerOp(writer *w, strbuf *pOps, int bTxn, int bLogFirst){
     LOG_FIRST();
     pStmt = w->aStmt[W_DEL];
     sqlite3_bind_text(pStmt, 1, azKey[k], -1, SQLITE_STATIC);
+    writerStep(w, pStmt);
+  }else if( r<53 && w->bEvict && rnd(3)==0 ){
+    /* (evicting modes: entries are bounded too, or not any more) */
+    i64 c = rnd(2) ? 0 : 5 + rnd(30);
+    sbAdd(pOps, "X %lld\n", c);
+    LOG_FIRST();
+    pStmt = w->aStmt[W_MAXENT];
+    sqlite3_bind_int64(pStmt, 1, c);
     writerStep(w, pStmt);
   }else if( r<53 ){
     i64 c = w->bEvict ? 3500 + rnd(5000) : KEEP_CAP + rnd(1000);
@@ -510,6 +521,7 @@ typedef struct m_db m_db;
 struct m_db {
   m_entry a[NKEY];
   i64 seq, capacity, evictions, expired;
+  i64 maxent;           /* max_entries, 0 for none */
 };
 typedef struct m_use m_use;
 struct m_use { i64 id, iSeq, nHit; int iLevel; };
@@ -619,7 +631,8 @@ static void mReclaim(m_db *p){
 }
 
 static void mEvict(m_db *p){
-  while( mBytes(p)>p->capacity && mEntries(p)>0 ){
+  while( (mBytes(p)>p->capacity || (p->maxent>0 && mEntries(p)>p->maxent))
+      && mEntries(p)>0 ){
     int k, kMin = -1;
     for(k=0; k<NKEY; k++){
       if( p->a[k].bStored && (kMin<0 || (gbFifo ? p->a[k].id<p->a[kMin].id
@@ -805,6 +818,12 @@ static int mApply(replay *r, const char *zLine, m_sv *aSv, int *pnSv,
     case 'Z':
       mFlush(p, c);
       p->capacity = strtoll(zLine+2, 0, 10);
+      mReclaim(p);
+      mEvict(p);
+      return 0;
+    case 'X':
+      mFlush(p, c);
+      p->maxent = strtoll(zLine+2, 0, 10);
       mReclaim(p);
       mEvict(p);
       return 0;

@@ -156,13 +156,16 @@ static const char *const azBufOpt[] = {
   "autoflush=off, recency_buffer=1", "policy=fifo, policy=lru",
   "recency_buffer='2.0'", "policy=fifo, autoflush=off",
   "default_ttl='15m'", "default_ttl=0", "default_ttl=1", "default_ttl='1w'",
-  "default_ttl='2h', policy=fifo",
+  "default_ttl='2h', policy=fifo", "max_entries=1", "max_entries=3",
+  "max_entries=0", "max_entries=-1", "max_entries=2, policy=fifo",
+  "max_entries='5', default_ttl=1",
 };
 
 /* Commands and their argument. */
 static const char *const azCommand[] = {
   "'capacity'", "'purge'", "'flush'", "'integrity_check'", "'CAPACITY'",
   "'vacuum'", "NULL", "1", "'Flush'", "'default_ttl'", "'DEFAULT_TTL'",
+  "'max_entries'",
 };
 static const char *const azCapArg[] = {
   "NULL", "100", "50", "1000", "'1KiB'", "20", "1", "10", "0", "-1", "'x'",
