@@ -17,8 +17,8 @@
 
 #define CACHE_SCHEMA \
   "CREATE TABLE x(key, value BLOB, size INTEGER, created INTEGER," \
-  " last_used INTEGER, hits INTEGER, expires INTEGER, ttl HIDDEN," \
-  " \"%w\" HIDDEN)"
+  " last_used INTEGER, hits INTEGER, expires INTEGER, tag TEXT HIDDEN," \
+  " ttl HIDDEN, \"%w\" HIDDEN)"
 
 #define CACHE_IDX_EQ     1
 #define CACHE_IDX_IN     2
@@ -26,6 +26,8 @@
 #define CACHE_IDX_LRU    8
 #define CACHE_IDX_SIZE   32
 #define CACHE_IDX_MORE   64
+#define CACHE_IDX_TAG    128    /* tag = ? (when no key = ? or key IN) */
+#define CACHE_IDX_TAGCOL 256    /* tag is read */
 
 /* End of an operation run for a vtab method: its error goes to zErrMsg. */
 static int cacheOpFinish(cache_op *op, int rc){
@@ -59,7 +61,8 @@ static cache_table *cacheVtabTable(cache_vtab *p, int *pRc){
 /* ------------------------------------------------------------ options */
 
 static const char *const azCacheColumn[] = {
-  "key", "value", "size", "created", "last_used", "hits", "expires", "ttl"
+  "key", "value", "size", "created", "last_used", "hits", "expires", "tag",
+  "ttl"
 };
 
 /* Is zName a name no cache table may take?  *pzErr says why. */
@@ -270,7 +273,7 @@ static int cacheParseOptions(int argc, const char *const*argv,
 ** shadow names another object has taken; of <t>_lru, only the table
 ** acorn 0.1 made is ever dropped or renamed (cacheLruOwned). */
 static const char *const azCacheShadow[] = {
-  "config", "data", "expiry", "rec", "lru"
+  "config", "data", "expiry", "rec", "tag", "feed", "lru"
 };
 #define CACHE_NSHADOW (int)(sizeof(azCacheShadow)/sizeof(azCacheShadow[0]))
 
@@ -287,8 +290,9 @@ static int cacheShadowFree(sqlite3 *db, const char *zDb, const char *zName,
   sqlite3_stmt *pStmt = 0;
   char *zSql = sqlite3_mprintf(
       "SELECT type, name FROM \"%w\".sqlite_schema WHERE name COLLATE NOCASE"
-      " IN ('%q_config', '%q_data', '%q_expiry', '%q_rec', '%q_lru')"
-      " ORDER BY name LIMIT 1", zDb, zName, zName, zName, zName, zName);
+      " IN ('%q_config', '%q_data', '%q_expiry', '%q_rec', '%q_tag',"
+      " '%q_feed', '%q_lru') ORDER BY name LIMIT 1", zDb, zName, zName, zName,
+      zName, zName, zName, zName);
   int rc;
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
@@ -297,10 +301,10 @@ static int cacheShadowFree(sqlite3 *db, const char *zDb, const char *zName,
     const char *zType = (const char*)sqlite3_column_text(pStmt, 0);
     *pzErr = sqlite3_mprintf("cache: cannot %s \"%s\": %s %s named \"%s\""
         " exists; a cache table \"%s\" keeps its data in the tables"
-        " %s_config, %s_data, %s_expiry, %s_rec and %s_lru", zVerb, zName,
-        zType && zType[0]=='i' ? "an" : "a", zType,
+        " %s_config, %s_data, %s_expiry, %s_rec, %s_tag, %s_feed and %s_lru",
+        zVerb, zName, zType && zType[0]=='i' ? "an" : "a", zType,
         sqlite3_column_text(pStmt, 1), zName, zName, zName, zName, zName,
-        zName);
+        zName, zName, zName);
     rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   if( rc==SQLITE_OK ){
@@ -341,6 +345,18 @@ static int cacheLruOwned(sqlite3 *db, const char *zDb, const char *zName,
   return rc;
 }
 
+/* Is shadow table zSuffix the cache's, to drop or rename with it?  <t>_lru
+** only if acorn 0.1 made it for the cache (bLru); <t>_tag and <t>_feed
+** only once the table is format 3 (a table of those names next to an
+** older cache is someone else's). */
+static int cacheShadowOwned(const char *zSuffix, int bLru, int iFormat){
+  if( strcmp(zSuffix, "lru")==0 ) return bLru;
+  if( strcmp(zSuffix, "tag")==0 || strcmp(zSuffix, "feed")==0 ){
+    return iFormat>=3;
+  }
+  return 1;
+}
+
 /* Make the shadow tables of a new cache table zDb.zName. */
 static int cacheCreateTables(sqlite3 *db, const char *zDb, const char *zName,
                              const cache_options *pOpt, i64 uid, char **pzErr){
@@ -357,18 +373,19 @@ static int cacheCreateTables(sqlite3 *db, const char *zDb, const char *zName,
     " policy INTEGER NOT NULL DEFAULT 0, head INTEGER NOT NULL DEFAULT 0,"
     " low INTEGER NOT NULL DEFAULT 0, dead INTEGER NOT NULL DEFAULT 0,"
     " dttl INTEGER NOT NULL DEFAULT 0, maxent INTEGER NOT NULL DEFAULT 0,"
-    " feed INTEGER NOT NULL DEFAULT 0, fseq INTEGER NOT NULL DEFAULT 0);"
+    " feed INTEGER NOT NULL DEFAULT 0, tagged INTEGER NOT NULL DEFAULT 0,"
+    " fseq INTEGER NOT NULL DEFAULT 0);"
     "INSERT INTO \"%w\".\"%w_config\" VALUES(1, %lld, 0, 0, 0, 0, 0, 0, 0,"
-    " %lld, %d, 0, 0, 0, %lld, %lld, %lld, 0);"
+    " %lld, %d, 0, 0, 0, %lld, %lld, %lld, 0, 0);"
     "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY,"
     " key NOT NULL UNIQUE, created INTEGER NOT NULL, expires INTEGER,"
     " value NOT NULL);"
     "CREATE TABLE \"%w\".\"%w_expiry\"(expires INTEGER NOT NULL,"
     " id INTEGER NOT NULL, PRIMARY KEY(expires, id)) WITHOUT ROWID;"
-    CACHE_REC_DDL,
+    CACHE_REC_DDL CACHE_V3_DDL,
     d, n, d, n, pOpt->nCapacity, uid, pOpt->ePolicy, pOpt->nDefaultTtl,
     pOpt->nMaxEntries, pOpt->nFeed, d, n, d, n,
-    d, n, d, uid, n, d, n);
+    d, n, d, uid, n, d, n, d, n, d, uid, n, d, n);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_exec(db, zSql, 0, 0, 0);
   sqlite3_free(zSql);
@@ -495,12 +512,14 @@ static int cacheDestroy(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
   cache_table *pTab = p->pTab;
   const char *zName = pTab ? pTab->zName : p->zName;
-  int i, rc, bLru = 0;
+  int i, rc, bLru = 0, iFormat = 3;
   if( pTab ) acornCacheFinalizeAll(pTab);
   rc = cacheLruOwned(p->pConn->db, p->zDb, zName, &bLru);
+  if( rc==SQLITE_OK ) rc = acornCacheFormatProbe(p->pConn->db, p->zDb, zName,
+                                                 &iFormat);
   for(i=0; rc==SQLITE_OK && i<CACHE_NSHADOW; i++){
     char *zSql;
-    if( strcmp(azCacheShadow[i], "lru")==0 && !bLru ) continue;
+    if( !cacheShadowOwned(azCacheShadow[i], bLru, iFormat) ) continue;
     zSql = sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_%s\"",
                            p->zDb, zName, azCacheShadow[i]);
     rc = zSql ? sqlite3_exec(p->pConn->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
@@ -529,7 +548,7 @@ static int cacheRename(sqlite3_vtab *pVtab, const char *zNew){
   cache_table *pTab = p->pTab;
   const char *zOld = pTab ? pTab->zName : p->zName;
   char *zErr = 0, *zName1, *zName2;
-  int i, rc, bLru = 0;
+  int i, rc, bLru = 0, iFormat = 3;
   rc = cacheBadName(zNew, &zErr) ? SQLITE_ERROR
      : cacheShadowFree(db, p->zDb, zNew, "rename to", &zErr);
   if( rc ){
@@ -539,9 +558,10 @@ static int cacheRename(sqlite3_vtab *pVtab, const char *zNew){
   }
   if( pTab ) acornCacheFinalizeAll(pTab);
   rc = cacheLruOwned(db, p->zDb, zOld, &bLru);
+  if( rc==SQLITE_OK ) rc = acornCacheFormatProbe(db, p->zDb, zOld, &iFormat);
   for(i=0; rc==SQLITE_OK && i<CACHE_NSHADOW; i++){
     char *zShadow, *zSql;
-    if( strcmp(azCacheShadow[i], "lru")==0 && !bLru ) continue;
+    if( !cacheShadowOwned(azCacheShadow[i], bLru, iFormat) ) continue;
     zShadow = sqlite3_mprintf("%s_%s", zOld, azCacheShadow[i]);
     if( zShadow==0 ){ rc = SQLITE_NOMEM; break; }
     if( sqlite3_table_column_metadata(db, p->zDb, zShadow, 0, 0, 0, 0, 0, 0)
@@ -697,17 +717,33 @@ static const char *const azCacheIdxStr[16] = {
   "scan value lru", "key=? value lru", "key IN (...) value lru", "?",
 };
 
+/* The idxStr of a plan with a tag bit: the plan's words with "tag=?" in
+** place of "scan" and " tag" after them if the tag is read. */
+static void cacheIdxStrTag(sqlite3_index_info *pInfo, int idxNum){
+  const char *zBase = azCacheIdxStr[idxNum & 15];
+  char *z;
+  if( idxNum & CACHE_IDX_TAG ) zBase += 4;      /* (the plan is a scan) */
+  z = sqlite3_mprintf("%s%s%s", (idxNum & CACHE_IDX_TAG) ? "tag=?" : "",
+                      zBase, (idxNum & CACHE_IDX_TAGCOL) ? " tag" : "");
+  if( z ){
+    pInfo->idxStr = z;
+    pInfo->needToFreeIdxStr = 1;
+  }
+}
+
 static int cacheBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
-  int i, iEq = -1, iIn = -1, idxNum = 0;
+  int i, iEq = -1, iIn = -1, iTag = -1, idxNum = 0;
   (void)pVtab;
   for(i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
     const char *zColl;
-    if( pC->iColumn!=CACHE_COLUMN_KEY || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ
-     || !pC->usable ) continue;
+    if( (pC->iColumn!=CACHE_COLUMN_KEY && pC->iColumn!=CACHE_COLUMN_TAG)
+     || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ || !pC->usable ) continue;
     zColl = sqlite3_vtab_collation(pInfo, i);
     if( zColl && sqlite3_stricmp(zColl, "BINARY")!=0 ) continue;
-    if( sqlite3_vtab_in(pInfo, i, -1) ){
+    if( pC->iColumn==CACHE_COLUMN_TAG ){
+      if( iTag<0 ) iTag = i;      /* (an IN list: one xFilter per value) */
+    }else if( sqlite3_vtab_in(pInfo, i, -1) ){
       if( iIn<0 ) iIn = i;
     }else if( iEq<0 ){
       iEq = i;
@@ -727,6 +763,12 @@ static int cacheBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     pInfo->estimatedCost = 100.0;
     pInfo->estimatedRows = 10;
     idxNum = CACHE_IDX_IN;
+  }else if( iTag>=0 ){
+    pInfo->aConstraintUsage[iTag].argvIndex = 1;
+    pInfo->aConstraintUsage[iTag].omit = 1;
+    pInfo->estimatedCost = 1000.0;
+    pInfo->estimatedRows = 100;
+    idxNum = CACHE_IDX_TAG;
   }else{
     pInfo->estimatedCost = 1000000.0;
     pInfo->estimatedRows = 1000000;
@@ -745,8 +787,12 @@ static int cacheBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
                       | ((sqlite3_uint64)1<<CACHE_COLUMN_EXPIRES)) ){
     idxNum |= CACHE_IDX_MORE;
   }
+  if( pInfo->colUsed & ((sqlite3_uint64)1<<CACHE_COLUMN_TAG) ){
+    idxNum |= CACHE_IDX_TAGCOL;
+  }
   pInfo->idxNum = idxNum;
   pInfo->idxStr = (char*)azCacheIdxStr[idxNum & 15];
+  if( idxNum & (CACHE_IDX_TAG|CACHE_IDX_TAGCOL) ) cacheIdxStrTag(pInfo, idxNum);
   return SQLITE_OK;
 }
 
@@ -800,6 +846,45 @@ static int cacheClose(sqlite3_vtab_cursor *cur){
 #define CACHE_READ_EXPIRES  3
 #define CACHE_READ_VALUE    4
 #define CACHE_READ_SIZE     5
+#define CACHE_READ_TAG      6
+
+/* The read statement's text for the plan's bits (columns not asked for
+** are NULL: positions stay CACHE_READ_*; last_used falls back on
+** created).  Binds: ?1 the key, ?2 the time, ?3 the tag.  bTags: the
+** table has <t>_tag (format 3). */
+static char *cacheCursorSql(cache_table *p, int idxNum, int bTags){
+  int bPoint = (idxNum & (CACHE_IDX_EQ|CACHE_IDX_IN))!=0;
+  int bMore = (idxNum & (CACHE_IDX_MORE|CACHE_IDX_LRU))!=0;
+  int bTagEq = (idxNum & CACHE_IDX_TAG)!=0 && !bPoint;
+  char *zTag = 0, *zFrom, *zSql;
+  if( !bTags ){
+    zTag = sqlite3_mprintf("NULL");
+  }else if( bTagEq ){
+    zTag = sqlite3_mprintf("g.tag");
+  }else if( idxNum & CACHE_IDX_TAGCOL ){
+    zTag = sqlite3_mprintf("(SELECT tag FROM \"%w\".\"%w_tag\" WHERE id=d.id)",
+                           p->zDb, p->zName);
+  }else{
+    zTag = sqlite3_mprintf("NULL");
+  }
+  zFrom = bTagEq && bTags
+      ? sqlite3_mprintf("\"%w\".\"%w_tag\" g JOIN \"%w\".\"%w_data\" d"
+                        " ON d.id=g.id WHERE g.tag=?3 AND", p->zDb, p->zName,
+                        p->zDb, p->zName)
+      : sqlite3_mprintf("\"%w\".\"%w_data\" d WHERE %s", p->zDb, p->zName,
+                        bTagEq ? "0 AND" : "");
+  zSql = zTag && zFrom ? sqlite3_mprintf(
+      "SELECT d.id, key, %s, %s, %s, %s, %s FROM %s"
+      " %s(expires IS NULL OR expires>?2)",
+      bMore ? "created" : "NULL",
+      bMore ? "expires" : "NULL",
+      (idxNum & CACHE_IDX_VALUE) ? "value" : "NULL",
+      (idxNum & CACHE_IDX_SIZE) ? CACHE_SIZE_SQL : "NULL",
+      zTag, zFrom, bPoint ? "key=?1 AND " : "") : 0;
+  sqlite3_free(zTag);
+  sqlite3_free(zFrom);
+  return zSql;
+}
 
 static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
   cache_table *p = pCur->pTab;
@@ -807,7 +892,11 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
   int bMore = (idxNum & (CACHE_IDX_MORE|CACHE_IDX_LRU))!=0;
   int bValue = (idxNum & CACHE_IDX_VALUE)!=0;
   int bSize = (idxNum & CACHE_IDX_SIZE)!=0;
-  int iSlot = bPoint | (bMore<<1) | (bValue<<2) | (bSize<<3);
+  int bTagCol = (idxNum & CACHE_IDX_TAGCOL)!=0;
+  int bTagEq = (idxNum & CACHE_IDX_TAG)!=0 && !bPoint;
+  int iSlot = bPoint | (bMore<<1) | (bValue<<2) | (bSize<<3) | (bTagCol<<4)
+            | (bTagEq<<5);
+  int bKeep = 1;
   char *zSql;
   int rc;
   assert( iSlot<CACHE_NREAD );
@@ -821,15 +910,15 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
     p->aReadBusy[iSlot] = 1;
     return SQLITE_OK;
   }
-  /* The columns not asked for are NULL: positions stay CACHE_READ_*.
-  ** (last_used falls back on created.) */
-  zSql = sqlite3_mprintf(
-      "SELECT id, key, %s, %s, %s, %s FROM \"%w\".\"%w_data\""
-      " WHERE %s(expires IS NULL OR expires>?2)",
-      bMore ? "created" : "NULL",
-      bMore ? "expires" : "NULL", bValue ? "value" : "NULL",
-      bSize ? CACHE_SIZE_SQL : "NULL",
-      p->zDb, p->zName, bPoint ? "key=?1 AND " : "");
+  if( (bTagCol || bTagEq) && p->iFormat<3 ){
+    /* an older table has no tags, unless another connection converted it
+    ** since: that statement is not kept, the next one looks again */
+    int iFormat = p->iFormat;
+    rc = acornCacheFormatProbe(p->db, p->zDb, p->zName, &iFormat);
+    if( rc ) return rc;
+    bKeep = iFormat>=3;
+  }
+  zSql = cacheCursorSql(p, idxNum, bKeep);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v3(p->db, zSql, -1,
            SQLITE_PREPARE_PERSISTENT|SQLITE_PREPARE_NO_VTAB, &pCur->pStmt, 0);
@@ -838,7 +927,7 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
     acorn_vtab_error(pCur->base.pVtab, "cache: %s", sqlite3_errmsg(p->db));
     return rc;
   }
-  if( p->aRead[iSlot]==0 ){
+  if( p->aRead[iSlot]==0 && bKeep ){
     p->aRead[iSlot] = pCur->pStmt;
     p->aReadBusy[iSlot] = 1;
     pCur->iSlot = iSlot;
@@ -915,6 +1004,8 @@ static int cacheFilter(sqlite3_vtab_cursor *cur, int idxNum,
   if( idxNum & CACHE_IDX_EQ ){
     if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return SQLITE_OK;
     sqlite3_bind_value(pCur->pStmt, 1, argv[0]);
+  }else if( idxNum & CACHE_IDX_TAG ){
+    sqlite3_bind_value(pCur->pStmt, 3, argv[0]);   /* (NULL matches none) */
   }else if( idxNum & CACHE_IDX_IN ){
     sqlite3_value *pVal = 0;
     int nAlloc = 0;
@@ -1017,6 +1108,9 @@ static int cacheColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     case CACHE_COLUMN_EXPIRES:
       sqlite3_result_value(ctx, sqlite3_column_value(pStmt, CACHE_READ_EXPIRES));
       break;
+    case CACHE_COLUMN_TAG:
+      sqlite3_result_value(ctx, sqlite3_column_value(pStmt, CACHE_READ_TAG));
+      break;
     default:
       break;     /* the command column reads as NULL */
   }
@@ -1085,6 +1179,14 @@ static int cacheCheckValues(
                        " (unix ms) or NULL, got %s", acornCacheTypeName(e));
   }
   return SQLITE_OK;
+}
+
+/* A tag is TEXT or NULL. */
+static int cacheCheckTag(cache_op *op, sqlite3_value *pTag){
+  int e = pTag ? sqlite3_value_type(pTag) : SQLITE_NULL;
+  if( e==SQLITE_NULL || e==SQLITE_TEXT ) return SQLITE_OK;
+  return acornCacheOpFail(op, SQLITE_ERROR, "cache: tag must be TEXT or NULL,"
+                          " got %s", acornCacheTypeName(e));
 }
 
 /* A ttl given (nTtlMs >= 0) sets expires to the write's time plus it. */
@@ -1210,6 +1312,7 @@ static int cacheCommand(cache_vtab *p, cache_table *pTab, sqlite3_value **argv){
       case 3: op.cfg.nFeed = iVal;        break;
     }
   }
+  if( rc==SQLITE_OK && iCmd==3 ) rc = acornCacheFeedTrim(&op);
   if( rc==SQLITE_OK ) rc = acornCacheReclaimExpired(&op);
   if( rc==SQLITE_OK ) rc = acornCacheEvict(&op);
   return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
@@ -1236,7 +1339,7 @@ static int cacheWritableCheck(cache_vtab *p, sqlite3_value **argv,
     if( bUpdate ? !sqlite3_value_nochange(argv[2+i])
                 : sqlite3_value_type(argv[2+i])!=SQLITE_NULL ){
       acorn_vtab_error(&p->base, "cache: column %s is read-only; writable"
-                       " columns are key, value, expires and ttl",
+                       " columns are key, value, expires, tag and ttl",
                        azCacheColumn[i]);
       return SQLITE_ERROR;
     }
@@ -1270,6 +1373,7 @@ static int cacheInsertRow(cache_vtab *p, cache_table *pTab,
   rc = cacheCheckValues(&op, pKey, pValue, argv[2+CACHE_COLUMN_EXPIRES],
                         argv[2+CACHE_COLUMN_TTL], &bExpires, &iExpires,
                         &nTtlMs);
+  if( rc==SQLITE_OK ) rc = cacheCheckTag(&op, argv[2+CACHE_COLUMN_TAG]);
   if( rc ) return cacheOpFinish(&op, rc);
   nSize = acornCacheBytes(pTab->bUtf16, pKey) + acornCacheBytes(pTab->bUtf16, pValue);
   rc = acornCacheOpBegin(&op, pTab, p);
@@ -1288,7 +1392,7 @@ static int cacheInsertRow(cache_vtab *p, cache_table *pTab,
   if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
   if( rc==SQLITE_OK ){
     rc = acornCacheSet(&op, pKey, pValue, bExpires, iExpires, nSize, op.now, 0,
-                  pRowid);
+                       argv[2+CACHE_COLUMN_TAG], pRowid);
   }
   return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
 }
@@ -1300,6 +1404,7 @@ static int cacheInsertRow(cache_vtab *p, cache_table *pTab,
 typedef struct cache_old cache_old;
 struct cache_old {
   sqlite3_value *pKey, *pValue, *pExpires;
+  sqlite3_value *pTag;          /* 0: none */
   i64 iCreated, nHits;
 };
 
@@ -1321,6 +1426,7 @@ static int cacheOldRead(cache_op *op, i64 id, cache_old *pOld){
   if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt);
   else sqlite3_reset(pStmt);
   rc = acornCacheOpError(op, rc);
+  if( rc==SQLITE_OK && pOld->pKey ) rc = acornCacheTagGet(op, id, &pOld->pTag);
   if( rc==SQLITE_OK && pOld->pKey && op->cfg.ePolicy==CACHE_POLICY_LRU ){
     cache_rec r;
     const cache_use *u = acornCacheUsesFind(&op->pTab->uses, id);
@@ -1336,6 +1442,7 @@ static void cacheOldFree(cache_old *pOld){
   sqlite3_value_free(pOld->pKey);
   sqlite3_value_free(pOld->pValue);
   sqlite3_value_free(pOld->pExpires);
+  sqlite3_value_free(pOld->pTag);
 }
 
 /* The new value of column i of an UPDATE: the old one if unchanged. */
@@ -1354,7 +1461,7 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
                           sqlite3_value **argv, int bIgnore){
   i64 idOld = sqlite3_value_int64(argv[0]), idOther = 0, idNew = 0;
   i64 nSize = 0, iExpires = 0, nTtlMs = -1;
-  sqlite3_value *pKey = 0, *pValue, *pExpires, *pTtl;
+  sqlite3_value *pKey = 0, *pValue = 0, *pExpires, *pTtl, *pTag = 0;
   int bExpires = 0, bFound = 0, rc;
   cache_old old;
   cache_op op;
@@ -1377,6 +1484,8 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
                           sqlite3_value_nochange(pTtl) ? 0 : pTtl,
                           &bExpires, &iExpires, &nTtlMs);
     cacheTtlApply(&op, nTtlMs, &bExpires, &iExpires);
+    pTag = cacheNewValue(argv, CACHE_COLUMN_TAG, old.pTag);
+    if( rc==SQLITE_OK ) rc = cacheCheckTag(&op, pTag);
     nSize = acornCacheBytes(op.pTab->bUtf16, pKey)
           + acornCacheBytes(op.pTab->bUtf16, pValue);
     if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, nSize);
@@ -1391,7 +1500,7 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
     rc = acornCacheDeleteEntry(&op, idOld, &bFound);
     if( rc==SQLITE_OK ){
       rc = acornCacheSet(&op, pKey, pValue, bExpires, iExpires, nSize,
-                    old.iCreated, old.nHits, &idNew);
+                         old.iCreated, old.nHits, pTag, &idNew);
     }
   }
   cacheOldFree(&old);
@@ -1489,5 +1598,6 @@ int acorn_cache_register(sqlite3 *db){
   rc = sqlite3_create_module_v2(db, "cache", &cacheModule, pConn,
                                 acornCacheConnRelease);
   if( rc==SQLITE_OK ) rc = acorn_cache_func_register(db, pConn);
+  if( rc==SQLITE_OK ) rc = acornCacheFeedRegister(db, pConn);
   return rc;
 }

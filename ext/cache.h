@@ -16,6 +16,8 @@
 **                  directly)
 **   cache_func.c   cache_read(), cache_stats() and finding a cache table by
 **                  name
+**   cache_feed.c   tags (<t>_tag) and the feed of removals (<t>_feed, and
+**                  the cache_evictions() table-valued function)
 **
 ** THE OBJECTS
 **
@@ -58,8 +60,9 @@ typedef sqlite3_uint64 u64;
 #define CACHE_COLUMN_LAST_USED  4
 #define CACHE_COLUMN_HITS       5
 #define CACHE_COLUMN_EXPIRES    6
-#define CACHE_COLUMN_TTL        7     /* write-only: sets expires */
-#define CACHE_COLUMN_COMMAND    8     /* always last: named after the table */
+#define CACHE_COLUMN_TAG        7     /* hidden: TEXT or NULL */
+#define CACHE_COLUMN_TTL        8     /* hidden, write-only: sets expires */
+#define CACHE_COLUMN_COMMAND    9     /* always last: named after the table */
 
 #define CACHE_POLICY_LRU   0
 #define CACHE_POLICY_FIFO  1
@@ -116,6 +119,11 @@ enum {
   CACHE_STMT_LRU1_READ,
   CACHE_STMT_DATA_VERSION,
   CACHE_STMT_SCHEMA_VERSION,
+  CACHE_STMT_TAG_ADD,
+  CACHE_STMT_TAG_DEL,
+  CACHE_STMT_TAG_GET,
+  CACHE_STMT_FEED_ADD,
+  CACHE_STMT_FEED_TRIM,
   CACHE_NSTMT
 };
 
@@ -130,8 +138,26 @@ enum {
   " ON \"%w_rec\"(minused);" \
   "INSERT INTO \"%w\".\"%w_rec\" VALUES(0, NULL, x'');"
 
-/* Read statements of the cursor, one slot per (point, columns read). */
-#define CACHE_NREAD 16
+/* SQL that makes the shadow tables format 3 adds: <t>_tag, one row per
+** entry that has a tag, with its index on tag (named after the uid, as
+** <t>_rec's), and <t>_feed, the removals the application did not ask for.
+** Arguments: schema, name, schema, uid, name, schema, name. */
+#define CACHE_V3_DDL \
+  "CREATE TABLE \"%w\".\"%w_tag\"(id INTEGER PRIMARY KEY, tag TEXT NOT NULL);" \
+  "CREATE INDEX \"%w\".\"acorn_cache_%016llx_tag\" ON \"%w_tag\"(tag);" \
+  "CREATE TABLE \"%w\".\"%w_feed\"(seq INTEGER PRIMARY KEY, key NOT NULL," \
+  " size INTEGER NOT NULL, reason INTEGER NOT NULL, at INTEGER NOT NULL);"
+
+/* Why an entry goes: the application asked (a delete, a set of its key),
+** or not (what the feed keeps). */
+#define CACHE_GONE_ASKED     0
+#define CACHE_GONE_CAPACITY  1
+#define CACHE_GONE_ENTRIES   2
+#define CACHE_GONE_EXPIRED   3
+
+/* Read statements of the cursor, one slot per (point, columns read, tag
+** read, tag = ?). */
+#define CACHE_NREAD 64
 
 /* ------------------------------------------------------------ the config */
 
@@ -149,6 +175,7 @@ struct cache_config {
   i64 nMaxEntries;      /* max_entries, 0 for no bound */
   i64 nFeed;            /* feed: removals kept, 0 for off */
   i64 iFeedSeq;         /* seq of the latest removal written to the feed */
+  i64 nTagged;          /* entries with a tag: rows of <t>_tag */
 };
 
 /* What a connection holds of the config row (cache_table.eCfg).  Inside a
@@ -415,11 +442,19 @@ int acornCacheReclaimExpired(cache_op *op);
 int acornCacheEvict(cache_op *op);
 int acornCacheSet(cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
              int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits,
-             i64 *pId);
+             sqlite3_value *pTag, i64 *pId);
 int acornCacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot, i64 *pId);
 int acornCacheStoredUse(cache_table *pTab, i64 id, int *pbFound, i64 *pMs,
                    i64 *pHits, char **pzErr);
 int acornCacheIntegrity(cache_table *pTab, char **pzErr);
+
+/* cache_feed.c: tags and the feed of removals */
+int acornCacheTagAdd(cache_op *op, i64 id, sqlite3_value *pTag);
+int acornCacheTagDelete(cache_op *op, i64 id);
+int acornCacheTagGet(cache_op *op, i64 id, sqlite3_value **ppTag);
+int acornCacheFeedAdd(cache_op *op, i64 id, i64 nSize, int eWhy);
+int acornCacheFeedTrim(cache_op *op);
+int acornCacheFeedRegister(sqlite3 *db, cache_conn *pConn);
 
 /* cache_table.c: a connection's tables */
 void acornCacheTableRef(cache_table *pTab);
@@ -449,5 +484,7 @@ void acornCacheConnRelease(void *pConn);
 
 /* cache_func.c */
 int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn);
+cache_table *acornCacheResolve(cache_conn *pConn, const char *zTab,
+                               const char *zWho, cache_op *op);
 
 #endif /* ACORN_CACHE_H */

@@ -469,3 +469,10 @@ int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn){
   }
   return rc;
 }
+
+/* cacheResolve() for the table-valued functions of other files
+** (cache_evictions in cache_feed.c). */
+cache_table *acornCacheResolve(cache_conn *pConn, const char *zTab,
+                               const char *zWho, cache_op *op){
+  return cacheResolve(pConn, zTab, zWho, op);
+}

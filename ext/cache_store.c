@@ -69,7 +69,7 @@
 #define CACHE_LRU1_HITS "max(0, min(hits, 281474976710655))"
 
 /* Columns of CACHE_STMT_CONFIG_READ (and READ1, READ2). */
-#define CACHE_CONFIG_NCOL 17
+#define CACHE_CONFIG_NCOL 18
 
 static const struct {
   int eStmt;                 /* its index, checked by assert() */
@@ -77,20 +77,20 @@ static const struct {
 } aCacheStmt[CACHE_NSTMT] = {
   { CACHE_STMT_CONFIG_READ,
     "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
-    " uid, policy, head, low, dead, dttl, maxent, feed, fseq"
+    " uid, policy, head, low, dead, dttl, maxent, feed, fseq, tagged"
     " FROM \"%w\".\"%w_config\" WHERE id=1" },
   { CACHE_STMT_CONFIG_READ1,     /* format 1, before its conversion */
     "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
-    " uid, 0, 0, 0, 0, 0, 0, 0, 0 FROM \"%w\".\"%w_config\" WHERE id=1" },
+    " uid, 0, 0, 0, 0, 0, 0, 0, 0, 0 FROM \"%w\".\"%w_config\" WHERE id=1" },
   { CACHE_STMT_CONFIG_READ2,     /* format 2, before its conversion */
     "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
-    " uid, policy, head, low, dead, 0, 0, 0, 0"
+    " uid, policy, head, low, dead, 0, 0, 0, 0, 0"
     " FROM \"%w\".\"%w_config\" WHERE id=1" },
   { CACHE_STMT_CONFIG_WRITE,
     "UPDATE \"%w\".\"%w_config\" SET capacity=?1, bytes=?2, entries=?3,"
     " seq=?4, hits=?5, misses=?6, evictions=?7, expired=?8, head=?9,"
-    " low=?10, dead=?11, dttl=?12, maxent=?13, feed=?14, fseq=?15"
-    " WHERE id=1" },
+    " low=?10, dead=?11, dttl=?12, maxent=?13, feed=?14, fseq=?15,"
+    " tagged=?16 WHERE id=1" },
   { CACHE_STMT_FIND,
     "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
     " WHERE key=?1" },
@@ -142,6 +142,17 @@ static const struct {
     "PRAGMA \"%w\".data_version" },
   { CACHE_STMT_SCHEMA_VERSION,
     "PRAGMA \"%w\".schema_version" },
+  { CACHE_STMT_TAG_ADD,
+    "INSERT INTO \"%w\".\"%w_tag\"(id, tag) VALUES(?1, ?2)" },
+  { CACHE_STMT_TAG_DEL,
+    "DELETE FROM \"%w\".\"%w_tag\" WHERE id=?1" },
+  { CACHE_STMT_TAG_GET,
+    "SELECT tag FROM \"%w\".\"%w_tag\" WHERE id=?1" },
+  { CACHE_STMT_FEED_ADD,
+    "INSERT INTO \"%w\".\"%w_feed\"(seq, key, size, reason, at)"
+    " SELECT ?1, key, ?2, ?3, ?4 FROM \"%w\".\"%w_data\" WHERE id=?5" },
+  { CACHE_STMT_FEED_TRIM,
+    "DELETE FROM \"%w\".\"%w_feed\" WHERE seq<=?1" },
 };
 
 /* -------------------------------------------------------------- utilities */
@@ -729,7 +740,7 @@ static char *cacheConfigText(sqlite3_stmt *pStmt){
   static const char *const azName[CACHE_CONFIG_NCOL] = {
     "capacity", "bytes", "entries", "seq", "hits", "misses", "evictions",
     "expired", 0, 0, "head", "low", "dead", "default_ttl", "max_entries",
-    "feed", "feed_seq"
+    "feed", "feed_seq", "tagged"
   };
   char *z = 0;
   int i;
@@ -762,6 +773,7 @@ static void cacheConfigColumns(sqlite3_stmt *pStmt, cache_config *pCfg){
   pCfg->nMaxEntries = sqlite3_column_int64(pStmt, 14);
   pCfg->nFeed = sqlite3_column_int64(pStmt, 15);
   pCfg->iFeedSeq = sqlite3_column_int64(pStmt, 16);
+  pCfg->nTagged = sqlite3_column_int64(pStmt, 17);
 }
 
 /* Probe the format again if a rollback may have changed it. */
@@ -863,6 +875,7 @@ static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
   sqlite3_bind_int64(pStmt, 13, pCfg->nMaxEntries);
   sqlite3_bind_int64(pStmt, 14, pCfg->nFeed);
   sqlite3_bind_int64(pStmt, 15, pCfg->iFeedSeq);
+  sqlite3_bind_int64(pStmt, 16, pCfg->nTagged);
   return acornCacheRun(op, pStmt);
 }
 
@@ -910,8 +923,9 @@ static int cacheConfigHas(sqlite3 *db, const char *zDb, const char *zName,
 }
 
 /* Which format is the stored table: 3; 2 (made by acorn 0.2: no option
-** columns dttl, maxent, feed, fseq in its config row); or 1 (made by acorn
-** 0.1, recency in <t>_lru, no head column either)? */
+** columns dttl, maxent, feed, tagged, fseq in its config row, no <t>_tag
+** or <t>_feed); or 1 (made by acorn 0.1, recency in <t>_lru, no head
+** column either)?  fseq is the last thing the conversion adds. */
 int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
                             int *piFormat){
   int bHas = 0;
@@ -989,7 +1003,7 @@ static int cacheUpgrade1(cache_op *op){
 }
 
 /* Convert a format 1 or 2 table to format 3 (the option columns of the
-** config row, 0: off), inside the caller's write.  The statements of the
+** config row, 0: off; <t>_tag and <t>_feed), inside the caller's write.  The statements of the
 ** old format are finalized (the schema changes).  Only a write converts:
 ** a table that is only read stays as it is, and acorn 0.2 reads and
 ** writes a converted table as before (it names the columns it knows). */
@@ -1011,8 +1025,11 @@ static int cacheUpgrade(cache_op *op){
         " DEFAULT 0;"
         "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN feed INTEGER NOT NULL"
         " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN tagged INTEGER NOT NULL"
+        " DEFAULT 0;"
         "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN fseq INTEGER NOT NULL"
-        " DEFAULT 0;", d, n, d, n, d, n, d, n);
+        " DEFAULT 0;" CACHE_V3_DDL, d, n, d, n, d, n, d, n, d, n,
+        d, n, d, p->uid, n, d, n);
     rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
     rc = acornCacheOpError(op, rc);
@@ -1107,9 +1124,15 @@ static inline int cacheEntryStep(cache_op *op, sqlite3_stmt *pStmt, cache_entry 
 /* Delete entry *pE.  Its record, if it has one, stays until eviction meets
 ** it or a sweep finds it dead (bNoRec: it has none; no sweep needs to
 ** look). */
-static int cacheDeleteKnown(cache_op *op, const cache_entry *pE, int bNoRec){
+static int cacheDeleteKnown(cache_op *op, const cache_entry *pE, int bNoRec,
+                            int eWhy){
   sqlite3_stmt *pStmt;
-  int rc = acornCacheStmt(op, CACHE_STMT_DELETE, &pStmt);
+  int rc = SQLITE_OK;
+  if( eWhy!=CACHE_GONE_ASKED && op->cfg.nFeed>0 ){
+    rc = acornCacheFeedAdd(op, pE->id, pE->nSize, eWhy);
+  }
+  if( rc==SQLITE_OK && op->cfg.nTagged>0 ) rc = acornCacheTagDelete(op, pE->id);
+  if( rc==SQLITE_OK ) rc = acornCacheStmt(op, CACHE_STMT_DELETE, &pStmt);
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, pE->id);
   rc = acornCacheRun(op, pStmt);
@@ -1144,12 +1167,17 @@ static int cacheEntryRead(cache_op *op, i64 id, cache_entry *pE, int *pbFound){
   return acornCacheOpError(op, sqlite3_reset(pStmt));
 }
 
-/* Delete entry id if it exists (*pbFound). */
-int acornCacheDeleteEntry(cache_op *op, i64 id, int *pbFound){
+/* Delete entry id if it exists (*pbFound), for reason eWhy. */
+static int cacheDeleteEntryWhy(cache_op *op, i64 id, int *pbFound, int eWhy){
   cache_entry e;
   int rc = cacheEntryRead(op, id, &e, pbFound);
   if( rc || !*pbFound ) return rc;
-  return cacheDeleteKnown(op, &e, 0);
+  return cacheDeleteKnown(op, &e, 0, eWhy);
+}
+
+/* Delete entry id if it exists (*pbFound): the application asks. */
+int acornCacheDeleteEntry(cache_op *op, i64 id, int *pbFound){
+  return cacheDeleteEntryWhy(op, id, pbFound, CACHE_GONE_ASKED);
 }
 
 /* Reclaim every entry that expired at or before op->now. */
@@ -1168,7 +1196,9 @@ int acornCacheReclaimExpired(cache_op *op){
     }
     id = sqlite3_column_int64(pStmt, 0);
     rc = acornCacheOpError(op, sqlite3_reset(pStmt));
-    if( rc==SQLITE_OK ) rc = acornCacheDeleteEntry(op, id, &bFound);
+    if( rc==SQLITE_OK ){
+      rc = cacheDeleteEntryWhy(op, id, &bFound, CACHE_GONE_EXPIRED);
+    }
     if( rc ) break;
     if( !bFound ){
       return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_expiry\""
@@ -1242,8 +1272,8 @@ static int cacheOldestPassed(cache_op *op, cache_chunk *c, i64 used){
 }
 
 /* Evict one entry: the one of least recency (lru) or the oldest (fifo).
-** *pbNone if there is none. */
-static int cacheEvictOne(cache_op *op, int *pbNone){
+** *pbNone if there is none.  eWhy: the bound passed. */
+static int cacheEvictOne(cache_op *op, int *pbNone, int eWhy){
   int bLru = op->cfg.ePolicy==CACHE_POLICY_LRU;
   sqlite3_stmt *pStmt;
   int rc;
@@ -1278,13 +1308,13 @@ static int cacheEvictOne(cache_op *op, int *pbNone){
     }
     if( bA && (cB==0 || eA.id<rB.used) ){
       op->cfg.iHead = eA.id + 1;
-      return cacheDeleteKnown(op, &eA, 1);
+      return cacheDeleteKnown(op, &eA, 1, eWhy);
     }
     /* B, unless its entry is gone (deleted or set again since: its
     ** record was left for eviction to meet) */
     rc = cacheEntryRead(op, rB.id, &eB, &bFound);
     if( rc==SQLITE_OK ) rc = cacheOldestPassed(op, cB, rB.used);
-    if( rc==SQLITE_OK && bFound ) return cacheDeleteKnown(op, &eB, 1);
+    if( rc==SQLITE_OK && bFound ) return cacheDeleteKnown(op, &eB, 1, eWhy);
     if( rc ) return rc;
     if( op->cfg.nDead>0 ) op->cfg.nDead--;
   }
@@ -1303,7 +1333,8 @@ int acornCacheEvict(cache_op *op){
   int bNone = 0, rc = SQLITE_OK;
   while( rc==SQLITE_OK && !bNone && cacheOverBound(&op->cfg)
       && op->cfg.entries>0 ){
-    rc = cacheEvictOne(op, &bNone);
+    rc = cacheEvictOne(op, &bNone, op->cfg.bytes > op->cfg.capacity
+                                   ? CACHE_GONE_CAPACITY : CACHE_GONE_ENTRIES);
     if( rc==SQLITE_OK && !bNone ) op->cfg.evictions++;
   }
   return rc;
@@ -1313,10 +1344,12 @@ int acornCacheEvict(cache_op *op){
 ** entry that has the key.  Expired entries are reclaimed first;
 ** entries are evicted after, until the capacity holds: the entry just set
 ** is the most recent, so it is never among them.  nHits > 0 (an UPDATE
-** keeps the hits) gives it a record.  The new id in *pId. */
+** keeps the hits) gives it a record; pTag (0 or NULL for none) its tag.
+** The new id in *pId. */
 int acornCacheSet(
   cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
-  int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits, i64 *pId
+  int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits,
+  sqlite3_value *pTag, i64 *pId
 ){
   sqlite3_stmt *pStmt;
   cache_entry eOld;
@@ -1327,7 +1360,9 @@ int acornCacheSet(
   if( rc ) return rc;
   acornCacheBindKey(pStmt, 1, pKey);
   rc = cacheEntryStep(op, pStmt, &eOld, &bOld);
-  if( rc==SQLITE_OK && bOld ) rc = cacheDeleteKnown(op, &eOld, 0);
+  if( rc==SQLITE_OK && bOld ){
+    rc = cacheDeleteKnown(op, &eOld, 0, CACHE_GONE_ASKED);
+  }
   if( rc ) return rc;
   id = ++op->cfg.seq;
   rc = acornCacheStmt(op, CACHE_STMT_INSERT, &pStmt);
@@ -1348,6 +1383,9 @@ int acornCacheSet(
       sqlite3_bind_int64(pStmt, 2, id);
       rc = acornCacheRun(op, pStmt);
     }
+  }
+  if( rc==SQLITE_OK && pTag && sqlite3_value_type(pTag)!=SQLITE_NULL ){
+    rc = acornCacheTagAdd(op, id, pTag);
   }
   if( rc==SQLITE_OK && nHits>0 && op->cfg.ePolicy==CACHE_POLICY_LRU ){
     cache_rec r;
@@ -1422,15 +1460,29 @@ static const char *const azCacheCheck2[] = {
 /* Format 3 only: the options in range, and the bound on entries. */
 static const char *const azCacheCheck3[] = {
   "SELECT 'default_ttl ' || dttl || ', max_entries ' || maxent || ', feed '"
-  " || feed || ' or feed_seq ' || fseq || ' is out of range'"
+  " || feed || ', feed_seq ' || fseq || ' or tagged ' || tagged ||"
+  " ' is out of range'"
   " FROM \"%w\".\"%w_config\" WHERE typeof(dttl)||typeof(maxent)"
-  "||typeof(feed)||typeof(fseq)!='integerintegerintegerinteger'"
+  "||typeof(feed)||typeof(fseq)||typeof(tagged)"
+  "!='integerintegerintegerintegerinteger' OR tagged<0"
   " OR dttl<0 OR dttl>1000000000000"                      /* CACHE_MAX_TTL */
   " OR maxent<0 OR maxent>4611686018427387904"
   " OR feed<0 OR feed>1000000"                            /* CACHE_MAX_FEED */
   " OR fseq<0 OR fseq>4611686018427387904",
   "SELECT 'entries is ' || entries || ', above max_entries ' || maxent"
   " FROM \"%w\".\"%w_config\" WHERE maxent>0 AND entries>maxent",
+  "SELECT 'tagged is ' || c.tagged || ' but the tag table holds ' || n ||"
+  " ' rows' FROM \"%w\".\"%w_config\" c, (SELECT count(*) AS n FROM"
+  " \"%w\".\"%w_tag\") WHERE c.tagged!=n",
+  "SELECT 'the tag of entry ' || id || ' is ' || CASE typeof(tag) WHEN"
+  " 'text' THEN 'left after the entry' ELSE 'of type ' || typeof(tag) END"
+  " FROM \"%w\".\"%w_tag\" g WHERE typeof(tag)!='text' OR NOT EXISTS"
+  " (SELECT 1 FROM \"%w\".\"%w_data\" d WHERE d.id=g.id) LIMIT 1",
+  "SELECT 'the feed holds ' || n || ' rows, above feed ' || c.feed ||"
+  " ', or one above feed_seq ' || c.fseq || ' or of no reason'"
+  " FROM \"%w\".\"%w_config\" c, (SELECT count(*) AS n, max(seq) AS m,"
+  " sum(reason NOT IN (1,2,3)) AS b FROM \"%w\".\"%w_feed\")"
+  " WHERE n>c.feed OR m>c.fseq OR b>0",
 };
 
 /* Run one check query; a row is the broken invariant, into *pzErr. */

@@ -11,6 +11,7 @@ cache_read|4
 gen_random_uuid|0
 module:bench_insert
 module:cache
+module:cache_evictions
 module:cache_stats
 ulid_blob|0
 ulid_timestamp|1

@@ -5,16 +5,17 @@ load test_helper
 load cache
 
 SIZE_HELP="expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')"
-RO_HELP="writable columns are key, value, expires and ttl"
+RO_HELP="writable columns are key, value, expires, tag and ttl"
 
 
 # ---------------------------------------------------------------- surface
 
-@test "loading adds the cache and cache_stats modules and cache_read()" {
+@test "loading adds the cache, cache_stats and cache_evictions modules and cache_read()" {
   run acorn_sql "SELECT name FROM pragma_module_list WHERE name LIKE 'cache%' ORDER BY 1;
 SELECT name, narg FROM pragma_function_list WHERE name='cache_read';"
   assert_success
   assert_output "cache
+cache_evictions
 cache_stats
 cache_read|4"
 }
@@ -448,7 +449,7 @@ SELECT quote($col) FROM t_config;"
 CREATE VIRTUAL TABLE t USING cache;
 UPDATE t_config SET hits = 9223372036854775807;
 INSERT INTO t(key, value) VALUES (1, 'one');"
-  assert_output "$(shell_error 7 'cache: "main"."t_config": a counter is out of range: capacity 1073741824, bytes 0, entries 0, seq 0, hits 9223372036854775807, misses 0, evictions 0, expired 0, head 0, low 0, dead 0, default_ttl 0, max_entries 0, feed 0, feed_seq 0' 11)"
+  assert_output "$(shell_error 7 'cache: "main"."t_config": a counter is out of range: capacity 1073741824, bytes 0, entries 0, seq 0, hits 9223372036854775807, misses 0, evictions 0, expired 0, head 0, low 0, dead 0, default_ttl 0, max_entries 0, feed 0, feed_seq 0, tagged 0' 11)"
   # acorn 0.1's recency rows hold hits as they are: read and converted in
   # the range a record holds
   local db="$BATS_TEST_TMPDIR/old.db"
@@ -676,7 +677,7 @@ SELECT group_concat(key), quote(max(expires)) FROM t;"
   assert_output_contains "k|NULL"
 }
 
-@test "the command column stays last and hidden: SELECT * and INSERT without a column list are as before ttl" {
+@test "the command column stays last and hidden: SELECT * and INSERT without a column list are as before tag and ttl" {
   run acorn_sql "
 CREATE VIRTUAL TABLE t USING cache;
 SELECT group_concat(name || ':' || hidden, ' ') FROM pragma_table_xinfo('t');
@@ -684,7 +685,7 @@ INSERT INTO t VALUES ('k', 'v', NULL, NULL, NULL, NULL, NULL);
 SELECT key, value, size, hits, quote(expires) FROM t;
 SELECT count(*) FROM (SELECT * FROM t);"
   assert_success
-  assert_output "key:0 value:0 size:0 created:0 last_used:0 hits:0 expires:0 ttl:1 t:1
+  assert_output "key:0 value:0 size:0 created:0 last_used:0 hits:0 expires:0 tag:1 ttl:1 t:1
 k|v|2|1|NULL
 1"
 }
@@ -849,7 +850,236 @@ INSERT INTO t(t) VALUES ('integrity_check');
 UPDATE t_config SET maxent = -1;
 INSERT INTO t(t) VALUES ('integrity_check');" "$db"
   assert_output_contains 'cache: integrity_check of "t": entries is 2, above max_entries 1'
-  assert_output_contains 'a counter is out of range: capacity 1073741824, bytes 4, entries 2, seq 3, hits 0, misses 0, evictions 1, expired 0, head 2, low 0, dead 0, default_ttl 0, max_entries -1, feed 0, feed_seq 0'
+  assert_output_contains 'a counter is out of range: capacity 1073741824, bytes 4, entries 2, seq 3, hits 0, misses 0, evictions 1, expired 0, head 2, low 0, dead 0, default_ttl 0, max_entries -1, feed 0, feed_seq 0, tagged 0'
+}
+
+@test "tag: one TEXT or NULL per entry, kept by UPDATE, read by name; SELECT and DELETE WHERE tag = ? find that tag's entries; counters exact" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 100);
+INSERT INTO t(key, value, tag) VALUES ('a', 'x', 'user:1'), ('b', 'yy', 'user:1'), ('c', 'z', 'user:2'), ('d', 'w', NULL);
+SELECT key, quote(tag) FROM t;
+SELECT count(*) FROM (SELECT * FROM t) WHERE 1;
+SELECT group_concat(key) FROM t WHERE tag = 'user:1';
+SELECT group_concat(key) FROM t WHERE tag IN ('user:2', 'nope');
+SELECT count(*) FROM t WHERE tag IS NULL;
+DELETE FROM t WHERE tag = 'user:1';
+SELECT group_concat(key), (SELECT entries || ' ' || bytes || ' ' || evictions FROM cache_stats('t')) FROM t;
+UPDATE t SET value = 'zz' WHERE key = 'c';
+UPDATE t SET tag = 'g' WHERE key = 'd';
+SELECT key, quote(tag) FROM t;
+UPDATE t SET tag = NULL WHERE key = 'c';
+INSERT INTO t(key, value) VALUES ('d', 'new');
+SELECT key, quote(tag) FROM t;
+INSERT INTO t(key, value, tag) VALUES ('e', zeroblob(95), 'big');
+SELECT group_concat(key), (SELECT entries || ' ' || bytes || ' ' || evictions FROM cache_stats('t')) FROM t;
+SELECT count(*) FROM t WHERE tag = 'g';
+INSERT INTO t(t) VALUES ('integrity_check');"
+  assert_success
+  assert_output "a|'user:1'
+b|'user:1'
+c|'user:2'
+d|NULL
+4
+a,b
+c
+1
+c,d|2 4 0
+c|'user:2'
+d|'g'
+c|NULL
+d|NULL
+d,e|2 100 1
+0"
+}
+
+@test "a tag is TEXT or NULL; EXPLAIN names tag=? as the plan" {
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value, tag) VALUES ('k', 'v', 5);"
+  assert_failure "cache: tag must be TEXT or NULL, got INTEGER"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value, tag) VALUES ('k', 'v', 't');
+UPDATE t SET tag = x'00' WHERE key = 'k';"
+  assert_failure "cache: tag must be TEXT or NULL, got BLOB"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache;
+EXPLAIN QUERY PLAN SELECT key FROM t WHERE tag = 'a';
+EXPLAIN QUERY PLAN DELETE FROM t WHERE tag = 'a';
+EXPLAIN QUERY PLAN SELECT value, tag FROM t WHERE key = 'a';"
+  assert_success
+  assert_output "QUERY PLAN
+\`--SCAN t VIRTUAL TABLE INDEX 384:tag=? tag
+QUERY PLAN
+\`--SCAN t VIRTUAL TABLE INDEX 384:tag=? tag
+QUERY PLAN
+\`--SCAN t VIRTUAL TABLE INDEX 261:key=? value tag"
+}
+
+@test "SELECT and DELETE WHERE tag = ? read a handful of pages whether the table holds 300 or 30000 entries" {
+  # page cache hits, as the point lookup's test counts them: 10 entries of
+  # one tag among n; the rest have other tags, or none
+  local n h sel del
+  for n in 300 $(big 30000); do
+    run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value, tag) SELECT 'k' || value, zeroblob(100),
+  CASE WHEN value % 3 = 0 THEN NULL ELSE 'tag' || (value % 1000) END FROM generate_series(1, $n);
+INSERT INTO t(key, value, tag) SELECT 'x' || value, zeroblob(100), 'mine' FROM generate_series(1, 10);
+.stats on
+SELECT 1;
+SELECT count(*) FROM t WHERE tag = 'mine';
+DELETE FROM t WHERE tag = 'mine';
+.stats off
+SELECT count(*) FROM t WHERE tag = 'mine';
+SELECT entries = $n FROM cache_stats('t');
+INSERT INTO t(t) VALUES ('integrity_check');"
+    assert_success
+    h=($(echo "$output" | sed -n 's/^Page cache hits: *//p'))
+    sel=${h[1]}
+    del=${h[2]}
+    echo "# $n rows: select of a tag's 10 entries $sel, delete $del page cache hits" >&3
+    [[ "$output" == *$'\n10\n'*$'\n0\n1' ]] || fail "$output"
+    [ "$sel" -ge 1 ] && [ "$sel" -le 60 ] || fail "select in $n rows: $sel page cache hits"
+    [ "$del" -ge 1 ] && [ "$del" -le 400 ] || fail "delete in $n rows: $del page cache hits"
+  done
+}
+
+@test "feed keeps the newest N removals not asked for: capacity, entries, expired; never deletes, sets of a stored key or rollbacks" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = '100B', max_entries = 3, feed = 10);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(29)), ('b', zeroblob(29)), ('c', zeroblob(29));
+INSERT INTO t(key, value) VALUES ('d', zeroblob(49));
+INSERT INTO t(key, value) VALUES ('e', 'x'), ('f', 'x');
+INSERT INTO t(key, value, expires) VALUES ('g', 'x', 1);
+DELETE FROM t WHERE key = 'e';
+INSERT INTO t(key, value) VALUES ('f', 'y');
+SELECT seq, key, size, reason, at >= 1700000000000 FROM cache_evictions('t');
+BEGIN;
+INSERT INTO t(key, value) VALUES ('h', zeroblob(98));
+SELECT group_concat(seq || ':' || key) FROM cache_evictions('t') WHERE seq > 4;
+ROLLBACK;
+SELECT count(*), max(seq) FROM cache_evictions('t');
+SELECT seq, key FROM cache_evictions('t') WHERE seq > 2;
+SELECT seq FROM cache_evictions('t') WHERE seq >= 4;
+SELECT key FROM cache_evictions('t') WHERE seq = 1;
+SELECT evictions, expired FROM cache_stats('t');
+INSERT INTO t(t) VALUES ('integrity_check');"
+  assert_success
+  assert_output "1|a|30|capacity|1
+2|b|30|capacity|1
+3|c|30|entries|1
+4|d|50|entries|1
+5|g|2|expired|1
+5:g,6:f
+5|5
+3|c
+4|d
+5|g
+4
+5
+a
+4|1"
+}
+
+@test "feed = N keeps N rows, numbers never given twice; lowering it trims, 0 turns it off and empties it; a bad feed is an error" {
+  local db="$BATS_TEST_TMPDIR/f.db"
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(max_entries = 1, feed = 3);
+INSERT INTO t(key, value) VALUES ('a', 'x'), ('b', 'x'), ('c', 'x'), ('d', 'x'), ('e', 'x');
+SELECT group_concat(seq || ':' || key) FROM cache_evictions('t');
+INSERT INTO t(t, value) VALUES ('feed', 1);
+SELECT group_concat(seq || ':' || key) FROM cache_evictions('t');
+INSERT INTO t(t, value) VALUES ('feed', NULL);
+SELECT count(*) FROM cache_evictions('t');
+INSERT INTO t(key, value) VALUES ('f', 'x');
+SELECT count(*) FROM cache_evictions('t');
+INSERT INTO t(t, value) VALUES ('feed', '2');
+INSERT INTO t(key, value) VALUES ('g', 'x'), ('h', 'x'), ('i', 'x');
+SELECT group_concat(seq || ':' || key) FROM cache_evictions('t');" "$db"
+  assert_success
+  assert_output "2:b,3:c,4:d
+4:d
+0
+0
+6:g,7:h"
+  run acorn_sql "SELECT group_concat(seq || ':' || key) FROM cache_evictions('main.t');
+INSERT INTO t(key, value) VALUES ('j', 'x');
+SELECT group_concat(seq) FROM cache_evictions('t') WHERE seq > 6;" "$db"
+  assert_output "6:g,7:h
+7,8"
+  local help="expected a whole number of removals to keep from 0 (off) to 1000000"
+  local v
+  for v in -1 1000001 "'x'" 2.5; do
+    run acorn_sql "CREATE VIRTUAL TABLE u USING cache(feed = $v);"
+    assert_failure "cache: bad feed '${v//\'/}'; $help"
+    run acorn_sql "INSERT INTO t(t, value) VALUES ('feed', $v);" "$db"
+    assert_failure "cache: bad feed '${v//\'/}'; $help"
+  done
+  run acorn_sql "SELECT * FROM cache_evictions('nope');"
+  assert_failure "cache_evictions: no such cache table: 'nope'"
+  run acorn_sql "SELECT * FROM cache_evictions;"
+  assert_failure "cache_evictions: missing argument: the name of a cache table, as in SELECT * FROM cache_evictions('t')"
+  # a table of acorn 0.2 has an empty feed until converted
+  cp "$TESTS/data/cache-v0.2.0.db" "$db"
+  run acorn_sql "SELECT count(*) FROM cache_evictions('thumbs');" "$db"
+  assert_output "0"
+}
+
+@test "under fifo too; a consumer's WHERE seq > ? reads only the new rows (page cache hits)" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE f USING cache(max_entries = 2, feed = 100, policy = fifo);
+INSERT INTO f(key, value) VALUES ('a', 'x'), ('b', 'x');
+SELECT value FROM f WHERE key = 'a';
+INSERT INTO f(key, value) VALUES ('c', 'x');
+SELECT seq, key, reason FROM cache_evictions('f');"
+  assert_success
+  assert_output "x
+1|a|entries"
+  local h
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(max_entries = 10, feed = 1000000);
+INSERT INTO t(key, value) SELECT value, zeroblob(200) FROM generate_series(1, 20010);
+.stats on
+SELECT 1;
+SELECT count(*) FROM cache_evictions('t') WHERE seq > 19995;
+SELECT count(*) FROM cache_evictions('t');"
+  assert_success
+  h=($(echo "$output" | sed -n 's/^Page cache hits: *//p'))
+  echo "# a poll of the newest 5 of 20000 rows: ${h[1]}, a read of all: ${h[2]} page cache hits" >&3
+  [[ "$output" == *$'\n5\n'*$'\n20000\n'* ]] || fail "$output"
+  [ "${h[1]}" -le 20 ] && [ "${h[2]}" -ge 100 ] || fail "poll ${h[1]}, all ${h[2]}"
+}
+
+@test "two sqlite3 processes evicting on one WAL file: one feed, every eviction once, each key evicted or stored" {
+  local db="$BATS_TEST_TMPDIR/w.db" n=150
+  run acorn_sql "PRAGMA journal_mode=WAL;
+CREATE VIRTUAL TABLE t USING cache(capacity = 20000, recency_buffer = 16, feed = 100000);" "$db"
+  assert_success
+  writer_script 1 "$n" >"$BATS_TEST_TMPDIR/p1.sql"
+  writer_script 2 "$n" >"$BATS_TEST_TMPDIR/p2.sql"
+  ( printf '.load %s\n' "$ACORN"; cat "$BATS_TEST_TMPDIR/p1.sql" ) \
+    | wrap "$SQLITE3" -batch "$db" >"$BATS_TEST_TMPDIR/p1.out" 2>&1 &
+  local pid1=$!
+  ( printf '.load %s\n' "$ACORN"; cat "$BATS_TEST_TMPDIR/p2.sql" ) \
+    | wrap "$SQLITE3" -batch "$db" >"$BATS_TEST_TMPDIR/p2.out" 2>&1 &
+  local pid2=$!
+  local rc1=0 rc2=0
+  wait "$pid1" || rc1=$?
+  wait "$pid2" || rc2=$?
+  [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] || fail "exit $rc1 $rc2"
+  [ ! -s "$BATS_TEST_TMPDIR/p1.out" ] || fail "p1: $(head "$BATS_TEST_TMPDIR/p1.out")"
+  [ ! -s "$BATS_TEST_TMPDIR/p2.out" ] || fail "p2: $(head "$BATS_TEST_TMPDIR/p2.out")"
+  run acorn_sql "
+SELECT count(*) = (SELECT evictions FROM cache_stats('t')), count(*) > 0, count(DISTINCT seq) = count(*),
+       min(seq) = 1 AND max(seq) = count(*), count(DISTINCT key) = count(*), min(reason) = max(reason)
+  FROM cache_evictions('t');
+SELECT count(*) FROM (SELECT key FROM cache_evictions('t') UNION ALL SELECT key FROM t);
+SELECT count(*) FROM (SELECT key FROM cache_evictions('t') INTERSECT SELECT key FROM t);
+SELECT count(*) FROM cache_evictions('t') WHERE size < 100 + length(key) OR at < 1700000000000;
+INSERT INTO t(t) VALUES ('integrity_check');" "$db"
+  assert_success
+  assert_output "1|1|1|1|1|1
+$(( 2 * n ))
+0
+0"
 }
 
 # ---------------------------------------------------------------- cache_read
@@ -1008,7 +1238,7 @@ a,d,e
 
 # ---------------------------------------------------------------- storage
 
-@test "shadow tables are <table>_config, _data, _expiry and _rec, reported as shadow" {
+@test "shadow tables are <table>_config, _data, _expiry, _rec, _tag and _feed, reported as shadow" {
   run acorn_sql "
 CREATE VIRTUAL TABLE thumbs USING cache;
 SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND name LIKE 'thumbs%' ORDER BY name;"
@@ -1017,7 +1247,9 @@ SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND name LIKE 'th
 thumbs_config|shadow
 thumbs_data|shadow
 thumbs_expiry|shadow
-thumbs_rec|shadow"
+thumbs_feed|shadow
+thumbs_rec|shadow
+thumbs_tag|shadow"
 }
 
 @test "DEFENSIVE mode refuses direct writes to the shadow tables; the cache still works" {
@@ -1058,7 +1290,7 @@ INSERT INTO u(u, value) VALUES ('capacity', 20);
 SELECT hex(cache_read('u', 'd', 0, 2)), (SELECT entries FROM cache_stats('u'));"
   assert_success
   assert_output "9
-u,u_config,u_data,u_expiry,u_rec
+u,u_config,u_data,u_expiry,u_feed,u_rec,u_tag
 a,c,d
 0000|2"
 }
@@ -1110,13 +1342,13 @@ e_lru,f_lru,g_lru,sqlite_autoindex_f_lru_1"
 SELECT count(*) FROM sqlite_schema;
 CREATE VIRTUAL TABLE e USING cache;
 SELECT count(*) FROM sqlite_schema;"
-    [[ "$output" =~ ^([0-9]+)$'\n'([0-9]+)$'\n'.*'cache: cannot create "e": '(a table|a view|an index)' named "'.*'" exists; a cache table "e" keeps its data in the tables e_config, e_data, e_expiry, e_rec and e_lru'$ ]] \
+    [[ "$output" =~ ^([0-9]+)$'\n'([0-9]+)$'\n'.*'cache: cannot create "e": '(a table|a view|an index)' named "'.*'" exists; a cache table "e" keeps its data in the tables e_config, e_data, e_expiry, e_rec, e_tag, e_feed and e_lru'$ ]] \
       || fail "$s: $output"
     [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] || fail "$s: objects before and after: $output"
   done
   run acorn_sql "CREATE TABLE e_lru(important TEXT);
 CREATE VIRTUAL TABLE e USING cache;"
-  assert_failure "$(runtime_error 3) cache: cannot create \"e\": a table named \"e_lru\" exists; a cache table \"e\" keeps its data in the tables e_config, e_data, e_expiry, e_rec and e_lru"
+  assert_failure "$(runtime_error 3) cache: cannot create \"e\": a table named \"e_lru\" exists; a cache table \"e\" keeps its data in the tables e_config, e_data, e_expiry, e_rec, e_tag, e_feed and e_lru"
 }
 
 @test "ALTER TABLE RENAME refuses a new name whose shadow tables' names are taken, and never renames a user's <t>_lru" {
@@ -1131,9 +1363,9 @@ ALTER TABLE t RENAME TO u;
 ALTER TABLE t RENAME TO v;
 SELECT group_concat(name) FROM (SELECT name FROM sqlite_schema WHERE name NOT LIKE 'acorn%' ORDER BY name);
 SELECT value FROM v WHERE key = 'a';"
-  assert_output "sqlite_autoindex_v_data_1,t_lru,u_lru,v,v_config,v_data,v_expiry,v_rec
+  assert_output "sqlite_autoindex_v_data_1,t_lru,u_lru,v,v_config,v_data,v_expiry,v_feed,v_rec,v_tag
 b
-$(runtime_error 9) cache: cannot rename to \"u\": a table named \"u_lru\" exists; a cache table \"u\" keeps its data in the tables u_config, u_data, u_expiry, u_rec and u_lru"
+$(runtime_error 9) cache: cannot rename to \"u\": a table named \"u_lru\" exists; a cache table \"u\" keeps its data in the tables u_config, u_data, u_expiry, u_rec, u_tag, u_feed and u_lru"
 }
 
 @test "a table made by acorn 0.1 takes its <t>_lru with it when dropped, converted or not" {
@@ -1148,7 +1380,7 @@ ALTER TABLE thumbs RENAME TO pics;
 SELECT group_concat(name) FROM (SELECT name FROM sqlite_schema WHERE name NOT LIKE 'acorn%' ORDER BY name);
 DROP TABLE pics; SELECT count(*) FROM sqlite_schema;" "$db"
   assert_success
-  assert_output "pics,pics_config,pics_data,pics_expiry,pics_lru,pics_rec,sqlite_autoindex_pics_data_1,sqlite_autoindex_pics_lru_1
+  assert_output "pics,pics_config,pics_data,pics_expiry,pics_feed,pics_lru,pics_rec,pics_tag,sqlite_autoindex_pics_data_1,sqlite_autoindex_pics_lru_1
 0"
 }
 
@@ -1697,8 +1929,10 @@ SELECT entries, evictions FROM cache_stats('thumbs');" "$db"
 thumbs_config
 thumbs_data
 thumbs_expiry
+thumbs_feed
 thumbs_lru
 thumbs_rec
+thumbs_tag
 0
 'a':2,'b':0,3:1,X'04':0,'e':0,'f':0,'g':0,'h':0
 'a','b',3,'e','f','g','h'

@@ -43,7 +43,10 @@
 **   4. for every cache table: 'purge' (which also writes the buffered
 **      uses), then SELECT sum(size), count(*) FROM t must equal bytes and
 **      entries of cache_stats('schema.t'), sum(hits) must be at most its
-**      hits, and integrity_check must succeed again;
+**      hits; the entries with a tag, counted by a scan, must be the sum of
+**      the entries found through the tag index for each tag; the feed
+**      (cache_evictions) must hold at most feed rows, with seqs that follow
+**      each other; and integrity_check must succeed again;
 **   5. sqlite3_close() must return SQLITE_OK on both connections, and
 **      sqlite3_memory_used() must be back where it was before the opens
 **      (acorn allocates with sqlite3_malloc: a buffer or instance kept
@@ -158,14 +161,15 @@ static const char *const azBufOpt[] = {
   "default_ttl='15m'", "default_ttl=0", "default_ttl=1", "default_ttl='1w'",
   "default_ttl='2h', policy=fifo", "max_entries=1", "max_entries=3",
   "max_entries=0", "max_entries=-1", "max_entries=2, policy=fifo",
-  "max_entries='5', default_ttl=1",
+  "max_entries='5', default_ttl=1", "feed=3", "feed=0", "feed=1000001",
+  "feed=2, max_entries=2", "feed=100, policy=fifo", "feed=x",
 };
 
 /* Commands and their argument. */
 static const char *const azCommand[] = {
   "'capacity'", "'purge'", "'flush'", "'integrity_check'", "'CAPACITY'",
   "'vacuum'", "NULL", "1", "'Flush'", "'default_ttl'", "'DEFAULT_TTL'",
-  "'max_entries'",
+  "'max_entries'", "'feed'",
 };
 static const char *const azCapArg[] = {
   "NULL", "100", "50", "1000", "'1KiB'", "20", "1", "10", "0", "-1", "'x'",
@@ -248,6 +252,15 @@ static const char *const azRead[] = {
   "EXPLAIN QUERY PLAN SELECT value FROM %R WHERE key=%K",
   "SELECT value FROM %R WHERE key=%K AND expires IS NULL",
   "SELECT key, ttl FROM %R WHERE ttl IS NULL",
+  "SELECT key, tag FROM %R WHERE tag=%K",
+  "SELECT value, tag FROM %R WHERE tag IN (%K, %K)",
+  "SELECT key FROM %R WHERE tag=%K AND key=%K",
+  "SELECT count(*), tag FROM %R GROUP BY tag",
+  "SELECT * FROM cache_evictions(%T)",
+  "SELECT seq, key, reason FROM cache_evictions(%T) WHERE seq>%I",
+  "SELECT count(*) FROM cache_evictions(%T) WHERE seq>=%I OR size>%I",
+  "SELECT * FROM cache_evictions",
+  "SELECT e.key FROM cache_evictions(%T) e JOIN %R t ON t.key=e.key",
 };
 
 /* UPDATE t SET ... */
@@ -273,6 +286,10 @@ static const char *const azUpdate[] = {
   "ttl=%I, expires=%E WHERE key=%K",
   "ttl=%I, value=%V",
   "ttl=NULL, expires=%E WHERE key=%K",
+  "tag=%K WHERE key=%K",
+  "tag=NULL WHERE tag=%K",
+  "value=%V WHERE tag=%K",
+  "tag=%K, ttl=%I",
 };
 
 /* DELETE FROM t ... */
@@ -280,6 +297,7 @@ static const char *const azDelete[] = {
   "", " WHERE key IN (%K, %K)", " WHERE size>%I", " WHERE rowid=%I",
   " WHERE hits>0", " WHERE expires IS NOT NULL", " WHERE value=%V",
   " WHERE key=(SELECT key FROM %R LIMIT 1)", " WHERE key=%K RETURNING key",
+  " WHERE tag=%K", " WHERE tag IN (%K, %K)", " WHERE tag IS NULL",
 };
 
 /* cache_stats. */
@@ -318,6 +336,9 @@ static const char *const azInsert[] = {
   "%Q INTO %R(key, value, ttl) VALUES(%K, %V, %I)",
   "INSERT INTO %R(key, value, ttl, expires) VALUES(%K, %V, %I, %E)",
   "INSERT INTO %R(key, value, ttl) SELECT key, value, %I FROM %R",
+  "%Q INTO %R(key, value, tag) VALUES(%K, %V, %K)",
+  "INSERT INTO %R(key, value, tag) VALUES(%K, %V, %K), (%K, %V, %K)",
+  "INSERT INTO %R(key, value, tag, ttl) SELECT key, value, %K, %I FROM %R",
 };
 
 /* Other DDL, views, triggers, pragmas. */
@@ -1095,6 +1116,39 @@ static void fuzzCheckAll(fuzz_state *s, const char *zWhen){
   fuzzFreeTables(a, n);
 }
 
+/* Tags and the feed of table p: the entries with a tag, counted by a scan,
+** are the sum of the entries found through the tag index for each tag;
+** the feed holds at most feed rows, with seqs that follow each other. */
+static void fuzzCheckTagsFeed(fuzz_state *s, const fuzz_table *p){
+  long long aTag[2] = {-1, -2}, aFeed[2] = {-1, -1};
+  char *zSql = sqlite3_mprintf(
+      "SELECT (SELECT count(*) FROM \"%w\".\"%w\" WHERE tag IS NOT NULL),"
+      " (SELECT coalesce(sum((SELECT count(*) FROM \"%w\".\"%w\" u"
+      " WHERE u.tag=g.tag)), 0) FROM (SELECT DISTINCT tag"
+      " FROM \"%w\".\"%w\" WHERE tag IS NOT NULL) g)",
+      p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName);
+  int rc = fuzzQuery(s, zSql, aTag, 2);
+  sqlite3_free(zSql);
+  if( rc ) fuzzFail(s, "tags of %s.%s: %s", p->zDb, p->zName,
+                    sqlite3_errmsg(s->db));
+  if( aTag[0]!=aTag[1] ){
+    fuzzFail(s, "%s.%s has %lld tagged entries, its tags' lookups find %lld",
+             p->zDb, p->zName, aTag[0], aTag[1]);
+  }
+  zSql = sqlite3_mprintf(
+      "SELECT count(*) <= (SELECT feed FROM \"%w\".\"%w_config\"),"
+      " count(*)=0 OR max(seq)-min(seq)+1=count(*)"
+      " FROM cache_evictions('%q.%q')", p->zDb, p->zName, p->zDb, p->zName);
+  rc = fuzzQuery(s, zSql, aFeed, 2);
+  sqlite3_free(zSql);
+  if( rc ) fuzzFail(s, "feed of %s.%s: %s", p->zDb, p->zName,
+                    sqlite3_errmsg(s->db));
+  if( aFeed[0]!=1 || aFeed[1]!=1 ){
+    fuzzFail(s, "the feed of %s.%s holds more rows than feed, or a gap",
+             p->zDb, p->zName);
+  }
+}
+
 /* After 'purge' nothing expired is left: the listing's sum(size) and
 ** count(*) must be cache_stats' bytes and entries.  Each hit is counted
 ** once for the table and once for its entry, and entries lose theirs when
@@ -1136,6 +1190,7 @@ static void fuzzCheckSums(fuzz_state *s){
                  aStats[1], aStats[0], aStats[2]);
       }
     }
+    if( nDotted==0 ) fuzzCheckTagsFeed(s, &a[i]);
     fuzzCommand(s, &a[i], "integrity_check", "after purge");
   }
   fuzzFreeTables(a, n);

@@ -1,0 +1,343 @@
+/*
+** cache_feed.c: tags, and the feed of removals (docs/cache.md specifies
+** both), as rows of the shadow tables format 3 adds:
+**
+**   <t>_tag(id INTEGER PRIMARY KEY, tag TEXT NOT NULL)  + index on tag
+**       One row per entry that has a tag; an entry without one has no row,
+**       and while no entry has one (config column tagged = 0) a delete
+**       does not even look.  A table of its own rather than a column of
+**       <t>_data: an older table's <t>_data stays as it is (a column added
+**       by ALTER would land after value, on a large value's overflow
+**       pages), and entries without a tag cost nothing, not a byte of
+**       every row and of the index.  SELECT ... WHERE tag = ? and DELETE
+**       ... WHERE tag = ? walk the index: they touch that tag's entries
+**       only.
+**   <t>_feed(seq INTEGER PRIMARY KEY, key, size, reason, at)
+**       The newest `feed` removals the application did not ask for: an
+**       eviction by capacity (reason 1) or by max_entries (2), or an
+**       expired entry reclaimed (3); at in unix ms.  seq counts up from
+**       the config column fseq and is never given twice, so a consumer
+**       that polls WHERE seq > ? misses nothing the feed still holds.
+**       Written by the write that removes the entry, inside its
+**       transaction: a rollback takes the rows back with the removal.
+**
+**   SELECT seq, key, size, reason, at FROM cache_evictions('t')
+**       [WHERE seq > ?]      the feed, in order of seq; seq > ?, >= ?
+**                            and = ? are ranges of the primary key.
+*/
+#include "cache.h"
+
+/* ------------------------------------------------------------------ tags */
+
+/* Give entry id (just set) the tag pTag (TEXT, checked by the caller). */
+int acornCacheTagAdd(cache_op *op, i64 id, sqlite3_value *pTag){
+  sqlite3_stmt *pStmt;
+  int rc = acornCacheStmt(op, CACHE_STMT_TAG_ADD, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, id);
+  sqlite3_bind_value(pStmt, 2, pTag);
+  rc = acornCacheRun(op, pStmt);
+  if( rc==SQLITE_OK ) op->cfg.nTagged++;
+  return rc;
+}
+
+/* Entry id goes: its tag, if it has one, with it. */
+int acornCacheTagDelete(cache_op *op, i64 id){
+  sqlite3_stmt *pStmt;
+  int rc = acornCacheStmt(op, CACHE_STMT_TAG_DEL, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, id);
+  rc = acornCacheRun(op, pStmt);
+  if( rc==SQLITE_OK && sqlite3_changes(op->pTab->db)>0 ) op->cfg.nTagged--;
+  return rc;
+}
+
+/* The tag of entry id, a copy in *ppTag (0 if it has none): the caller
+** frees it with sqlite3_value_free(). */
+int acornCacheTagGet(cache_op *op, i64 id, sqlite3_value **ppTag){
+  sqlite3_stmt *pStmt;
+  int rc;
+  *ppTag = 0;
+  if( op->cfg.nTagged==0 ) return SQLITE_OK;
+  rc = acornCacheStmt(op, CACHE_STMT_TAG_GET, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, id);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    *ppTag = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
+    if( *ppTag==0 ){
+      sqlite3_reset(pStmt);
+      return acornCacheOpError(op, SQLITE_NOMEM);
+    }
+  }
+  return acornCacheOpError(op, sqlite3_reset(pStmt));
+}
+
+/* ------------------------------------------------------------------ feed */
+
+/* Drop the feed's rows beyond the newest op->cfg.nFeed. */
+int acornCacheFeedTrim(cache_op *op){
+  sqlite3_stmt *pStmt;
+  int rc = acornCacheStmt(op, CACHE_STMT_FEED_TRIM, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, op->cfg.iFeedSeq - op->cfg.nFeed);
+  return acornCacheRun(op, pStmt);
+}
+
+/* Entry id (nSize bytes) is about to go for reason eWhy (a
+** CACHE_GONE_* other than ASKED): a row of the feed, which keeps the
+** newest op->cfg.nFeed (> 0). */
+int acornCacheFeedAdd(cache_op *op, i64 id, i64 nSize, int eWhy){
+  sqlite3_stmt *pStmt;
+  int rc = acornCacheStmt(op, CACHE_STMT_FEED_ADD, &pStmt);
+  assert( op->cfg.nFeed>0 && eWhy!=CACHE_GONE_ASKED );
+  if( rc ) return rc;
+  if( op->cfg.iFeedSeq>=CACHE_MAX_COUNTER ){
+    return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: the feed of"
+                            " \"%w\" has run out of numbers", op->pTab->zName);
+  }
+  sqlite3_bind_int64(pStmt, 1, op->cfg.iFeedSeq+1);
+  sqlite3_bind_int64(pStmt, 2, nSize);
+  sqlite3_bind_int(pStmt, 3, eWhy);
+  sqlite3_bind_int64(pStmt, 4, op->now);
+  sqlite3_bind_int64(pStmt, 5, id);
+  rc = acornCacheRun(op, pStmt);
+  if( rc ) return rc;
+  op->cfg.iFeedSeq++;
+  return acornCacheFeedTrim(op);
+}
+
+/* ----------------------------------------------- cache_evictions(table) */
+
+#define CACHE_EV_SEQ    0
+#define CACHE_EV_TABLE  5     /* the hidden argument column */
+
+#define CACHE_EV_ARG    1     /* idxNum bits: the table's name given */
+#define CACHE_EV_GT     2     /* seq > ? */
+#define CACHE_EV_GE     4     /* seq >= ? */
+#define CACHE_EV_EQ     8     /* seq = ? */
+
+typedef struct cache_ev_vtab cache_ev_vtab;
+struct cache_ev_vtab {
+  sqlite3_vtab base;
+  cache_conn *pConn;
+};
+
+typedef struct cache_ev_cursor cache_ev_cursor;
+struct cache_ev_cursor {
+  sqlite3_vtab_cursor base;
+  sqlite3_stmt *pStmt;  /* the rows of <t>_feed, or 0 */
+  char *zTable;
+  int bEof;
+};
+
+static int cacheEvConnect(sqlite3 *db, void *pAux, int argc,
+                          const char *const*argv, sqlite3_vtab **ppVtab,
+                          char **pzErr){
+  cache_ev_vtab *pNew;
+  int rc;
+  (void)argc; (void)argv; (void)pzErr;
+  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(seq INTEGER, key, size INTEGER,"
+                                " reason TEXT, at INTEGER, tbl HIDDEN)");
+  if( rc ) return rc;
+  pNew = sqlite3_malloc64(sizeof(*pNew));
+  if( pNew==0 ) return SQLITE_NOMEM;
+  memset(pNew, 0, sizeof(*pNew));
+  pNew->pConn = (cache_conn*)pAux;
+  *ppVtab = &pNew->base;
+  return SQLITE_OK;
+}
+
+static int cacheEvDisconnect(sqlite3_vtab *pVtab){
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+/* tbl = ? is required; one of seq > ?, >= ?, = ? is a range of the feed's
+** primary key.  argv: the table's name, then the seq bound. */
+static int cacheEvBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  (void)pVtab;
+  int i, iArg = -1, iSeq = -1, bSeen = 0, idxNum = 0;
+  for(i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if( pC->iColumn==CACHE_EV_TABLE && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
+      bSeen = 1;
+      if( pC->usable && iArg<0 ) iArg = i;
+    }else if( pC->iColumn==CACHE_EV_SEQ && pC->usable && iSeq<0 ){
+      if( pC->op==SQLITE_INDEX_CONSTRAINT_GT ) idxNum = CACHE_EV_GT;
+      else if( pC->op==SQLITE_INDEX_CONSTRAINT_GE ) idxNum = CACHE_EV_GE;
+      else if( pC->op==SQLITE_INDEX_CONSTRAINT_EQ ) idxNum = CACHE_EV_EQ;
+      if( idxNum ) iSeq = i;
+    }
+  }
+  if( iArg<0 ){
+    /* No name: a plan SQLite takes only if there is no other (it also
+    ** asks for each term of an OR alone, without the name, and an error
+    ** here would end the statement); its xFilter says what is missing. */
+    if( bSeen ) return SQLITE_CONSTRAINT;
+    pInfo->idxNum = 0;
+    pInfo->estimatedCost = 1e99;
+    return SQLITE_OK;
+  }
+  pInfo->aConstraintUsage[iArg].argvIndex = 1;
+  pInfo->aConstraintUsage[iArg].omit = 1;
+  if( iSeq>=0 ){
+    pInfo->aConstraintUsage[iSeq].argvIndex = 2;
+    pInfo->aConstraintUsage[iSeq].omit = 1;
+  }
+  pInfo->idxNum = CACHE_EV_ARG | idxNum;
+  pInfo->estimatedCost = iSeq>=0 ? 10.0 : 1000.0;
+  pInfo->estimatedRows = iSeq>=0 ? 10 : 1000;
+  if( pInfo->nOrderBy==1 && pInfo->aOrderBy[0].iColumn==CACHE_EV_SEQ
+   && !pInfo->aOrderBy[0].desc ){
+    pInfo->orderByConsumed = 1;
+  }
+  return SQLITE_OK;
+}
+
+static int cacheEvOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor){
+  cache_ev_cursor *pCur = sqlite3_malloc64(sizeof(*pCur));
+  (void)pVtab;
+  if( pCur==0 ) return SQLITE_NOMEM;
+  memset(pCur, 0, sizeof(*pCur));
+  pCur->bEof = 1;
+  *ppCursor = &pCur->base;
+  return SQLITE_OK;
+}
+
+static int cacheEvClose(sqlite3_vtab_cursor *cur){
+  cache_ev_cursor *pCur = (cache_ev_cursor*)cur;
+  sqlite3_finalize(pCur->pStmt);
+  sqlite3_free(pCur->zTable);
+  sqlite3_free(pCur);
+  return SQLITE_OK;
+}
+
+static int cacheEvNext(sqlite3_vtab_cursor *cur){
+  cache_ev_cursor *pCur = (cache_ev_cursor*)cur;
+  int rc;
+  if( pCur->pStmt==0 ){
+    pCur->bEof = 1;
+    return SQLITE_OK;
+  }
+  rc = sqlite3_step(pCur->pStmt);
+  pCur->bEof = rc!=SQLITE_ROW;
+  if( rc==SQLITE_ROW || rc==SQLITE_DONE ) return SQLITE_OK;
+  acorn_vtab_error(cur->pVtab, "cache_evictions: %s",
+                   sqlite3_errmsg(sqlite3_db_handle(pCur->pStmt)));
+  return rc;
+}
+
+/* The feed of the table named argv[0], from the seq bound in argv[1]. */
+static int cacheEvFilter(sqlite3_vtab_cursor *cur, int idxNum,
+                         const char *idxStr, int argc, sqlite3_value **argv){
+  cache_ev_cursor *pCur = (cache_ev_cursor*)cur;
+  cache_ev_vtab *pV = (cache_ev_vtab*)cur->pVtab;
+  const char *zTab;
+  cache_table *p;
+  cache_op op;
+  char *zSql;
+  int rc, iFormat;
+  (void)idxStr;
+  sqlite3_finalize(pCur->pStmt);
+  pCur->pStmt = 0;
+  pCur->bEof = 1;
+  sqlite3_free(pCur->zTable);
+  pCur->zTable = 0;
+  if( !(idxNum & CACHE_EV_ARG) || argc<1 ){
+    acorn_vtab_error(cur->pVtab, "cache_evictions: missing argument: the name"
+                     " of a cache table, as in SELECT * FROM"
+                     " cache_evictions('t')");
+    return SQLITE_ERROR;
+  }
+  zTab = (const char*)sqlite3_value_text(argv[0]);
+  p = acornCacheResolve(pV->pConn, zTab, "cache_evictions", &op);
+  if( p==0 ){
+    sqlite3_free(cur->pVtab->zErrMsg);
+    cur->pVtab->zErrMsg = op.zErr;
+    return op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  iFormat = p->iFormat;
+  zSql = iFormat<3 ? 0 : sqlite3_mprintf(
+      "SELECT seq, key, size, CASE reason WHEN 1 THEN 'capacity' WHEN 2"
+      " THEN 'entries' ELSE 'expired' END, at FROM \"%w\".\"%w_feed\"%s"
+      " ORDER BY seq", p->zDb, p->zName,
+      (idxNum & CACHE_EV_GT) ? " WHERE seq>?1" : (idxNum & CACHE_EV_GE)
+      ? " WHERE seq>=?1" : (idxNum & CACHE_EV_EQ) ? " WHERE seq=?1" : "");
+  acornCacheTableUnref(p);
+  pCur->zTable = sqlite3_mprintf("%s", zTab);
+  if( pCur->zTable==0 || (iFormat>=3 && zSql==0) ){
+    sqlite3_free(zSql);
+    return SQLITE_NOMEM;
+  }
+  if( zSql==0 ) return SQLITE_OK;       /* (an older table: no feed yet) */
+  rc = sqlite3_prepare_v3(pV->pConn->db, zSql, -1, SQLITE_PREPARE_NO_VTAB,
+                          &pCur->pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc ){
+    acorn_vtab_error(cur->pVtab, "cache_evictions: %s",
+                     sqlite3_errmsg(pV->pConn->db));
+    return rc;
+  }
+  if( idxNum & (CACHE_EV_GT|CACHE_EV_GE|CACHE_EV_EQ) ){
+    sqlite3_bind_value(pCur->pStmt, 1, argv[1]);
+  }
+  return cacheEvNext(cur);
+}
+
+static int cacheEvEof(sqlite3_vtab_cursor *cur){
+  return ((cache_ev_cursor*)cur)->bEof;
+}
+
+static int cacheEvColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
+                         int i){
+  cache_ev_cursor *pCur = (cache_ev_cursor*)cur;
+  if( i==CACHE_EV_TABLE ){
+    sqlite3_result_text(ctx, pCur->zTable, -1, SQLITE_TRANSIENT);
+  }else{
+    sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, i));
+  }
+  return SQLITE_OK;
+}
+
+static int cacheEvRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
+  *pRowid = sqlite3_column_int64(((cache_ev_cursor*)cur)->pStmt, 0);
+  return SQLITE_OK;
+}
+
+static sqlite3_module cacheEvModule = {
+  /* iVersion    */ 0,
+  /* xCreate     */ 0,
+  /* xConnect    */ cacheEvConnect,
+  /* xBestIndex  */ cacheEvBestIndex,
+  /* xDisconnect */ cacheEvDisconnect,
+  /* xDestroy    */ 0,
+  /* xOpen       */ cacheEvOpen,
+  /* xClose      */ cacheEvClose,
+  /* xFilter     */ cacheEvFilter,
+  /* xNext       */ cacheEvNext,
+  /* xEof        */ cacheEvEof,
+  /* xColumn     */ cacheEvColumn,
+  /* xRowid      */ cacheEvRowid,
+  /* xUpdate     */ 0,
+  /* xBegin      */ 0,
+  /* xSync       */ 0,
+  /* xCommit     */ 0,
+  /* xRollback   */ 0,
+  /* xFindMethod */ 0,
+  /* xRename     */ 0,
+  /* xSavepoint  */ 0,
+  /* xRelease    */ 0,
+  /* xRollbackTo */ 0,
+  /* xShadowName */ 0,
+#if SQLITE_VERSION_NUMBER >= 3044000
+  /* xIntegrity  */ 0,
+#endif
+};
+
+/* cache_evictions() on db, with its reference on pConn (given back by its
+** destructor). */
+int acornCacheFeedRegister(sqlite3 *db, cache_conn *pConn){
+  acornCacheConnAcquire(db);
+  return sqlite3_create_module_v2(db, "cache_evictions", &cacheEvModule,
+                                  pConn, acornCacheConnRelease);
+}
