@@ -9,8 +9,9 @@
 **   cache_table.c  how a connection holds a table: the per-connection
 **                  state, binding instances, flushing on its own
 **   cache_store.c  the stored table: statements, the config row, entries,
-**                  recency records, eviction, expiry, the format 1
-**                  conversion, the integrity check
+**                  recency records, eviction, expiry, the integrity check
+**   cache_format.c the formats of older versions' tables, and their
+**                  conversion at the first write
 **   cache_uses.c   a connection's recency buffer: the pending uses and the
 **                  transaction mirror (no SQL; tests/c/cache_uses.c tests it
 **                  directly)
@@ -91,6 +92,10 @@ typedef sqlite3_uint64 u64;
   "(CASE typeof(key) WHEN 'integer' THEN 8 ELSE length(CAST(key AS BLOB)) END" \
   " + CASE typeof(value) WHEN 'blob' THEN length(value)" \
   " ELSE length(CAST(value AS BLOB)) END)"
+
+/* hits of a format 1 row, in the range a record holds (6 bytes), so that
+** no sum with it overflows whatever the row says */
+#define CACHE_LRU1_HITS "max(0, min(hits, 281474976710655))"
 
 /* Statements on the shadow tables (texts in cache_store.c), prepared on
 ** first use and kept on the cache_table. */
@@ -431,9 +436,14 @@ int acornCacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound);
 int acornCacheConfigLoad(cache_op *op);
 int acornCacheConfigSave(cache_op *op);
 int acornCacheConfigSync(cache_op *op);
-int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
-                     int *piFormat);
+int acornCacheRecMerge(cache_op *op, const cache_rec *aNew, int n);
+
+/* cache_format.c: formats and conversions */
+int acornCacheUpgrade(cache_op *op);
+int acornCacheFormatRecheck(cache_op *op);
 void acornCacheFormatStale(cache_table *pTab, int bEnd);
+int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
+                          int *piFormat);
 int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab);
 int acornCacheFlushWrite(cache_op *op);
 int acornCacheOpCommit(cache_op *op, int rc);
