@@ -5,11 +5,15 @@
 ** What the table does for a user is in docs/cache.md; this is how it is
 ** kept.
 **
-** THE SHADOW TABLES (format 2; xShadowName knows their suffixes)
+** THE SHADOW TABLES (format 3; xShadowName knows their suffixes)
 **
 **   <t>_config(id=1, capacity, bytes, entries, seq, hits, misses,
-**              evictions, expired, uid, policy, head, low, dead)
-**       One row.  uid is random at CREATE: the table's identity.  Checked
+**              evictions, expired, uid, policy, head, low, dead, dttl,
+**              maxent, feed, tagged, fseq)
+**       One row.  uid is random at CREATE: the table's identity.  dttl,
+**       maxent and feed are the options default_ttl (seconds),
+**       max_entries and feed (0: off); tagged counts the rows of <t>_tag,
+**       fseq the removals ever written to <t>_feed.  Checked
 **       as it is read: a counter that is not an INTEGER in 0..2^62
 **       (capacity 1..2^62) is SQLITE_CORRUPT_VTAB, so no sum of counters
 **       can overflow.
@@ -23,7 +27,8 @@
 **       [lo, next lo) used since its set, sorted by id; minused is the
 **       least used in it above low (NULL if none).  The index is named
 **       after the uid (an index cannot be renamed with its table).
-**   <t>_lru    acorn 0.1's recency table (format 1), see acornCacheUpgrade (cache_format.c).
+**   <t>_tag, <t>_feed   tags, and removals not asked for: cache_feed.c
+**   <t>_lru    acorn 0.1's recency table (format 1): cache_format.c
 **
 ** RECENCY
 **
