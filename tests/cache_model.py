@@ -25,7 +25,11 @@ reclaims every expired entry.
 With POLICY fifo, a get or cache_read does not move the entry and counts
 no hit or miss (cache_stats shows NULL); eviction is in order of set.
 With max_entries (at CREATE, 0 or a few; changed by its command), a set
-also evicts from the least recent end until the entries fit.
+also evicts from the least recent end until the entries fit.  With feed
+(at CREATE and by its command), every eviction (reason capacity or
+entries) and every expired entry reclaimed (in order of expires, then id)
+is a row of the feed, which keeps the newest feed rows; after every
+operation the script reads cache_evictions after the last seq it saw.
 Transactions and savepoints: ROLLBACK / ROLLBACK TO put
 back the entries, capacity and eviction count as they were, and replay the
 uses made since (reads are not undone; uses of ids that no longer exist are
@@ -38,10 +42,16 @@ from collections import OrderedDict
 
 
 class Model:
-    def __init__(self, capacity, fifo=False, max_entries=0):
+    def __init__(self, capacity, fifo=False, max_entries=0, feed=0):
         self.fifo = fifo
         self.max_entries = max_entries   # 0: no bound
-        self.entries = OrderedDict()   # key -> (id, size, value hex, expired); LRU first
+        # key -> (id, size, value hex, expired); LRU first.  expired: 0 no,
+        # 1 expires = 1, 2 ttl 0 (expires = the set's time): reclaimed in
+        # order of expires, then id
+        self.entries = OrderedDict()
+        self.feed_n = feed             # removals the feed keeps, 0: off
+        self.feed = []                 # (seq, key, size, reason), oldest first
+        self.fseq = 0
         self.capacity = capacity
         self.next_id = 1
         self.hits = self.misses = self.evictions = 0
@@ -54,18 +64,27 @@ class Model:
     def live(self, key):
         return key in self.entries and not self.entries[key][3]
 
+    def gone(self, key, e, reason):
+        # a removal the application did not ask for: a row of the feed
+        if self.feed_n:
+            self.fseq += 1
+            self.feed.append((self.fseq, key, e[1], reason))
+            del self.feed[:-self.feed_n]
+
     def reclaim(self):
-        for k in [k for k, e in self.entries.items() if e[3]]:
-            del self.entries[k]
+        for _, _, k in sorted((e[3], e[0], k) for k, e in self.entries.items() if e[3]):
+            self.gone(k, self.entries.pop(k), "expired")
 
     def evict_until(self, need, adding=0):
         # (adding: an entry is about to be set, after the eviction)
         while self.entries and (self.total() + need > self.capacity or (
                 self.max_entries and len(self.entries) + adding > self.max_entries)):
-            self.entries.popitem(last=False)
+            reason = "capacity" if self.total() + need > self.capacity else "entries"
+            k, e = self.entries.popitem(last=False)
+            self.gone(k, e, reason)
             self.evictions += 1
 
-    def set(self, key, size, value, expired=False):
+    def set(self, key, size, value, expired=0):
         if size > self.capacity:
             return "cache: entry of %d bytes exceeds capacity of %d bytes" % (
                 size, self.capacity)
@@ -92,10 +111,13 @@ class Model:
 
     def snapshot(self):
         return (OrderedDict(self.entries), self.capacity, self.evictions,
-                self.next_id, self.max_entries)
+                self.next_id, self.max_entries, list(self.feed), self.fseq,
+                self.feed_n)
 
     def restore(self, snap, since):
-        self.entries, self.capacity, self.evictions, _, self.max_entries = snap
+        (self.entries, self.capacity, self.evictions, _, self.max_entries,
+         self.feed, self.fseq, self.feed_n) = snap
+        self.feed = list(self.feed)
         self.entries = OrderedDict(self.entries)
         by_id = {e[0]: k for k, e in self.entries.items()}
         for i in self.uses[since:]:
@@ -132,16 +154,26 @@ def main():
         + [bytes([i, 255 - i]) for i in range(8)] + ["é%d" % i for i in range(4)]
     cap = rnd.randint(1500, 4000)
     maxent = rnd.choice([0, 0, rnd.randint(2, 12)])
-    m = Model(cap, policy == "fifo", maxent)
+    feed = rnd.choice([0, 4, 1000])
+    m = Model(cap, policy == "fifo", maxent, feed)
     script, out, err = [], [], []
     if journal:
         script.append("PRAGMA journal_mode=%s;" % journal)
         out.append(journal.lower())
     script.append("CREATE VIRTUAL TABLE c USING cache(capacity=%d, recency_buffer=%d,"
-                  " policy=%s, max_entries=%d);" % (cap, buf, policy, maxent))
+                  " policy=%s, max_entries=%d, feed=%d);" % (cap, buf, policy, maxent,
+                                                              feed))
     check = ("SELECT count(*), coalesce(group_concat(k, ','), '') FROM"
              " (SELECT quote(key) AS k FROM c ORDER BY 1);"
-             "SELECT capacity, entries, bytes, hits, misses, evictions FROM cache_stats('c');")
+             "SELECT capacity, entries, bytes, hits, misses, evictions FROM cache_stats('c');"
+             "SELECT count(*), coalesce(group_concat(r, ','), '') FROM (SELECT seq || ':'"
+             " || quote(key) || ':' || size || ':' || reason AS r FROM cache_evictions('c')"
+             " WHERE seq > %d);")
+
+    feed_seen = [0]      # the newest seq printed: the check polls after it
+
+    def check_sql():
+        return check % feed_seen[0]
 
     def expect_check():
         # quote() text sorts by its UTF-8 bytes, as Python sorts str
@@ -153,6 +185,12 @@ def main():
         else:
             out.append("%d|%d|%d|%d|%d|%d" % (m.capacity, len(m.entries), m.total(),
                                               m.hits, m.misses, m.evictions))
+        # the feed after the last seq the previous check saw (a rollback may
+        # have taken rows back: then the feed is read again from the start)
+        rows = [r for r in m.feed if r[0] > feed_seen[0]]
+        out.append("%d|%s" % (len(rows), ",".join(
+            "%d:%s:%d:%s" % (q, sql_quote(k), size, why) for q, k, size, why in rows)))
+        feed_seen[0] = m.feed[-1][0] if rows else min(feed_seen[0], m.fseq)
 
     def sql_quote(k):
         if isinstance(k, int):
@@ -173,9 +211,9 @@ def main():
             size = key_bytes(k) + n
             t = rnd.random()
             # ttl 0 and expires 1: expired at once; ttl 10^9: never here
-            col, arg, dead = [("ttl", ", 0", True), ("ttl", ", 1000000000", False),
-                              ("expires", ", 1", True), ("ttl", ", 0.0", True),
-                              ("", "", False), ("", "", False)][min(int(t * 12), 5)]
+            col, arg, dead = [("ttl", ", 0", 2), ("ttl", ", 1000000000", 0),
+                              ("expires", ", 1", 1), ("ttl", ", 0.0", 2),
+                              ("", "", 0), ("", "", 0)][min(int(t * 12), 5)]
             e = m.set(k, size, value, dead)
             script.append("INSERT INTO c(key, value%s) VALUES(%s, %s%s);" % (
                 ", " + col if col else "", sql_key(k), vsql, arg))
@@ -231,7 +269,7 @@ def main():
             else:
                 script.append("UPDATE c SET ttl=%d WHERE key=%s;" % (ttl, sql_key(k)))
             if m.live(k):
-                e = m.set(k, key_bytes(k) + n, value, ttl == 0)
+                e = m.set(k, key_bytes(k) + n, value, 2 if ttl == 0 else 0)
                 if e:
                     err.append("Runtime error: " + e)
             elif not m.fifo:
@@ -241,10 +279,16 @@ def main():
                 c = rnd.randint(300, 4000)
                 script.append("INSERT INTO c(c, value) VALUES('capacity', %d);" % c)
                 m.capacity = c
-            else:
+            elif rnd.random() < 0.6:
                 c = rnd.choice([0, rnd.randint(1, 15)])
                 script.append("INSERT INTO c(c, value) VALUES('max_entries', %d);" % c)
                 m.max_entries = c
+            else:
+                # the feed keeps the newest c rows from now on (0: off, emptied)
+                c = rnd.choice([0, 1, 3, 1000])
+                script.append("INSERT INTO c(c, value) VALUES('feed', %d);" % c)
+                m.feed_n = c
+                m.feed = m.feed[-c:] if c else []
             m.reclaim()
             m.evict_until(0)
         elif r < 0.86:
@@ -290,12 +334,12 @@ def main():
             script.append("CREATE TABLE ddl%d(x);" % ddl)
         else:
             continue
-        script.append(check)
+        script.append(check_sql())
         expect_check()
     while m.stack:
         name, _, _ = m.stack.pop()
         script.append("COMMIT;" if name == "BEGIN" else "RELEASE %s;" % name)
-    script.append(check)
+    script.append(check_sql())
     expect_check()
     with open(os.path.join(outdir, "script.sql"), "w") as f:
         f.write("\n".join(script) + "\n")
