@@ -18,7 +18,10 @@
 **     MAXMS    each writer is killed with SIGKILL after 0..MAXMS ms
 **
 ** DB and LOG are created afresh: a table t USING cache(...) in DB with the
-** journal mode given.  Then TRIALS times: a writer process (forked) opens DB
+** journal mode given, with a feed of 50 removals (not in the model: the
+** integrity_check command after each kill checks its bounds).  Half the
+** sets give a tag (not in the model either: integrity_check checks that
+** the tags agree with the entries).  Then TRIALS times: a writer process (forked) opens DB
 ** and does random cache operations until it is killed; a checker process
 ** then opens DB and compares it with the log.  Prints "ok ..." with counts
 ** and exits 0, or prints what differs and exits 1.
@@ -232,7 +235,7 @@ static void sbAdd(strbuf *p, const char *zFmt, ...){
 enum { W_SET, W_UPD, W_REN, W_DEL, W_GET, W_IN, W_READ, W_CAP, W_PURGE,
        W_FLUSH, W_MAXENT, W_NSTMT };
 static const char *azWriterSql[W_NSTMT] = {
-  "INSERT INTO t(key, value, expires, ttl) VALUES(?1, ?2, ?3, ?4)",
+  "INSERT INTO t(key, value, expires, ttl, tag) VALUES(?1, ?2, ?3, ?4, ?5)",
   "UPDATE t SET value = ?2, expires = ?3, ttl = ?4 WHERE key = ?1",
   "UPDATE t SET key = ?2 WHERE key = ?1",
   "DELETE FROM t WHERE key = ?1",
@@ -335,6 +338,11 @@ static void writerOp(writer *w, strbuf *pOps, int bTxn, int bLogFirst){
     sqlite3_bind_text(pStmt, 1, azKey[k], -1, SQLITE_STATIC);
     sqlite3_bind_blob(pStmt, 2, aVal, n, SQLITE_TRANSIENT);
     bindExp(pStmt, 3, e);
+    if( rnd(2) ){
+      /* a tag (not in the model: integrity_check counts them) */
+      static const char *azTag[] = { "red", "green", "blue" };
+      sqlite3_bind_text(pStmt, 5, azTag[k%3], -1, SQLITE_STATIC);
+    }
     writerStep(w, pStmt);
   }else if( r<37 ){
     i64 v = writerNext(w);
@@ -1251,7 +1259,7 @@ int main(int argc, char **argv){
     }
     db = openDb(zDb, zExt, SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE);
     snprintf(zSql, sizeof(zSql), "PRAGMA journal_mode=%s;"
-             " CREATE VIRTUAL TABLE t USING cache(capacity=%lld%s)",
+             " CREATE VIRTUAL TABLE t USING cache(capacity=%lld, feed=50%s)",
              zJournal, capacity0, gbFifo ? ", policy=fifo"
                                   : bEvict ? "" : ", recency_buffer=4");
     execOrDie(db, zSql);
