@@ -318,6 +318,29 @@ static const char *const azCacheFile[] = {
   "SELECT key, size FROM c ORDER BY key",
   0
 };
+/* ttl, default_ttl, max_entries, tags and the feed: sets with and without
+** a tag, lookups and a delete by tag, a renewal, commands that evict and
+** trim, and cache_evictions. */
+static const char *const azCacheFeaturesSetup[] = {
+  "CREATE VIRTUAL TABLE c USING cache(capacity = 2000, max_entries = 5,"
+  " feed = 3, default_ttl = '1h')",
+  "INSERT INTO c(key, value, tag) VALUES ('a', zeroblob(100), 'g'),"
+  " (1, x'0102', 'g'), ('b', 'x', NULL)",
+  0
+};
+static const char *const azCacheFeatures[] = {
+  "INSERT INTO c(key, value, ttl, tag) VALUES ('t', 'v', 0, 'h'),"
+  " ('u', 'w', 60, 'g')",
+  "SELECT key, tag FROM c WHERE tag = 'g' ORDER BY 1",
+  "UPDATE c SET ttl = 30, tag = 'h' WHERE key = 'a'",
+  "DELETE FROM c WHERE tag = 'g'",
+  "INSERT INTO c(key, value) VALUES ('v', 'x'), ('w', 'y'), ('x', 'z')",
+  "INSERT INTO c(c, value) VALUES ('max_entries', 1)",
+  "INSERT INTO c(c, value) VALUES ('feed', 2)",
+  "SELECT seq, key, reason FROM cache_evictions('c') WHERE seq > 0",
+  0
+};
+
 static const char *const azCacheTable[] = { "c", 0 };
 static const char *const azCacheRenameTable[] = { "d", "d2", 0 };
 
@@ -348,6 +371,7 @@ static const phase aPhase[] = {
   { "cache-new",     0, azNoTable, azCacheNew, azCacheTable },
   { "cache-list",    0, azCacheListSetup, azCacheList, azCacheTable },
   { "cache-stmt",    0, azCacheStmtSetup, azCacheStmt, azCacheTable },
+  { "cache-features", 0, azCacheFeaturesSetup, azCacheFeatures, azCacheTable },
 };
 
 /* ------------------------------------------------------------ one run */
