@@ -17,8 +17,8 @@
 
 #define CACHE_SCHEMA \
   "CREATE TABLE x(key, value BLOB, size INTEGER, created INTEGER," \
-  " last_used INTEGER, hits INTEGER, expires INTEGER, tag TEXT HIDDEN," \
-  " ttl HIDDEN, \"%w\" HIDDEN)"
+  " last_used INTEGER, hits INTEGER, expires INTEGER, \"%w\" TEXT HIDDEN," \
+  " \"%w\" HIDDEN, \"%w\" HIDDEN)"
 
 #define CACHE_IDX_EQ     1
 #define CACHE_IDX_IN     2
@@ -424,8 +424,15 @@ static int cacheInit(
   *ppVtab = 0;
   rc = cacheParseOptions(argc, argv, &opt, pzErr);
   if( rc ) return rc;
-  if( cacheBadName(argv[2], pzErr) ) return SQLITE_ERROR;
-  zSql = sqlite3_mprintf(CACHE_SCHEMA, argv[2]);
+  if( bCreate || (sqlite3_stricmp(argv[2], "tag") && sqlite3_stricmp(argv[2], "ttl")) ){
+    if( cacheBadName(argv[2], pzErr) ) return SQLITE_ERROR;
+  }
+  /* A table that older versions let be named tag or ttl: its command
+  ** column takes the name, that column is called cache_tag or cache_ttl */
+  zSql = sqlite3_mprintf(CACHE_SCHEMA,
+                         sqlite3_stricmp(argv[2], "tag") ? "tag" : "cache_tag",
+                         sqlite3_stricmp(argv[2], "ttl") ? "ttl" : "cache_ttl",
+                         argv[2]);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_declare_vtab(db, zSql);
   sqlite3_free(zSql);

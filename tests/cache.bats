@@ -1082,6 +1082,33 @@ $(( 2 * n ))
 0"
 }
 
+@test "tables an older version let be named tag or ttl keep working: their column of that name is cache_tag or cache_ttl" {
+  # tests/data/cache-format2-tag-ttl.db: tables "tag" and "ttl" made by the
+  # build before tags and ttl (format 2, as acorn 0.2.0 writes it), one
+  # entry each; new tables cannot take those names
+  local db="$BATS_TEST_TMPDIR/tt.db"
+  cp "$TESTS/data/cache-format2-tag-ttl.db" "$db"
+  run acorn_sql "
+SELECT key, value, quote(cache_tag) FROM tag;
+INSERT INTO tag(key, value, cache_tag) VALUES (2, 'b', 'x');
+SELECT key FROM tag WHERE cache_tag = 'x';
+INSERT INTO tag(tag) VALUES ('integrity_check');
+INSERT INTO ttl(key, value, cache_ttl) VALUES (2, 'b', 60);
+SELECT key, quote(expires - created) FROM ttl;
+INSERT INTO ttl(ttl) VALUES ('integrity_check');
+DROP TABLE tag;
+DROP TABLE ttl;
+SELECT count(*) FROM sqlite_schema;" "$db"
+  assert_success
+  assert_output "1|a|NULL
+2
+1|NULL
+2|60000
+0"
+  run acorn_sql "CREATE VIRTUAL TABLE tag USING cache;"
+  assert_failure "cache: a cache table cannot be named 'tag': that is the name of a column"
+}
+
 # ---------------------------------------------------------------- cache_read
 
 @test "cache_read returns parts, a shorter blob at the end, x'' past it, NULL for a missing key" {
