@@ -18,8 +18,8 @@
 **     MAXMS    each writer is killed with SIGKILL after 0..MAXMS ms
 **
 ** DB and LOG are created afresh: a table t USING cache(...) in DB with the
-** journal mode given, with a feed of 50 removals (not in the model: the
-** integrity_check command after each kill checks its bounds).  Half the
+** journal mode given, with a feed of 50 removals (the model's removals:
+** the checker compares cache_evictions with them row for row).  Half the
 ** sets give a tag (not in the model either: integrity_check checks that
 ** the tags agree with the entries).  Then TRIALS times: a writer process (forked) opens DB
 ** and does random cache operations until it is killed; a checker process
@@ -54,8 +54,8 @@
 **   evict and fifo only), P (purge), F (flush),
 **   O (close and reopen), G key ver, I n key ver ... (IN get), C key ver
 **   (cache_read), BEGIN, COMMIT, ROLLBACK, SV name, RT name, RL name.
-**   exp is 0 (NULL), 1 (in the past: expired at once; half the time
-**   written as ttl 0) or 2 (far future).
+**   exp is 0 (NULL), 1 (in the past: expired at once), 2 (far future) or
+**   3 (ttl 0: expires is the time of the write, expired at once too).
 **
 ** THE CHECKER
 **
@@ -78,7 +78,8 @@
 **   listing (key, size, expires, hits; in MODE evict only, as hits are
 **   exact only there), every value (read on a second, read-only
 **   connection, so that the checker's reads are never written as uses),
-**   cache_stats (capacity, entries, bytes, evictions, expired), and
+**   cache_stats (capacity, entries, bytes, evictions, expired), the feed
+**   (cache_evictions: seq, key, reason of each row), and
 **   bytes <= capacity.  In MODE evict the comparison also fixes the
 **   recency order: the blocks that could leave two orders differ in hits.
 */
@@ -307,12 +308,12 @@ static i64 columnVersion(sqlite3_stmt *pStmt, int i){
 
 static int expPick(void){
   unsigned r = rnd(20);
-  return r<12 ? 0 : r<17 ? 2 : 1;
+  return r<12 ? 0 : r<17 ? 2 : r<19 ? 1 : 3;
 }
-/* expires at i, ttl at i+1: expired at once is expires in the past or,
-** half the time, ttl 0 (expires = the time of the write) */
+/* expires at i, ttl at i+1: 1 is expires in the past, 3 ttl 0 (expires =
+** the time of the write: expired at once too) */
 static void bindExp(sqlite3_stmt *pStmt, int i, int eExp){
-  if( eExp==1 && rnd(2) ){
+  if( eExp==3 ){
     sqlite3_bind_int64(pStmt, i+1, 0);
   }else if( eExp!=0 ){
     sqlite3_bind_int64(pStmt, i, eExp==1 ? EXP_PAST : EXP_FUTURE);
@@ -522,14 +523,23 @@ static void writerMain(writer *w){
 typedef struct m_entry m_entry;
 struct m_entry {
   int bStored;          /* in the table (maybe expired, not reclaimed yet) */
-  int eExp;             /* 0 NULL, 1 past, 2 future */
+  int eExp;             /* 0 NULL, 1 past, 2 future, 3 ttl 0 (the write's
+                        ** time: expired at once, after every 1) */
   i64 id, version, nVal, hits, rank;
 };
+/* A row of the feed: removals not asked for, the newest FEED_N. */
+#define FEED_N 50
+typedef struct m_feed m_feed;
+struct m_feed { i64 seq; int k; int eWhy; };   /* eWhy: 1 capacity, 2
+                                                ** entries, 3 expired */
 typedef struct m_db m_db;
 struct m_db {
   m_entry a[NKEY];
   i64 seq, capacity, evictions, expired;
   i64 maxent;           /* max_entries, 0 for none */
+  i64 fseq;             /* removals written to the feed so far */
+  m_feed aFeed[FEED_N]; /* the newest, oldest first */
+  int nFeed;
 };
 typedef struct m_use m_use;
 struct m_use { i64 id, iSeq, nHit; int iLevel; };
@@ -552,7 +562,20 @@ static i64 mEntries(const m_db *p){
   for(k=0; k<NKEY; k++) n += p->a[k].bStored;
   return n;
 }
-static int mLive(const m_db *p, int k){ return p->a[k].bStored && p->a[k].eExp!=1; }
+static int mExpired(const m_entry *e){ return e->eExp==1 || e->eExp==3; }
+static int mLive(const m_db *p, int k){ return p->a[k].bStored && !mExpired(&p->a[k]); }
+
+/* Entry k goes for reason eWhy: a row of the feed. */
+static void mGone(m_db *p, int k, int eWhy){
+  if( p->nFeed==FEED_N ){
+    memmove(p->aFeed, p->aFeed+1, sizeof(m_feed)*(FEED_N-1));
+    p->nFeed--;
+  }
+  p->aFeed[p->nFeed].seq = ++p->fseq;
+  p->aFeed[p->nFeed].k = k;
+  p->aFeed[p->nFeed].eWhy = eWhy;
+  p->nFeed++;
+}
 
 static m_use *mUseAdd(m_use **pa, int *pn, int *pnAlloc){
   if( *pn==*pnAlloc ){
@@ -628,13 +651,23 @@ static void mRestore(m_conn *c, int iLevel){
   c->nFlushed = j;
 }
 
+/* Expired entries go in order of expires, then id: every past one (1)
+** before every ttl 0 (3), whose expires is the time of its set. */
 static void mReclaim(m_db *p){
-  int k;
-  for(k=0; k<NKEY; k++){
-    if( p->a[k].bStored && p->a[k].eExp==1 ){
-      p->a[k].bStored = 0;
-      p->expired++;
+  for(;;){
+    int k, kMin = -1;
+    for(k=0; k<NKEY; k++){
+      const m_entry *e = &p->a[k];
+      if( e->bStored && mExpired(e)
+       && (kMin<0 || e->eExp<p->a[kMin].eExp
+           || (e->eExp==p->a[kMin].eExp && e->id<p->a[kMin].id)) ){
+        kMin = k;
+      }
     }
+    if( kMin<0 ) return;
+    p->a[kMin].bStored = 0;
+    p->expired++;
+    mGone(p, kMin, 3);
   }
 }
 
@@ -648,6 +681,7 @@ static void mEvict(m_db *p){
         kMin = k;
       }
     }
+    mGone(p, kMin, mBytes(p)>p->capacity ? 1 : 2);
     p->a[kMin].bStored = 0;
     p->evictions++;
   }
@@ -916,6 +950,8 @@ struct observed {
   i64 version[NKEY], size[NKEY], hits[NKEY], expires[NKEY];
   int bExpNull[NKEY];
   i64 capacity, entries, bytes, evictions, expired;
+  m_feed aFeed[FEED_N+1];   /* cache_evictions, in order of seq */
+  int nFeed;
 };
 
 static int observe(replay *r, const char *zDb, const char *zExt, observed *o){
@@ -973,6 +1009,24 @@ static int observe(replay *r, const char *zDb, const char *zExt, observed *o){
   }
   sqlite3_finalize(pStmt);
 
+  rc = sqlite3_prepare_v2(db, "SELECT seq, key, reason FROM cache_evictions('t')",
+                          -1, &pStmt, 0);
+  while( (rc==SQLITE_OK || rc==SQLITE_ROW) && (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
+    const char *zWhy = (const char*)sqlite3_column_text(pStmt, 2);
+    m_feed *f = &o->aFeed[o->nFeed];
+    if( o->nFeed>FEED_N ){
+      fail(r, "the feed holds more than %d rows", FEED_N);
+      break;
+    }
+    f->seq = sqlite3_column_int64(pStmt, 0);
+    f->k = keyIndex((const char*)sqlite3_column_text(pStmt, 1));
+    f->eWhy = strcmp(zWhy, "capacity")==0 ? 1 : strcmp(zWhy, "entries")==0 ? 2
+            : strcmp(zWhy, "expired")==0 ? 3 : 0;
+    o->nFeed++;
+  }
+  if( rc!=SQLITE_DONE && !r->zFail[0] ) fail(r, "feed: %s", sqlite3_errmsg(db));
+  sqlite3_finalize(pStmt);
+
   /* Values: read on a read-only connection, whose uses can never be
   ** written, so the table's recency stays the writer's. */
   zUri = sqlite3_mprintf("file:%s?mode=ro", zDb);
@@ -996,6 +1050,29 @@ static int observe(replay *r, const char *zDb, const char *zExt, observed *o){
   if( sqlite3_close(dbRo)!=SQLITE_OK ) fail(r, "close of the read-only connection failed");
   if( sqlite3_close(db)!=SQLITE_OK ) fail(r, "close failed");
   return r->zFail[0]!=0;
+}
+
+/* Does the feed (cache_evictions) show the model's removals?  In MODE keep
+** and fifo, and in evict when the recency order is the model's (the hits
+** decide it), row for row: seq, key and reason. */
+static int feedMatches(const m_db *p, const observed *o, char *zWhy,
+                       size_t nWhy){
+  int i;
+  if( o->nFeed!=p->nFeed ){
+    snprintf(zWhy, nWhy, "the feed holds %d rows, the model %d", o->nFeed,
+             p->nFeed);
+    return 0;
+  }
+  for(i=0; i<p->nFeed; i++){
+    const m_feed *a = &o->aFeed[i], *b = &p->aFeed[i];
+    if( a->seq!=b->seq || a->k!=b->k || a->eWhy!=b->eWhy ){
+      snprintf(zWhy, nWhy, "feed row %d is %lld|%s|%d, the model's %lld|%s|%d",
+               i, a->seq, a->k>=0 ? azKey[a->k] : "?", a->eWhy, b->seq,
+               azKey[b->k], b->eWhy);
+      return 0;
+    }
+  }
+  return 1;
 }
 
 /* Does the database show model p?  Describes the first difference. */
@@ -1046,7 +1123,7 @@ static int matches(const replay *r, const m_db *p, const observed *o,
              p->capacity, mEntries(p), mBytes(p), p->evictions, p->expired);
     return 0;
   }
-  return 1;
+  return feedMatches(p, o, zWhy, nWhy);
 }
 
 /* Do two models keep their stored entries in the same recency order? */
