@@ -357,7 +357,7 @@ Parse error near line 5: unsafe use of virtual table \"c\"
 Parse error near line 6: unsafe use of virtual table \"c\""
 }
 
-@test "a command row sets only the command column and, for capacity, value: any other column is refused, naming it" {
+@test "a command row sets only the command column and, for capacity, default_ttl, max_entries and feed, value: any other column is refused, naming it" {
   local s
   for s in "t, key) VALUES ('flush', 'x')|key" "t, value) VALUES ('flush', 'x')|value" \
            "t, value) VALUES ('purge', 0)|value" "t, value) VALUES ('integrity_check', 'x')|value" \
