@@ -257,6 +257,15 @@ static int cacheEvFilter(sqlite3_vtab_cursor *cur, int idxNum,
     return op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   iFormat = p->iFormat;
+  if( iFormat<3 ){
+    /* (an older table has no feed, unless another connection converted
+    ** it since this one last wrote it) */
+    rc = acornCacheFormatProbe(p->db, p->zDb, p->zName, &iFormat);
+    if( rc ){
+      acornCacheTableUnref(p);
+      return rc;
+    }
+  }
   zSql = iFormat<3 ? 0 : sqlite3_mprintf(
       "SELECT seq, key, size, CASE reason WHEN 1 THEN 'capacity' WHEN 2"
       " THEN 'entries' ELSE 'expired' END, at FROM \"%w\".\"%w_feed\"%s"

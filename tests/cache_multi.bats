@@ -104,3 +104,37 @@ SELECT entries, hits, misses FROM cache_stats('t');" "$db"
 NULL
 0|0|1"
 }
+
+@test "a table of acorn 0.2 converted by one connection: another that only read it sees the tags, options and feed at once" {
+  local db="$BATS_TEST_TMPDIR/v020.db"
+  cp "$TESTS/data/cache-v0.2.0.db" "$db"
+  run python_run - "$ACORN" "$db" <<'PY'
+import sqlite3, sys
+def conn():
+    c = sqlite3.connect(sys.argv[2], isolation_level=None)
+    c.enable_load_extension(True)
+    c.load_extension(sys.argv[1])
+    return c
+a, b = conn(), conn()
+# a reads the unconverted table, tags and feed included: nothing yet
+print(a.execute("SELECT count(*) FROM pages WHERE tag = 'x'").fetchone()[0],
+      a.execute("SELECT count(*) FROM cache_evictions('pages')").fetchone()[0])
+b.execute("INSERT INTO pages(pages, value) VALUES ('feed', 10)")
+b.execute("INSERT INTO pages(pages, value) VALUES ('default_ttl', '1h')")
+b.execute("UPDATE pages SET tag = 'x' WHERE key = 'p05'")
+b.execute("INSERT INTO pages(pages, value) VALUES ('max_entries', 5)")
+print(a.execute("SELECT group_concat(key) FROM pages WHERE tag = 'x'").fetchone()[0],
+      a.execute("SELECT count(*), min(reason) FROM cache_evictions('pages')").fetchone())
+# a's own write now sees b's options
+a.execute("INSERT INTO pages(key, value) VALUES ('n', 'v')")
+print(a.execute("SELECT expires - created FROM pages WHERE key = 'n'").fetchone()[0],
+      a.execute("SELECT entries FROM cache_stats('pages')").fetchone()[0])
+a.execute("INSERT INTO pages(pages) VALUES ('integrity_check')")
+print("ok")
+PY
+  assert_success
+  assert_output "0 0
+p05 (8, 'entries')
+3600000 5
+ok"
+}
