@@ -15,10 +15,10 @@
 **   cache_uses.c   a connection's recency buffer: the pending uses and the
 **                  transaction mirror (no SQL; tests/c/cache_uses.c tests it
 **                  directly)
-**   cache_func.c   cache_read(), cache_stats() and finding a cache table by
-**                  name
 **   cache_feed.c   tags (<t>_tag) and the feed of removals (<t>_feed, and
 **                  the cache_evictions() table-valued function)
+**   cache_func.c   cache_get(), cache_read(), cache_stats() and finding a
+**                  cache table by name
 **
 ** THE OBJECTS
 **
@@ -106,6 +106,7 @@ enum {
   CACHE_STMT_CONFIG_WRITE,
   CACHE_STMT_FIND,
   CACHE_STMT_FIND_LIVE,
+  CACHE_STMT_GET,
   CACHE_STMT_INSERT,
   CACHE_STMT_DELETE,
   CACHE_STMT_ROW,
@@ -362,6 +363,7 @@ struct cache_table {
   int nNextFlush;       /* try a flush when the uses reach this */
   int bAutoflush;       /* autoflush option: may write recency on its own */
   sqlite3_stmt *aStmt[CACHE_NSTMT];
+  unsigned iStmtGen;    /* bumped each time aStmt is finalized */
   sqlite3_stmt *aRead[CACHE_NREAD];
   unsigned char aReadBusy[CACHE_NREAD];
   cache_chunk aChunk[CACHE_NCHUNK];  /* chunks last read or written */
@@ -392,12 +394,36 @@ struct cache_vtab {
   int bAutoflush;
 };
 
+/* A table name as cache_get() was given it, and the table it named: used
+** again, without looking the name up, while nothing could have changed
+** what it names (cache_func.c, cacheNameKnown).  nReprepare and iStmtGen
+** say that the table's GET statement is the one that was stepped then,
+** not prepared again since: its schema did not change. */
+#define CACHE_NNAME 4
+typedef struct cache_name cache_name;
+struct cache_name {
+  char *zName;          /* as given; 0 for an empty slot */
+  cache_table *pTab;    /* the table it names (no reference: a table
+                        ** clears the slots naming it as it goes) */
+  unsigned iStmtGen;    /* pTab->iStmtGen then */
+  int nReprepare;       /* SQLITE_STMTSTATUS_REPREPARE of its GET then */
+  int eWhere;           /* CACHE_NAME_*: what could name another table */
+};
+#define CACHE_NAME_TEMP  1      /* a bare name found in temp: nothing */
+#define CACHE_NAME_MAIN  2      /* a bare name found in main: a table in
+                                ** temp (once temp has one, it is open) */
+#define CACHE_NAME_ALONE 3      /* 'main.name': that, and a table of that
+                                ** name with the dot in an attached database
+                                ** (none is attached) */
+
 struct cache_conn {
   sqlite3 *db;
   int nRef;             /* registrations on db that use it */
   cache_conn *pNext;    /* the process-wide list (registration only) */
   cache_table *pTabList;
   cache_vtab *pVtabList;
+  cache_name aName[CACHE_NNAME];  /* names cache_get() looked up */
+  int iNameNext;        /* the slot the next name goes to */
 };
 
 /* One write to the stored table, or a read of its config row. */
@@ -496,5 +522,6 @@ void acornCacheConnRelease(void *pConn);
 int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn);
 cache_table *acornCacheResolve(cache_conn *pConn, const char *zTab,
                                const char *zWho, cache_op *op);
+void acornCacheNameForget(cache_conn *pConn, cache_table *pTab);
 
 #endif /* ACORN_CACHE_H */

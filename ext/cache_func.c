@@ -1,6 +1,8 @@
 /*
 ** cache_func.c: the functions on cache tables, named by a string:
 **
+**   cache_get(table, key)                    a value, as SELECT value FROM
+**                                            table WHERE key = ? reads it
 **   cache_read(table, key, offset, length)   bytes of a value, read with
 **                                            incremental blob I/O
 **   SELECT * FROM cache_stats('table')       the table's counters
@@ -286,6 +288,187 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( p ) acornCacheTableUnref(p);
 }
 
+/* ------------------------------------------------------------ cache_get */
+
+/* Forget the names that name pTab (every name if pTab is 0). */
+void acornCacheNameForget(cache_conn *pConn, cache_table *pTab){
+  int i;
+  for(i=0; i<CACHE_NNAME; i++){
+    cache_name *n = &pConn->aName[i];
+    if( n->zName && (pTab==0 || n->pTab==pTab) ){
+      sqlite3_free(n->zName);
+      memset(n, 0, sizeof(*n));
+    }
+  }
+}
+
+/* The table zTab named when cache_get() last looked it up, if it surely
+** names that table still, as cacheFind() would find it now: the table is
+** not retired, its statements were not finalized (a rename, a drop, a
+** conversion) and no table can have taken the name in a schema searched
+** before it (eWhere).  A change of its own schema is seen as its GET
+** statement steps (SQLite prepares it again: cacheGetStep).  In *ppName
+** the slot. */
+static cache_table *cacheNameKnown(cache_conn *pConn, const char *zTab,
+                                   cache_name **ppName){
+  int i;
+  if( zTab==0 ) return 0;
+  for(i=0; i<CACHE_NNAME; i++){
+    cache_name *n = &pConn->aName[i];
+    cache_table *p = n->pTab;
+    if( n->zName==0 || strcmp(n->zName, zTab)!=0 ) continue;
+    if( p->bGone || p->iStmtGen!=n->iStmtGen || p->aStmt[CACHE_STMT_GET]==0 ){
+      return 0;
+    }
+    if( n->eWhere!=CACHE_NAME_TEMP
+     && sqlite3_db_filename(pConn->db, "temp")!=0 ){
+      return 0;                          /* temp is open: it may have one */
+    }
+#if SQLITE_VERSION_NUMBER>=3039000
+    if( n->eWhere==CACHE_NAME_ALONE && sqlite3_db_name(pConn->db, 2)!=0 ){
+      return 0;
+    }
+#endif
+    *ppName = n;
+    return p;
+  }
+  return 0;
+}
+
+/* Remember that zTab names p (found by cacheResolve just now), if what it
+** names can be known again cheaply (cacheNameKnown); nReprepare: of p's
+** GET statement before it stepped. */
+static void cacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
+                          int nReprepare){
+  const char *zDot = strchr(zTab, '.');
+  cache_name *n = 0;
+  int i, eWhere = 0;
+  if( zDot==0 ){
+    if( sqlite3_stricmp(p->zDb, "temp")==0 ) eWhere = CACHE_NAME_TEMP;
+    if( sqlite3_stricmp(p->zDb, "main")==0 ) eWhere = CACHE_NAME_MAIN;
+  }else if( zDot-zTab==4 && sqlite3_strnicmp(zTab, "main", 4)==0
+         && sqlite3_stricmp(p->zDb, "main")==0
+         && sqlite3_stricmp(p->zName, zDot+1)==0
+         && SQLITE_VERSION_NUMBER>=3039000
+         && sqlite3_libversion_number()>=3039000 ){
+    eWhere = CACHE_NAME_ALONE;
+  }
+  if( eWhere==0 ) return;
+  for(i=0; i<CACHE_NNAME && n==0; i++){
+    if( pConn->aName[i].zName && strcmp(pConn->aName[i].zName, zTab)==0 ){
+      n = &pConn->aName[i];
+    }
+  }
+  if( n==0 ){
+    char *zCopy = sqlite3_mprintf("%s", zTab);
+    if( zCopy==0 ) return;               /* looked up again next time */
+    n = &pConn->aName[pConn->iNameNext];
+    pConn->iNameNext = (pConn->iNameNext+1) % CACHE_NNAME;
+    sqlite3_free(n->zName);
+    n->zName = zCopy;
+  }
+  n->pTab = p;
+  n->iStmtGen = p->iStmtGen;
+  n->nReprepare = nReprepare;
+  n->eWhere = eWhere;
+}
+
+/* Step GET (the table's) for key pKey at time now, and reset it: the value
+** as ctx's result and its entry's id in *pId, or none (*pId 0).  With
+** nReprepare >= 0, SQLITE_SCHEMA if SQLite prepared the statement again as
+** it stepped (the schema changed: the name may name another table now),
+** with no result set.  Else SQLITE_OK or the error of the step. */
+static int cacheGetStep(sqlite3_context *ctx, sqlite3_stmt *pStmt,
+                        sqlite3_value *pKey, i64 now, int nReprepare,
+                        i64 *pId){
+  int rc;
+  *pId = 0;
+  acornCacheBindKey(pStmt, 1, pKey);
+  sqlite3_bind_int64(pStmt, 2, now);
+  rc = sqlite3_step(pStmt);
+  if( nReprepare>=0
+   && sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0)!=nReprepare ){
+    sqlite3_reset(pStmt);
+    return SQLITE_SCHEMA;
+  }
+  if( rc==SQLITE_ROW ){
+    *pId = sqlite3_column_int64(pStmt, 0);
+    sqlite3_result_value(ctx, sqlite3_column_value(pStmt, 1));  /* a copy */
+  }
+  return sqlite3_reset(pStmt);
+}
+
+/* A get's use of entry id, or (id 0) its miss. */
+static void cacheGetCount(cache_table *p, i64 id, i64 now){
+  if( id ){
+    acornCacheTouch(p, id, now);
+  }else if( p->ePolicy==CACHE_POLICY_LRU ){
+    p->uses.nMiss++;
+  }
+}
+
+/* cache_get for a name looked up: the table found and its config row read
+** (so its uid checked) by cacheResolve, as cache_read does. */
+static void cacheGetResolved(sqlite3_context *ctx, cache_conn *pConn,
+                             const char *zTab, sqlite3_value *pKey){
+  cache_table *p;
+  cache_op op;
+  sqlite3_stmt *pStmt = 0;
+  i64 id = 0;
+  int rc;
+  p = cacheResolve(pConn, zTab, "cache_get", &op);
+  rc = p ? acornCacheStmt(&op, CACHE_STMT_GET, &pStmt)
+         : op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  if( rc==SQLITE_OK ){
+    int nReprepare = sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
+    rc = acornCacheOpError(&op, cacheGetStep(ctx, pStmt, pKey, op.now, -1, &id));
+    if( rc==SQLITE_OK ){
+      cacheNameNote(pConn, zTab, p, nReprepare);
+      cacheGetCount(p, id, op.now);
+    }
+  }
+  if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else if( rc ){
+    if( op.zErr ) sqlite3_result_error(ctx, op.zErr, -1);
+    else sqlite3_result_error_code(ctx, rc);
+  }
+  sqlite3_free(op.zErr);
+  if( p ) acornCacheTableUnref(p);
+}
+
+/* cache_get(table, key): the value of a live entry, a use of it; NULL for
+** a missing or expired key, a miss.  What SELECT value FROM t WHERE key = ?
+** does, with one statement of the table's, prepared once; the name is
+** looked up only when what it names may have changed. */
+static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  cache_conn *pConn = (cache_conn*)sqlite3_user_data(ctx);
+  char *zErr = acornCacheCheckKey("cache_get", argv[1]);
+  const char *zTab;
+  cache_name *n = 0;
+  cache_table *p;
+  (void)argc;
+  if( zErr ){
+    sqlite3_result_error(ctx, zErr, -1);
+    sqlite3_free(zErr);
+    return;
+  }
+  zTab = (const char*)sqlite3_value_text(argv[0]);
+  p = cacheNameKnown(pConn, zTab, &n);
+  if( p ){
+    i64 id, now = acornCacheNowMs();
+    int rc;
+    acornCacheTableRef(p);
+    rc = cacheGetStep(ctx, p->aStmt[CACHE_STMT_GET], argv[1], now,
+                      n->nReprepare, &id);
+    if( rc==SQLITE_OK ) cacheGetCount(p, id, now);
+    else acornCacheNameForget(pConn, p);      /* look it up (again) */
+    acornCacheTableUnref(p);
+    if( rc==SQLITE_OK ) return;
+  }
+  cacheGetResolved(ctx, pConn, zTab, argv[1]);
+}
+
 #define CACHE_STATS_NCOL   7
 #define CACHE_STATS_TABLE  7     /* the hidden argument column */
 
@@ -466,6 +649,11 @@ int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn){
     acornCacheConnAcquire(db);
     rc = sqlite3_create_function_v2(db, "cache_read", 4, SQLITE_UTF8, pConn,
                                     cacheReadFunc, 0, 0, acornCacheConnRelease);
+  }
+  if( rc==SQLITE_OK ){
+    acornCacheConnAcquire(db);
+    rc = sqlite3_create_function_v2(db, "cache_get", 2, SQLITE_UTF8, pConn,
+                                    cacheGetFunc, 0, 0, acornCacheConnRelease);
   }
   return rc;
 }

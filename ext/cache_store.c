@@ -100,6 +100,9 @@ static const struct {
     "SELECT (SELECT uid FROM \"%w\".\"%w_config\" WHERE id=1),"
     " (SELECT id FROM \"%w\".\"%w_data\" WHERE key=?1"
     " AND (expires IS NULL OR expires>?2))" },
+  { CACHE_STMT_GET,               /* cache_get: a live entry's value */
+    "SELECT id, value FROM \"%w\".\"%w_data\""
+    " WHERE key=?1 AND (expires IS NULL OR expires>?2)" },
   { CACHE_STMT_INSERT,
     "INSERT INTO \"%w\".\"%w_data\"(id, key, created, expires, value)"
     " VALUES(?1, ?2, ?3, ?4, ?5)" },
@@ -232,6 +235,7 @@ int acornCacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow){
 
 void acornCacheFinalizeAll(cache_table *p){
   int i;
+  p->iStmtGen++;
   for(i=0; i<CACHE_NSTMT; i++){
     sqlite3_finalize(p->aStmt[i]);
     p->aStmt[i] = 0;

@@ -91,6 +91,7 @@ void acornCacheConnRelease(void *pArg){
       p->pTabList = pTab->pNext;
       cacheTableFree(pTab);
     }
+    acornCacheNameForget(p, 0);
     sqlite3_free(p);
   }
 }
@@ -109,6 +110,7 @@ void acornCacheTableCheck(const cache_table *p){
 
 static void cacheTableFree(cache_table *p){
   int i;
+  acornCacheNameForget(p->pConn, p);
   acornCacheFinalizeAll(p);
   for(i=0; i<CACHE_NCHUNK; i++) sqlite3_free(p->aChunk[i].aRec);
   acornCacheUsesFree(&p->uses);

@@ -7,6 +7,7 @@ load test_helper
 # "module:name" of each module.  Update this list with every new feature.
 EXPECTED_SURFACE='acorn_debug|0
 acorn_version|0
+cache_get|2
 cache_read|4
 gen_random_uuid|0
 module:bench_insert

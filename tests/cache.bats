@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The cache virtual table, cache_read() and cache_stats.
+# The cache virtual table, cache_get(), cache_read() and cache_stats.
 
 load test_helper
 load cache
@@ -10,13 +10,14 @@ RO_HELP="writable columns are key, value, expires, tag and ttl"
 
 # ---------------------------------------------------------------- surface
 
-@test "loading adds the cache, cache_stats and cache_evictions modules and cache_read()" {
+@test "loading adds the cache, cache_stats and cache_evictions modules, cache_get() and cache_read()" {
   run acorn_sql "SELECT name FROM pragma_module_list WHERE name LIKE 'cache%' ORDER BY 1;
-SELECT name, narg FROM pragma_function_list WHERE name='cache_read';"
+SELECT name, narg FROM pragma_function_list WHERE name IN ('cache_get', 'cache_read') ORDER BY 1;"
   assert_success
   assert_output "cache
 cache_evictions
 cache_stats
+cache_get|2
 cache_read|4"
 }
 
@@ -1180,6 +1181,202 @@ SELECT count(*) FROM pieces, src WHERE p = substr(v, off + 1, 16384);"
   assert_output "64|1048576
 1
 64"
+}
+
+# ---------------------------------------------------------------- cache_get
+
+@test "cache_get returns the value as stored, NULL for a missing or expired key" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('png', x'89504e47'), ('txt', 'hello'), (7, 'seven'), (x'00ff', x'');
+INSERT INTO t(key, value, expires) VALUES ('old', 'x', 1);
+SELECT typeof(cache_get('t', 'png')), hex(cache_get('t', 'png'));
+SELECT typeof(cache_get('t', 'txt')), cache_get('t', 'txt');
+SELECT cache_get('t', 7), cache_get('t', 7.0), quote(cache_get('t', '7'));
+SELECT quote(cache_get('t', x'00ff'));
+SELECT quote(cache_get('t', 'old')), quote(cache_get('t', 'missing'));"
+  assert_success
+  assert_output "blob|89504E47
+text|hello
+seven|seven|NULL
+X''
+NULL|NULL"
+}
+
+# The same gets, once as SELECT value FROM t WHERE key = ?, once as cache_get:
+# the tables end with the same hits, misses, LRU order and listing.
+cache_get_script() {
+  local get=$1
+  cat <<SQL
+CREATE VIRTUAL TABLE t USING cache(capacity = 50, recency_buffer = 3);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9)), ('c', zeroblob(9)), ('d', zeroblob(9));
+INSERT INTO t(key, value, expires) VALUES ('x', zeroblob(9), 1);
+SELECT length($(printf "$get" a)), length($(printf "$get" c)), quote($(printf "$get" zz));
+SELECT quote($(printf "$get" x)), length($(printf "$get" a));
+BEGIN;
+INSERT INTO t(key, value) VALUES ('e', zeroblob(9));
+SELECT length($(printf "$get" e)), length($(printf "$get" b));
+ROLLBACK;
+SELECT quote($(printf "$get" e));
+SELECT key, hits FROM t;
+SELECT hits, misses FROM cache_stats('t');
+INSERT INTO t(key, value) VALUES ('f', zeroblob(9)), ('g', zeroblob(9));
+SELECT group_concat(key) FROM t;
+SELECT hits, misses, evictions FROM cache_stats('t');
+INSERT INTO t(t) VALUES ('integrity_check');
+SQL
+}
+
+@test "cache_get counts hits, misses and recency exactly as SELECT value FROM t WHERE key = ? does" {
+  run acorn_sql "$(cache_get_script "(SELECT value FROM t WHERE key = '%s')")"
+  assert_success
+  local expected=$output
+  assert_output "9|9|NULL
+NULL|9
+9|9
+NULL
+a|2
+b|1
+c|1
+d|0
+5|3
+a,b,c,f,g
+5|3|1"
+  run acorn_sql "$(cache_get_script "cache_get('t', '%s')")"
+  assert_success
+  assert_output "$expected"
+}
+
+@test "cache_get is a use: the entry it read survives eviction, and hits counts it" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(capacity = 30);
+INSERT INTO t(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9)), ('c', zeroblob(9));
+SELECT length(cache_get('t', 'a'));
+INSERT INTO t(key, value) VALUES ('d', zeroblob(9));
+SELECT group_concat(key || '=' || hits) FROM t;"
+  assert_success
+  assert_output "9
+a=1,c=0,d=0"
+}
+
+@test "cache_get works anywhere in a query: over a table of keys, in WHERE, in a subquery" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', 'x'), ('b', 'y'), ('c', 'z');
+CREATE TABLE keys(k);
+INSERT INTO keys VALUES ('a'), ('b'), ('nope'), ('a');
+SELECT k, quote(cache_get('t', k)) FROM keys;
+SELECT count(*) FROM keys WHERE cache_get('t', k) IS NOT NULL;
+SELECT (SELECT cache_get('t', 'c')) || cache_get('main.t', 'b');
+SELECT hits, misses FROM cache_stats('t');
+SELECT key, hits FROM t;"
+  assert_success
+  assert_output "a|'x'
+b|'y'
+nope|NULL
+a|'x'
+3
+zy
+8|2
+a|4
+b|3
+c|1"
+}
+
+@test "cache_get rejects a NULL key, a REAL key with a fraction and unknown tables, as cache_read does" {
+  local pre="CREATE VIRTUAL TABLE t USING cache; CREATE TABLE plain(x);"
+  run acorn_sql "$pre SELECT cache_get('t', NULL);"
+  assert_failure "cache_get: key must not be NULL; expected TEXT, BLOB or INTEGER"
+  run acorn_sql "$pre SELECT cache_get('t', 1.5);"
+  assert_failure "cache_get: key must be TEXT, BLOB or INTEGER, got REAL"
+  run acorn_sql "$pre SELECT cache_get('nope', 'k');"
+  assert_failure "cache_get: no such cache table: 'nope'"
+  run acorn_sql "$pre SELECT cache_get('plain', 'k');"
+  assert_failure "cache_get: no such cache table: 'plain'"
+  run acorn_sql "$pre SELECT cache_get(NULL, 'k');"
+  assert_failure "cache_get: no such cache table: NULL"
+  run acorn_sql "$pre SELECT cache_get('t');"
+  assert_failure "wrong number of arguments to function cache_get()"
+}
+
+@test "under fifo cache_get counts nothing and writes nothing" {
+  local db="$BATS_TEST_TMPDIR/f.db" sum0
+  run acorn_sql "CREATE VIRTUAL TABLE f USING cache(capacity = 40, policy = fifo);
+INSERT INTO f(key, value) VALUES ('a', zeroblob(9)), ('b', zeroblob(9)), ('c', zeroblob(9)), ('d', zeroblob(9));" "$db"
+  assert_success
+  sum0=$(sha256sum "$db")
+  run acorn_sql "SELECT length(cache_get('f', 'a')), quote(cache_get('f', 'zz'));
+SELECT quote(hits), quote(misses) FROM cache_stats('f');" "$db"
+  assert_success
+  assert_output "9|NULL
+NULL|NULL"
+  [ "$sum0" = "$(sha256sum "$db")" ] || fail "fifo: the file changed"
+  run acorn_sql "INSERT INTO f(key, value) VALUES ('e', zeroblob(9));
+SELECT group_concat(key) FROM f;" "$db"
+  assert_success
+  assert_output "b,c,d,e"
+}
+
+@test "cache_get in a UTF-16 database returns TEXT as stored and finds TEXT keys" {
+  run acorn_sql "PRAGMA encoding = 'UTF-16le';
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('k', 'abc'), ('é', 'ü'), (x'01', x'0203');
+SELECT cache_get('t', 'k'), cache_get('t', 'é'), hex(cache_get('t', x'01'));
+SELECT hex(CAST(cache_get('t', 'é') AS BLOB)), typeof(cache_get('t', 'k'));
+SELECT hits FROM cache_stats('t');"
+  assert_success
+  assert_output "abc|ü|0203
+FC00|text
+5"
+}
+
+@test "cache_get finds a table in an attached schema, by bare name as SQL does, or as schema.name" {
+  run cache_sql "" "ATTACH ':memory:' AS aux;
+CREATE VIRTUAL TABLE aux.t USING cache;
+INSERT INTO aux.t(key, value) VALUES ('k', 'aux');
+SELECT cache_get('t', 'k'), cache_get('aux.t', 'k');
+CREATE VIRTUAL TABLE main.t USING cache;
+INSERT INTO main.t(key, value) VALUES ('k', 'main');
+SELECT cache_get('t', 'k'), cache_get('aux.t', 'k'), cache_get('main.t', 'k');
+CREATE TEMP TABLE t(x);
+SELECT cache_get('main.t', 'k');
+SELECT cache_get('t', 'k');
+DROP TABLE temp.t;
+SELECT cache_get('t', 'k');
+SELECT (SELECT hits FROM cache_stats('main.t')), (SELECT hits FROM cache_stats('aux.t'));"
+  assert_output "aux|aux
+main|aux|main
+main
+main
+4|3
+$(runtime_error 11) cache_get: no such cache table: 't'"
+}
+
+@test "cache_get follows renames, drops and new tables of the name on its connection" {
+  run cache_sql "" "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('k', 'one');
+SELECT cache_get('t', 'k');
+ALTER TABLE t RENAME TO u;
+SELECT cache_get('u', 'k');
+SELECT cache_get('t', 'k');
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('k', 'two');
+SELECT cache_get('t', 'k'), cache_get('u', 'k');
+DROP TABLE t;
+CREATE TABLE t(x);
+SELECT cache_get('t', 'k');
+DROP TABLE t;
+CREATE VIRTUAL TABLE temp.t USING cache;
+INSERT INTO temp.t(key, value) VALUES ('k', 'temp');
+SELECT cache_get('t', 'k'), cache_get('temp.t', 'k');
+SELECT (SELECT hits FROM cache_stats('u')), (SELECT hits FROM cache_stats('t'));"
+  assert_output "one
+one
+two|one
+temp|temp
+3|2
+$(runtime_error 7) cache_get: no such cache table: 't'
+$(runtime_error 13) cache_get: no such cache table: 't'"
 }
 
 # ---------------------------------------------------------------- cache_stats

@@ -12,10 +12,10 @@ any difference from the model shows up at the operation that caused it.
 
 The model is a plain LRU over entry ids: a set puts the key at the most
 recent end (after removing the old entry of the key, then evicting from the
-least recent end until the new entry fits), with a new id; a get or
-cache_read that finds
-the key moves its id to the most recent end; an UPDATE is a set that keeps
-created and hits; DDL on another table (a schema reset) changes nothing.
+least recent end until the new entry fits), with a new id; a get (a SELECT
+of value, or cache_get) or cache_read that finds the key moves its id to
+the most recent end; an UPDATE is a set that keeps created and hits; DDL
+on another table (a schema reset) changes nothing.
 Expiry without timing: a set with ttl 0 (or expires 1) makes an entry that
 is expired at once, one with ttl 10^9 one that never expires in the test.
 An expired entry is invisible to reads (a get of it is a miss) and to
@@ -219,6 +219,11 @@ def main():
                 ", " + col if col else "", sql_key(k), vsql, arg))
             if e:
                 err.append("Runtime error: " + e)
+        elif r < 0.58 and step % 3 == 2:
+            # a get as cache_get (the same draws as the SELECT below)
+            script.append("SELECT quote(substr(cache_get('c', %s), 1, 8));" % sql_key(k))
+            e = m.use(k)
+            out.append("X'%s'" % e[2].upper() if e else "NULL")
         elif r < 0.58:
             script.append("SELECT length(value), hex(substr(value, 1, 8)) FROM c WHERE key=%s;" % sql_key(k))
             e = m.use(k)

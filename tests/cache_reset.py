@@ -80,3 +80,31 @@ for q in ("SELECT cache_read('t', 'p', 0, 1)", "SELECT * FROM cache_stats('t')")
         print("after DROP:", e)
 b.close()
 a.close()
+
+# 4. the same with cache_get, which remembers what a name names: B's uses
+#    follow the table the name names now, and a dropped table is no table.
+a = connect(os.path.join(d, "r4.db"))
+b = connect(os.path.join(d, "r4.db"))
+a.execute("CREATE VIRTUAL TABLE t USING cache(capacity = 30)")
+fill(a, "ab")
+print("cache_get before:", b.execute("SELECT cache_get('t', 'a'), cache_get('t', 'b')").fetchone())
+a.execute("DROP TABLE t")
+a.execute("CREATE VIRTUAL TABLE t USING cache(capacity = 30)")
+a.execute("INSERT INTO t(key, value) VALUES ('a', 'new')")
+print("cache_get after re-create:",
+      b.execute("SELECT cache_get('t', 'a'), cache_get('t', 'b')").fetchone(),
+      b.execute("SELECT entries, hits, misses FROM cache_stats('t')").fetchone())
+b.close()
+print("A's listing after B closed:",
+      ",".join("%s=%d" % r for r in a.execute("SELECT key, hits FROM t ORDER BY key")),
+      a.execute("SELECT misses FROM cache_stats('t')").fetchone()[0])
+b = connect(os.path.join(d, "r4.db"))
+b.execute("SELECT cache_get('t', 'a')").fetchall()
+a.execute("DROP TABLE t")
+try:
+    b.execute("SELECT cache_get('t', 'a')").fetchall()
+    print("no error")
+except sqlite3.Error as e:
+    print("after DROP:", e)
+b.close()
+a.close()

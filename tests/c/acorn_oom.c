@@ -168,11 +168,13 @@ static const char *const azCacheRead[] = {
   "SELECT capacity, entries, bytes, misses, evictions, expired FROM cache_stats('c')",
   0
 };
-/* Small phases that make test runs in full: the lookups of cache_read and
-** cache_stats, and the UPDATEs (which copy the old row). */
+/* Small phases that make test runs in full: the lookups of cache_read,
+** cache_get and cache_stats, and the UPDATEs (which copy the old row). */
 static const char *const azCacheLookup[] = {
   "SELECT hex(cache_read('c', 1, 0, 2)), quote(cache_read('main.c', 'zz', 0, 1))",
   "SELECT entries, bytes FROM cache_stats('main.c')",
+  "SELECT hex(cache_get('c', 1)), quote(cache_get('main.c', 'zz')),"
+  " length(cache_get('c', 'a'))",
   0
 };
 static const char *const azCacheUpdate[] = {

@@ -184,7 +184,7 @@ static const char *const azInt[] = {
   "2147483648", "9223372036854775807", "-9223372036854775808", "5", "1000",
 };
 
-/* Table names as strings, for cache_read and cache_stats. */
+/* Table names as strings, for cache_get, cache_read and cache_stats. */
 static const char *const azTabStr[] = {
   "'t'", "'u'", "'main.t'", "'temp.t'", "'aux.t'", "'T'", "'a b'", "'nope'",
   "NULL", "''", "'main.a b'", "'aux2.u'", "'main.'", "'.t'", "'temp.u'",
@@ -213,6 +213,7 @@ static const char *const azFunc[] = {
   "cache_read(%T, %K, %I, %I)", "uuid4(%X)", "uuid_str()",
   "uuid_str(%X, %X)", "uuid7(%X, %X)", "acorn_version(%X)",
   "cache_read(%T, %K, %I)", "hex(%X)", "length(%X)",
+  "cache_get(%T, %K)", "cache_get(%T)",
 };
 
 /* Arguments of functions: values, uuid spellings, or another call. */
@@ -261,6 +262,9 @@ static const char *const azRead[] = {
   "SELECT count(*) FROM cache_evictions(%T) WHERE seq>=%I OR size>%I",
   "SELECT * FROM cache_evictions",
   "SELECT e.key FROM cache_evictions(%T) e JOIN %R t ON t.key=e.key",
+  "SELECT cache_get(%T, %K), cache_get(%T, %K)",
+  "SELECT key, cache_get(%T, key) FROM %R",
+  "SELECT cache_get(%T, key) FROM %R WHERE key IN (%K, %K)",
 };
 
 /* UPDATE t SET ... */
@@ -478,6 +482,7 @@ static const struct {
   { 's', "SELECT value FROM %R WHERE key=%K" },
   { 'S', "%G" },
   { 'k', "SELECT cache_read(%T, %K, %I, %I)" },
+  { 'j', "SELECT cache_get(%T, %K)" },
   { 'K', "%L" },
   { 'f', "SELECT %F" },
   { 'F', "SELECT %F, %F, %F" },
