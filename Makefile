@@ -383,6 +383,12 @@ build/cache_ir: bench/cache_ir.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
+# cache: the driver behind bench/get_ir.sh (gets of one form in one function,
+# for callgrind, against a plain table in the same file).
+build/get_ir: bench/get_ir.c
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
+
 # ---------------------------------------------------------------- packages
 # `make dist`: the one binary, built with Debian's hardening flags and
 # stripped, packaged three ways from the VERSION file and the templates in
