@@ -319,8 +319,8 @@ struct cache_rec {
 typedef struct cache_chunk cache_chunk;
 struct cache_chunk {
   i64 lo, hi;
-  int bValid;           /* holds the chunk as stored now */
-  unsigned iGen;        /* cache_table.iGen when it was read */
+  int bValid;           /* holds the chunk as stored when it was read */
+  u64 iGen;             /* cache_table.iGen then: at another, not used */
   cache_rec *aRec;
   int nRec, nAlloc;
 };
@@ -363,7 +363,7 @@ struct cache_table {
   int nNextFlush;       /* try a flush when the uses reach this */
   int bAutoflush;       /* autoflush option: may write recency on its own */
   sqlite3_stmt *aStmt[CACHE_NSTMT];
-  unsigned iStmtGen;    /* bumped each time aStmt is finalized */
+  u64 iStmtGen;         /* bumped each time aStmt is finalized */
   sqlite3_stmt *aRead[CACHE_NREAD];
   unsigned char aReadBusy[CACHE_NREAD];
   cache_chunk aChunk[CACHE_NCHUNK];  /* chunks last read or written */
@@ -375,7 +375,8 @@ struct cache_table {
   int iCfgFail;         /* the least savepoint level whose xSavepoint could
                         ** not write the config row, INT_MAX for none: a
                         ** ROLLBACK TO it keeps the row held (cacheSavepoint) */
-  unsigned iGen;        /* bumped when what is held may be out of date */
+  u64 iGen;             /* bumped when what is held may be out of date
+                        ** (64 bits: a chunk's never comes round again) */
   unsigned iVersion;    /* the file's data version when what is held was
                         ** last known good, between transactions */
   i64 iDataVersion;     /* PRAGMA data_version and schema_version as last */
@@ -405,7 +406,7 @@ struct cache_name {
   char *zName;          /* as given; 0 for an empty slot */
   cache_table *pTab;    /* the table it names (no reference: a table
                         ** clears the slots naming it as it goes) */
-  unsigned iStmtGen;    /* pTab->iStmtGen then */
+  u64 iStmtGen;         /* pTab->iStmtGen then */
   int nReprepare;       /* SQLITE_STMTSTATUS_REPREPARE of its GET then */
   int eWhere;           /* CACHE_NAME_*: what could name another table */
 };

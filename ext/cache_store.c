@@ -500,11 +500,7 @@ void acornCacheHeldValidate(cache_table *p){
   }
 }
 void acornCacheHeldCheck(cache_table *p){
-  int i;
   if( !p->txn.bOpen ) acornCacheHeldValidate(p);
-  for(i=0; i<CACHE_NCHUNK; i++){
-    if( p->aChunk[i].iGen!=p->iGen ) p->aChunk[i].bValid = 0;
-  }
 }
 
 /* Load the chunk that holds id (ids >= 1) into one of p->aChunk: *ppC.
@@ -516,7 +512,7 @@ static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
   int rc, i;
   for(i=0; i<CACHE_NCHUNK; i++){
     c = &p->aChunk[i];
-    if( c->bValid && c->lo<=id && id<c->hi ){
+    if( c->bValid && c->iGen==p->iGen && c->lo<=id && id<c->hi ){
       *ppC = c;
       return SQLITE_OK;
     }
