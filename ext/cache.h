@@ -448,6 +448,8 @@ i64 acornCacheBytes(int bUtf16, sqlite3_value *pVal);
 const char *acornCacheTypeName(int eType);
 int acornCacheCheckKey(const char *zWho, sqlite3_value *pKey, char **pzErr);
 void acornCacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey);
+void acornCacheBindKeyRef(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey,
+                          int bUtf16);
 int acornCacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow);
 
 /* cache_store.c: operations on the stored table */

@@ -378,24 +378,24 @@ static void cacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
 ** nReprepare >= 0, SQLITE_SCHEMA if SQLite prepared the statement again as
 ** it stepped (the schema changed: the name may name another table now),
 ** with no result set.  Else SQLITE_OK or the error of the step. */
-static int cacheGetStep(sqlite3_context *ctx, sqlite3_stmt *pStmt,
-                        sqlite3_value *pKey, i64 now, int nReprepare,
-                        i64 *pId){
-  int rc;
+static int cacheGetStep(sqlite3_context *ctx, cache_table *p,
+                        sqlite3_stmt *pStmt, sqlite3_value *pKey, i64 now,
+                        int nReprepare, i64 *pId){
+  int rc, rc2;
   *pId = 0;
-  acornCacheBindKey(pStmt, 1, pKey);
+  acornCacheBindKeyRef(pStmt, 1, pKey, p->bUtf16);
   sqlite3_bind_int64(pStmt, 2, now);
   rc = sqlite3_step(pStmt);
   if( nReprepare>=0
    && sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0)!=nReprepare ){
-    sqlite3_reset(pStmt);
-    return SQLITE_SCHEMA;
-  }
-  if( rc==SQLITE_ROW ){
+    rc = SQLITE_SCHEMA;
+  }else if( rc==SQLITE_ROW ){
     *pId = sqlite3_column_int64(pStmt, 0);
     sqlite3_result_value(ctx, sqlite3_column_value(pStmt, 1));  /* a copy */
   }
-  return sqlite3_reset(pStmt);
+  rc2 = sqlite3_reset(pStmt);
+  sqlite3_bind_null(pStmt, 1);                /* (pKey was bound as is) */
+  return rc==SQLITE_SCHEMA ? rc : rc2;
 }
 
 /* A get's use of entry id, or (id 0) its miss. */
@@ -421,7 +421,8 @@ static void cacheGetResolved(sqlite3_context *ctx, cache_conn *pConn,
          : op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
     int nReprepare = sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
-    rc = acornCacheOpError(&op, cacheGetStep(ctx, pStmt, pKey, op.now, -1, &id));
+    rc = acornCacheOpError(&op, cacheGetStep(ctx, p, pStmt, pKey, op.now, -1,
+                                             &id));
     if( rc==SQLITE_OK ){
       cacheNameNote(pConn, zTab, p, nReprepare);
       cacheGetCount(p, id, op.now);
@@ -459,7 +460,7 @@ static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     i64 id, now = acornCacheNowMs();
     int rc;
     acornCacheTableRef(p);
-    rc = cacheGetStep(ctx, p->aStmt[CACHE_STMT_GET], argv[1], now,
+    rc = cacheGetStep(ctx, p, p->aStmt[CACHE_STMT_GET], argv[1], now,
                       n->nReprepare, &id);
     if( rc==SQLITE_OK ) cacheGetCount(p, id, now);
     else acornCacheNameForget(pConn, p);      /* look it up (again) */

@@ -366,6 +366,34 @@ void acornCacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey){
   }
 }
 
+/* Bind a checked key as acornCacheBindKey does, but TEXT (in a UTF-8
+** database) and BLOB keys by reference, not copied: the caller resets the
+** statement while pKey lives, then clears the parameter
+** (sqlite3_bind_null), so that nothing it holds points at pKey after. */
+void acornCacheBindKeyRef(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey,
+                          int bUtf16){
+  int e = sqlite3_value_type(pKey);
+  if( e==SQLITE_TEXT && !bUtf16 ){
+    const char *z = (const char*)sqlite3_value_text(pKey);
+    if( z ){
+      sqlite3_bind_text(pStmt, i, z, sqlite3_value_bytes(pKey), SQLITE_STATIC);
+      return;
+    }
+  }else if( e==SQLITE_BLOB ){
+    const void *a = sqlite3_value_blob(pKey);
+    int n = sqlite3_value_bytes(pKey);
+    if( n==0 ){
+      sqlite3_bind_zeroblob(pStmt, i, 0);         /* x'', not NULL */
+      return;
+    }
+    if( a ){
+      sqlite3_bind_blob(pStmt, i, a, n, SQLITE_STATIC);
+      return;
+    }
+  }
+  acornCacheBindKey(pStmt, i, pKey);
+}
+
 /* ------------------------------------------------------- recency records */
 
 /* A record is stored as 28 bytes, little-endian: id (8), used (8), ms
