@@ -395,6 +395,7 @@ static int cacheCreateTables(sqlite3 *db, const char *zDb, const char *zName,
 
 static void cacheVtabFree(cache_vtab *p){
   if( p ){
+    sqlite3_free(p->pSpare);
     sqlite3_free(p->zDb);
     sqlite3_free(p->zName);
     sqlite3_free(p->base.zErrMsg);
@@ -805,9 +806,12 @@ static int cacheBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   return SQLITE_OK;
 }
 
+/* A cursor: the one a close of this instance kept, or a new one. */
 static int cacheOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor){
-  cache_cursor *pCur = sqlite3_malloc64(sizeof(*pCur));
-  (void)pVtab;
+  cache_vtab *p = (cache_vtab*)pVtab;
+  cache_cursor *pCur = (cache_cursor*)p->pSpare;
+  p->pSpare = 0;
+  if( pCur==0 ) pCur = sqlite3_malloc64(sizeof(*pCur));
   if( pCur==0 ) return SQLITE_NOMEM;
   memset(pCur, 0, sizeof(*pCur));
   pCur->iSlot = -1;
@@ -841,12 +845,19 @@ static void cacheCursorRelease(cache_cursor *pCur){
   pCur->bStepped = 0;
 }
 
+/* (Its memory is kept for the instance's next cursor: a get opens and
+** closes one each time it runs.) */
 static int cacheClose(sqlite3_vtab_cursor *cur){
   cache_cursor *pCur = (cache_cursor*)cur;
+  cache_vtab *p = (cache_vtab*)cur->pVtab;
   cacheCursorRelease(pCur);
   cacheCursorFreeIn(pCur);
   if( pCur->pTab ) acornCacheTableUnref(pCur->pTab);
-  sqlite3_free(pCur);
+  if( p->pSpare==0 ){
+    p->pSpare = pCur;
+  }else{
+    sqlite3_free(pCur);
+  }
   return SQLITE_OK;
 }
 

@@ -393,6 +393,7 @@ struct cache_vtab {
   char *zName;
   int nBufferMax;       /* the options, for the table when bound */
   int bAutoflush;
+  void *pSpare;         /* a closed cursor's memory, for the next (cache.c) */
 };
 
 /* A table name as cache_get() was given it, and the table it named: used
