@@ -716,8 +716,8 @@ struct cache_cursor {
   i64 now;              /* unix ms at xFilter: expiry cut-off */
   sqlite3_value **apIn; /* IN values */
   int nIn, iIn;
-  char aKey[64];        /* a key=? lookup's short TEXT or BLOB key, bound
-                        ** from here (cacheCursorBindKey) */
+  char aKey[CACHE_KEY_BUF];  /* a key=? lookup's key, if short, bound from
+                        ** here (acornCacheBindKeyIn) */
 };
 
 static const char *const azCacheIdxStr[16] = {
@@ -996,28 +996,6 @@ static int cacheCursorAdvance(cache_cursor *pCur){
   }
 }
 
-/* Bind the key of a key=? lookup: a short TEXT (in a UTF-8 database) or
-** BLOB from the cursor's own copy, with no allocation; any other as is.
-** The statement is unbound as the cursor gives it back. */
-static void cacheCursorBindKey(cache_cursor *pCur, sqlite3_value *pKey){
-  int e = sqlite3_value_type(pKey);
-  if( (e==SQLITE_TEXT && !pCur->pTab->bUtf16) || e==SQLITE_BLOB ){
-    const void *a = e==SQLITE_TEXT ? (const void*)sqlite3_value_text(pKey)
-                                   : sqlite3_value_blob(pKey);
-    int n = sqlite3_value_bytes(pKey);
-    if( (a || n==0) && n<=(int)sizeof(pCur->aKey) ){
-      if( n ) memcpy(pCur->aKey, a, (size_t)n);
-      if( e==SQLITE_TEXT ){
-        sqlite3_bind_text(pCur->pStmt, 1, pCur->aKey, n, SQLITE_STATIC);
-      }else{
-        sqlite3_bind_blob(pCur->pStmt, 1, pCur->aKey, n, SQLITE_STATIC);
-      }
-      return;
-    }
-  }
-  sqlite3_bind_value(pCur->pStmt, 1, pKey);
-}
-
 static int cacheFilter(sqlite3_vtab_cursor *cur, int idxNum,
                        const char *idxStr, int argc, sqlite3_value **argv){
   cache_cursor *pCur = (cache_cursor*)cur;
@@ -1047,7 +1025,8 @@ static int cacheFilter(sqlite3_vtab_cursor *cur, int idxNum,
   sqlite3_bind_int64(pCur->pStmt, 2, pCur->now);
   if( idxNum & CACHE_IDX_EQ ){
     if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return SQLITE_OK;
-    cacheCursorBindKey(pCur, argv[0]);
+    acornCacheBindKeyIn(pCur->pStmt, 1, argv[0], p->bUtf16, pCur->aKey,
+                        (int)sizeof(pCur->aKey));
   }else if( idxNum & CACHE_IDX_TAG ){
     sqlite3_bind_value(pCur->pStmt, 3, argv[0]);   /* (NULL matches none) */
   }else if( idxNum & CACHE_IDX_IN ){

@@ -165,6 +165,10 @@ enum {
 ** read, tag = ?). */
 #define CACHE_NREAD 64
 
+/* Keys up to this many bytes are bound to a get's statement from a copy
+** in a buffer of the caller's, with no allocation (acornCacheBindKeyIn). */
+#define CACHE_KEY_BUF 64
+
 /* ------------------------------------------------------------ the config */
 
 typedef struct cache_config cache_config;
@@ -363,6 +367,7 @@ struct cache_table {
   int nNextFlush;       /* try a flush when the uses reach this */
   int bAutoflush;       /* autoflush option: may write recency on its own */
   sqlite3_stmt *aStmt[CACHE_NSTMT];
+  char aGetKey[CACHE_KEY_BUF];  /* the key GET is bound to (cache_get) */
   u64 iStmtGen;         /* bumped each time aStmt is finalized */
   sqlite3_stmt *aRead[CACHE_NREAD];
   unsigned char aReadBusy[CACHE_NREAD];
@@ -449,8 +454,8 @@ i64 acornCacheBytes(int bUtf16, sqlite3_value *pVal);
 const char *acornCacheTypeName(int eType);
 int acornCacheCheckKey(const char *zWho, sqlite3_value *pKey, char **pzErr);
 void acornCacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey);
-void acornCacheBindKeyRef(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey,
-                          int bUtf16);
+void acornCacheBindKeyIn(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey,
+                         int bUtf16, char *aBuf, int nBuf);
 int acornCacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow);
 
 /* cache_store.c: operations on the stored table */

@@ -383,7 +383,8 @@ static int cacheGetStep(sqlite3_context *ctx, cache_table *p,
                         int nReprepare, i64 *pId){
   int rc, rc2;
   *pId = 0;
-  acornCacheBindKeyRef(pStmt, 1, pKey, p->bUtf16);
+  acornCacheBindKeyIn(pStmt, 1, pKey, p->bUtf16, p->aGetKey,
+                      (int)sizeof(p->aGetKey));
   sqlite3_bind_int64(pStmt, 2, now);
   rc = sqlite3_step(pStmt);
   if( nReprepare>=0
@@ -394,7 +395,6 @@ static int cacheGetStep(sqlite3_context *ctx, cache_table *p,
     sqlite3_result_value(ctx, sqlite3_column_value(pStmt, 1));  /* a copy */
   }
   rc2 = sqlite3_reset(pStmt);
-  sqlite3_bind_null(pStmt, 1);                /* (pKey was bound as is) */
   return rc==SQLITE_SCHEMA ? rc : rc2;
 }
 

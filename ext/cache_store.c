@@ -366,28 +366,24 @@ void acornCacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey){
   }
 }
 
-/* Bind a checked key as acornCacheBindKey does, but TEXT (in a UTF-8
-** database) and BLOB keys by reference, not copied: the caller resets the
-** statement while pKey lives, then clears the parameter
-** (sqlite3_bind_null), so that nothing it holds points at pKey after. */
-void acornCacheBindKeyRef(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey,
-                          int bUtf16){
+/* Bind a checked key as acornCacheBindKey does, with no allocation when
+** it is a TEXT (in a UTF-8 database) or BLOB of at most nBuf bytes: copied
+** into aBuf and bound from there.  aBuf must outlive the binding: the
+** caller binds the parameter again (or to NULL) before it goes. */
+void acornCacheBindKeyIn(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey,
+                         int bUtf16, char *aBuf, int nBuf){
   int e = sqlite3_value_type(pKey);
-  if( e==SQLITE_TEXT && !bUtf16 ){
-    const char *z = (const char*)sqlite3_value_text(pKey);
-    if( z ){
-      sqlite3_bind_text(pStmt, i, z, sqlite3_value_bytes(pKey), SQLITE_STATIC);
-      return;
-    }
-  }else if( e==SQLITE_BLOB ){
-    const void *a = sqlite3_value_blob(pKey);
+  if( (e==SQLITE_TEXT && !bUtf16) || e==SQLITE_BLOB ){
+    const void *a = e==SQLITE_TEXT ? (const void*)sqlite3_value_text(pKey)
+                                   : sqlite3_value_blob(pKey);
     int n = sqlite3_value_bytes(pKey);
-    if( n==0 ){
-      sqlite3_bind_zeroblob(pStmt, i, 0);         /* x'', not NULL */
-      return;
-    }
-    if( a ){
-      sqlite3_bind_blob(pStmt, i, a, n, SQLITE_STATIC);
+    if( (a || n==0) && n<=nBuf ){
+      if( n ) memcpy(aBuf, a, (size_t)n);
+      if( e==SQLITE_TEXT ){
+        sqlite3_bind_text(pStmt, i, aBuf, n, SQLITE_STATIC);
+      }else{
+        sqlite3_bind_blob(pStmt, i, aBuf, n, SQLITE_STATIC);  /* x'': not NULL */
+      }
       return;
     }
   }

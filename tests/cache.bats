@@ -1247,6 +1247,30 @@ a,b,c,f,g
   assert_output "$expected"
 }
 
+@test "both forms of get find keys of every type and length: empty, short, longer than 64 bytes" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('', 'empty text'), (x'', 'empty blob'), (0, 'zero'),
+  (printf('%.100c', 'k'), 'long text'), (zeroblob(65), 'long blob'), (printf('%.64c', 'k'), 'text of 64');
+SELECT (SELECT value FROM t WHERE key = ''), cache_get('t', '');
+SELECT (SELECT value FROM t WHERE key = x''), cache_get('t', x'');
+SELECT (SELECT value FROM t WHERE key = printf('%.100c', 'k')), cache_get('t', printf('%.100c', 'k'));
+SELECT (SELECT value FROM t WHERE key = zeroblob(65)), cache_get('t', zeroblob(65));
+SELECT (SELECT value FROM t WHERE key = printf('%.64c', 'k')), cache_get('t', printf('%.64c', 'k'));
+SELECT quote((SELECT value FROM t WHERE key = printf('%.99c', 'k'))), quote(cache_get('t', printf('%.99c', 'k')));
+SELECT (SELECT value FROM t WHERE key = 0), cache_get('t', 0), cache_get('t', 0.0);
+SELECT hits, misses FROM cache_stats('t');"
+  assert_success
+  assert_output "empty text|empty text
+empty blob|empty blob
+long text|long text
+long blob|long blob
+text of 64|text of 64
+NULL|NULL
+zero|zero|zero
+13|2"
+}
+
 @test "cache_get is a use: the entry it read survives eviction, and hits counts it" {
   run acorn_sql "
 CREATE VIRTUAL TABLE t USING cache(capacity = 30);
