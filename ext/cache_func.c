@@ -7,11 +7,21 @@
 **                                            incremental blob I/O
 **   SELECT * FROM cache_stats('table')       the table's counters
 **
-** (docs/cache.md specifies both.)  A name is looked up as SQL looks up a
+** (docs/cache.md specifies them.)  A name is looked up as SQL looks up a
 ** table name, the table connected if it is not yet, and its cache_table
 ** used with a reference held: SQLite may disconnect the instance while the
 ** function runs (another connection's DDL makes it prepare its statements
 ** again), the cache_table stays.
+**
+** cache_get is a get, so it must cost about what a get costs: looking the
+** name up (a metadata query per schema, the config row) would double it.
+** The connection remembers what a few names named (cache_conn.aName) and
+** uses that again while nothing can have changed it: the table is live and
+** its statements are the same, no schema searched before the table's can
+** hold a table of that name (cacheNameKnown), and its own schema did not
+** change, which SQLite reports by preparing the table's GET statement again
+** as it steps (SQLITE_STMTSTATUS_REPREPARE: then the result is dropped and
+** the name looked up).  Anything else goes the long way, as cache_read.
 */
 #include "cache.h"
 
