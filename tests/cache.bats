@@ -1403,6 +1403,29 @@ $(runtime_error 7) cache_get: no such cache table: 't'
 $(runtime_error 13) cache_get: no such cache table: 't'"
 }
 
+@test "cache_get after a DROP TABLE rolled back, or rolled back to a savepoint, finds the table again" {
+  run cache_sql "" "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', 'x');
+SELECT cache_get('t', 'a');
+BEGIN;
+DROP TABLE t;
+SELECT cache_get('t', 'a');
+ROLLBACK;
+SELECT cache_get('t', 'a');
+SAVEPOINT s;
+DROP TABLE t;
+ROLLBACK TO s;
+SELECT cache_get('t', 'a');
+RELEASE s;
+SELECT key, hits FROM t;
+INSERT INTO t(t) VALUES ('integrity_check');"
+  assert_output "x
+x
+x
+a|3
+$(runtime_error 7) cache_get: no such cache table: 't'"
+}
+
 # ---------------------------------------------------------------- cache_stats
 
 @test "cache_stats reports capacity, entries, bytes, hits, misses, evictions, expired" {

@@ -53,7 +53,9 @@ after DROP: cache_stats: no such cache table: 't'
 cache_get before: ('xxxxxxxx', 'xxxxxxxx')
 cache_get after re-create: ('new', None) (1, 1, 1)
 A's listing after B closed: a=1 1
-after DROP: cache_get: no such cache table: 't'"
+after RENAME: cache_get: no such cache table: 't'
+after RENAME: ('new',)
+after DROP: cache_get: no such cache table: 'u'"
 }
 
 @test "a connection with buffered uses closes safely after another connection changed the schema" {

@@ -100,9 +100,15 @@ print("A's listing after B closed:",
       a.execute("SELECT misses FROM cache_stats('t')").fetchone()[0])
 b = connect(os.path.join(d, "r4.db"))
 b.execute("SELECT cache_get('t', 'a')").fetchall()
-a.execute("DROP TABLE t")
+a.execute("ALTER TABLE t RENAME TO u")      # B's name 't' names nothing now
+for q in ("SELECT cache_get('t', 'a')", "SELECT cache_get('u', 'a')"):
+    try:
+        print("after RENAME:", b.execute(q).fetchone())
+    except sqlite3.Error as e:
+        print("after RENAME:", e)
+a.execute("DROP TABLE u")
 try:
-    b.execute("SELECT cache_get('t', 'a')").fetchall()
+    b.execute("SELECT cache_get('u', 'a')").fetchall()
     print("no error")
 except sqlite3.Error as e:
     print("after DROP:", e)
