@@ -10,7 +10,7 @@
 ** in short transactions of their own), then forks NPROC workers that for SECONDS do random
 ** operations on it, each on its own connection (busy_timeout 10 s):
 **   sets (INSERT; UPDATE of value), deletes, gets (key = ?, key IN (...),
-**   cache_read), flush, and transactions (BEGIN IMMEDIATE) of several sets
+**   cache_read, cache_get), flush, and transactions (BEGIN IMMEDIATE) of several sets
 **   and deletes that end in COMMIT or ROLLBACK, now and then a check that
 **   bytes <= capacity in cache_stats.
 ** Keys: 64 shared ones ("s<n>"), and 48 per worker ("p<w>-<n>") that only
@@ -136,7 +136,8 @@ static i64 nowMs(void){
 
 /* ------------------------------------------------------------ a worker */
 
-enum { LOAD_SET, LOAD_UPD, LOAD_DEL, LOAD_GET, LOAD_IN, LOAD_READ, LOAD_FLUSH, LOAD_STATS, LOAD_NSTMT };
+enum { LOAD_SET, LOAD_UPD, LOAD_DEL, LOAD_GET, LOAD_IN, LOAD_READ, LOAD_FLUSH, LOAD_STATS,
+       LOAD_GETF, LOAD_NSTMT };
 static const char *azLoadSql[LOAD_NSTMT] = {
   "INSERT INTO t(key, value) VALUES(?1, ?2)",
   "UPDATE t SET value = ?2 WHERE key = ?1",
@@ -146,6 +147,7 @@ static const char *azLoadSql[LOAD_NSTMT] = {
   "SELECT cache_read('t', ?1, 0, 1000000)",
   "INSERT INTO t(t) VALUES('flush')",
   "SELECT bytes <= capacity, bytes, capacity FROM cache_stats('t')",
+  "SELECT cache_get('t', ?1)",
 };
 
 typedef struct worker worker;
@@ -261,10 +263,12 @@ static void workerOp(worker *w, i64 *aOwn, int bTxn){
     if( rc!=SQLITE_DONE ) failf(w->zWho, "get IN: %s", sqlite3_errmsg(w->db));
     sqlite3_reset(pStmt);
   }else if( r<95 ){
-    pStmt = w->aStmt[LOAD_READ];
+    int bGetF = rnd(2)==0;
+    pStmt = w->aStmt[bGetF ? LOAD_GETF : LOAD_READ];
     sqlite3_bind_text(pStmt, 1, zKey, -1, SQLITE_TRANSIENT);
     if( sqlite3_step(pStmt)!=SQLITE_ROW ){
-      failf(w->zWho, "cache_read %s: %s", zKey, sqlite3_errmsg(w->db));
+      failf(w->zWho, "%s %s: %s", bGetF ? "cache_get" : "cache_read", zKey,
+            sqlite3_errmsg(w->db));
     }
     verifyRead(w, pStmt, 0, zKey, iOwn, aOwn);
     sqlite3_reset(pStmt);
