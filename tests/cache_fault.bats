@@ -148,7 +148,7 @@ bench_on_full() {
 # by SQLite before the table sees it.
 RO_SQL="SELECT hex(value) FROM t WHERE key = 'a';
 SELECT key, hex(value) FROM t WHERE key IN ('a', 'b', 'zz') ORDER BY key;
-SELECT hex(cache_read('t', 'b', 1, 2)), quote(cache_read('t', 'zz', 0, 1));
+SELECT hex(cache_read('t', 'b', 1, 2)), quote(cache_read('t', 'zz', 0, 1)), hex(cache_get('t', 'a')), quote(cache_get('t', 'zz'));
 SELECT entries, hits, misses FROM cache_stats('t');
 INSERT INTO t(key, value) VALUES ('c', x'05');
 UPDATE t SET value = x'09' WHERE key = 'a';
@@ -161,9 +161,9 @@ SELECT key, hits FROM t ORDER BY key;"
 RO_OUT="0102
 a|0102
 b|0304
-04|NULL
-2|4|2
-a|2
+04|NULL|0102|NULL
+2|5|3
+a|3
 b|2"
 for l in 6 7 8 9 10 11 12; do
   RO_OUT+=$'\n'"$(shell_error "$l" "attempt to write a readonly database" 8)"
