@@ -454,13 +454,16 @@ static void cacheGetResolved(sqlite3_context *ctx, cache_conn *pConn,
 ** looked up only when what it names may have changed. */
 static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   cache_conn *pConn = (cache_conn*)sqlite3_user_data(ctx);
-  char *zErr = acornCacheCheckKey("cache_get", argv[1]);
+  char *zErr = 0;
+  int rcKey = acornCacheCheckKey("cache_get", argv[1], &zErr);
   const char *zTab;
   cache_name *n = 0;
   cache_table *p;
   (void)argc;
-  if( zErr ){
-    sqlite3_result_error(ctx, zErr, -1);
+  if( rcKey ){
+    if( zErr ) sqlite3_result_error(ctx, zErr, -1);
+    else if( rcKey==SQLITE_NOMEM ) sqlite3_result_error_nomem(ctx);
+    else sqlite3_result_error_code(ctx, rcKey);
     sqlite3_free(zErr);
     return;
   }
