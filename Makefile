@@ -377,6 +377,11 @@ build/cache_bench: bench/cache_bench.c
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
+# cache: the read-through benchmark behind bench/readthrough.sh.
+build/readthrough: bench/readthrough.c
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
+
 # cache: the driver behind bench/cache_ir.sh (one kind of operation in one
 # function, for callgrind).
 build/cache_ir: bench/cache_ir.c
