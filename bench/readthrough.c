@@ -321,14 +321,14 @@ static int do_get(side *p, const char *z, long long iKey){
   if( rc==SQLITE_ROW ){
     const unsigned char *a = sqlite3_column_blob(p->pGet, iCol);
     long long v;
-    iRowid = sqlite3_column_int64(p->pGet, 0);
+    if( p->pTouch ) iRowid = sqlite3_column_int64(p->pGet, 0);
     if( sqlite3_column_bytes(p->pGet, iCol)!=nValue ){
       fail("%s: a value of the wrong length for %s", azSide[p->iSide], z);
     }
     memcpy(&v, a, 8);
     if( v!=iKey ) fail("%s: the value of another key for %s", azSide[p->iSide], z);
     bHit = 1;
-    rc = sqlite3_step(p->pGet);  /* to the end: RETURNING's write commits */
+    rc = sqlite3_step(p->pGet);  /* to the end (with RETURNING: its commit) */
   }
   check(rc, p->db, "get");
   if( rc!=SQLITE_DONE ) fail("%s: %s", azSide[p->iSide], "a get returned two rows");
