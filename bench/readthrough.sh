@@ -48,12 +48,12 @@ echo "| keys | s | mode | lru/a1 | lru/a2 | fifo/b1 | fifo/b2 |"
 echo "|--:|--:|---|--:|--:|--:|--:|"
 met=0
 for r in "${ratios[@]}"; do
-  set -- $r
-  m=$([ "$3" = auto ] && echo autocommit || echo "100 per transaction")
-  la=$(awk -v x="$5" 'BEGIN{print (x >= 1.30) ? x : x "*"}')
-  fb=$(awk -v x="$7" 'BEGIN{print (x >= 0.95) ? x : x "*"}')
+  read -r n s mode _ la a2 fb b2 <<<"$r"
+  m=$([ "$mode" = auto ] && echo autocommit || echo "100 per transaction")
+  la=$(awk -v x="$la" 'BEGIN{print (x >= 1.30) ? x : x "*"}')
+  fb=$(awk -v x="$fb" 'BEGIN{print (x >= 0.95) ? x : x "*"}')
   case "$la$fb" in *'*'*) ;; *) met=$((met + 1)) ;; esac
-  echo "| $1 | $2 | $m | $la | $6 | $fb | $8 |"
+  echo "| $n | $s | $m | $la | $a2 | $fb | $b2 |"
 done
 echo
 echo "both targets met at $met of ${#ratios[@]} points"
