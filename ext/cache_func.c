@@ -523,8 +523,16 @@ static int cacheStatsDisconnect(sqlite3_vtab *pVtab){
   return SQLITE_OK;
 }
 
+/* tbl = ? is the argument.  Without a usable one, a plan that xFilter
+** refuses, naming what is missing, rather than an error here: SQLite also
+** asks for each term of an OR alone (WHERE entries = 1 OR bytes = 5 with
+** the argument given, or tbl = 'a' OR tbl = 'b'), and an error here would
+** end the statement even where another plan has the argument.  SQLite
+** takes that plan only if there is no other.  idxNum 1: the argument is
+** argv[0]. */
 static int cacheStatsBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   int i, bSeen = 0;
+  (void)pVtab;
   for(i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
     if( pC->iColumn!=CACHE_STATS_TABLE || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ){
@@ -534,14 +542,16 @@ static int cacheStatsBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     if( !pC->usable ) continue;
     pInfo->aConstraintUsage[i].argvIndex = 1;
     pInfo->aConstraintUsage[i].omit = 1;
+    pInfo->idxNum = 1;
     pInfo->estimatedCost = 1.0;
     pInfo->estimatedRows = 1;
     return SQLITE_OK;
   }
+  /* (the argument from a table not yet joined: not this plan) */
   if( bSeen ) return SQLITE_CONSTRAINT;
-  acorn_vtab_error(pVtab, "cache_stats: missing argument: the name of a cache"
-                   " table, as in SELECT * FROM cache_stats('thumbs')");
-  return SQLITE_ERROR;
+  pInfo->idxNum = 0;
+  pInfo->estimatedCost = 1e99;
+  return SQLITE_OK;
 }
 
 static int cacheStatsOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor){
@@ -569,11 +579,16 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
   const char *zTab;
   cache_table *p;
   cache_op op;
-  (void)idxNum; (void)idxStr;
+  (void)idxStr;
   pCur->bEof = 1;
   sqlite3_free(pCur->zTable);
   pCur->zTable = 0;
-  if( argc<1 ) return SQLITE_OK;
+  if( idxNum!=1 || argc<1 ){
+    acorn_vtab_error(cur->pVtab, "cache_stats: missing argument: the name of"
+                     " a cache table, as in SELECT * FROM"
+                     " cache_stats('thumbs')");
+    return SQLITE_ERROR;
+  }
   zTab = (const char*)sqlite3_value_text(argv[0]);
   p = cacheResolve(pTab->pConn, zTab, "cache_stats", &op);
   if( p==0 ){

@@ -1450,6 +1450,59 @@ entries
   assert_failure "cache_stats: no such cache table: 'nope'"
 }
 
+@test "cache_stats and cache_evictions take a WHERE with OR: each shape gives its rows, or an error naming the argument" {
+  local pre="CREATE VIRTUAL TABLE a USING cache(max_entries = 1, feed = 10);
+CREATE VIRTUAL TABLE b USING cache(max_entries = 1, feed = 10);
+INSERT INTO a(key, value) VALUES ('x', '1'), ('y', '22'), ('z', '333');
+INSERT INTO b(key, value) VALUES ('p', '1'), ('q', '22');"
+  # SQLite plans each term of an OR alone too, without the argument: that
+  # plan must not end the statement when another one has the argument
+  run acorn_sql "$pre
+SELECT 1, entries, bytes FROM cache_stats WHERE tbl = 'a' OR tbl = 'b';
+SELECT 2, entries, bytes FROM cache_stats('a') WHERE entries = 1 OR bytes = 5;
+SELECT 3, entries, bytes FROM cache_stats('a') WHERE capacity > 0 OR tbl = 'b';
+SELECT 4, entries, evictions FROM cache_stats WHERE (tbl = 'a' OR tbl = 'b') AND evictions = 1;
+SELECT 5, n, s.evictions FROM (SELECT 'a' AS n UNION SELECT 'b') JOIN cache_stats AS s ON s.tbl = n OR s.tbl = 'a' ORDER BY n;
+SELECT 6, seq, key FROM cache_evictions('a') WHERE seq > 1 OR size > 2;
+SELECT 7, seq, key FROM cache_evictions('a') WHERE seq = 2 OR key = 'x' ORDER BY seq;
+SELECT 8, tbl, seq, key FROM cache_evictions WHERE (tbl = 'a' OR tbl = 'b') AND seq >= 1 ORDER BY tbl, seq;
+SELECT 9, n, seq, key FROM (SELECT 'a' AS n UNION SELECT 'b') JOIN cache_evictions ON tbl = n AND (seq = 1 OR key = 'y') ORDER BY n, seq;"
+  assert_success
+  assert_output "1|1|4
+1|1|3
+2|1|4
+3|1|4
+4|1|1
+5|a|2
+5|b|1
+6|2|y
+7|1|x
+7|2|y
+8|a|1|x
+8|a|2|y
+8|b|1|p
+9|a|1|x
+9|a|2|y
+9|b|1|p"
+  # no argument outside the OR: the plan without it runs, and says so
+  local sql
+  for sql in "SELECT * FROM cache_stats WHERE tbl = 'a' OR entries = 1;" \
+             "SELECT * FROM cache_stats WHERE entries = 1 OR bytes = 5;" \
+             "SELECT * FROM cache_stats WHERE tbl > 'a';" \
+             "SELECT n, s.entries FROM (SELECT 'a' AS n) JOIN cache_stats AS s ON s.tbl = n OR s.entries = 1;"; do
+    run acorn_sql "$pre
+$sql"
+    assert_failure "cache_stats: missing argument: the name of a cache table, as in SELECT * FROM cache_stats('thumbs')"
+  done
+  for sql in "SELECT seq FROM cache_evictions WHERE seq > 1 OR size > 1;" \
+             "SELECT seq FROM cache_evictions WHERE tbl = 'a' OR seq > 0;" \
+             "SELECT n, seq FROM (SELECT 'a' AS n) JOIN cache_evictions ON tbl = n OR seq > 5;"; do
+    run acorn_sql "$pre
+$sql"
+    assert_failure "cache_evictions: missing argument: the name of a cache table, as in SELECT * FROM cache_evictions('t')"
+  done
+}
+
 # ---------------------------------------------------------------- transactions
 
 @test "ROLLBACK undoes sets, deletes, evictions and capacity changes exactly" {
