@@ -1474,6 +1474,49 @@ static sqlite3_value *cacheNewValue(sqlite3_value **argv, int i,
   return sqlite3_value_nochange(argv[2+i]) ? pOld : argv[2+i];
 }
 
+/* An UPDATE that sets only expires, ttl or tag (key and value unchanged):
+** a renewal in place (acornCacheRenew), which writes the entry's row but
+** not its value.  SET ttl = ? renews expires; SET expires and ttl, both
+** not NULL, is refused; a ttl set to NULL keeps expires.  Checked before
+** the first write, as cacheUpdateRow's. */
+static int cacheRenewRow(cache_vtab *p, cache_table *pTab,
+                         sqlite3_value **argv){
+  sqlite3_value *pExpires = argv[2+CACHE_COLUMN_EXPIRES];
+  sqlite3_value *pTtl = argv[2+CACHE_COLUMN_TTL];
+  sqlite3_value *pTag = argv[2+CACHE_COLUMN_TAG];
+  int bSetExpires = !sqlite3_value_nochange(pExpires);
+  int bSetTag = !sqlite3_value_nochange(pTag);
+  int bExpires = 0, bFound = 0, e, rc;
+  i64 iExpires = 0, nTtlMs = -1;
+  cache_op op;
+  rc = acornCacheOpBegin(&op, pTab, p);
+  if( rc==SQLITE_OK && !sqlite3_value_nochange(pTtl) ){
+    rc = cacheCheckTtl(&op, pTtl, &nTtlMs);
+  }
+  e = bSetExpires ? sqlite3_value_type(pExpires) : SQLITE_NULL;
+  if( rc==SQLITE_OK && e!=SQLITE_NULL ){
+    if( nTtlMs>=0 ){
+      rc = acornCacheOpFail(&op, SQLITE_ERROR, "cache: ttl and expires are"
+          " both given; give one: ttl in seconds from now, or expires in unix"
+          " ms");
+    }else if( !acornCacheWholeNumber(pExpires, &iExpires) ){
+      rc = acornCacheOpFail(&op, SQLITE_ERROR, "cache: expires must be an"
+          " INTEGER (unix ms) or NULL, got %s", acornCacheTypeName(e));
+    }
+    bExpires = 1;
+  }
+  if( nTtlMs>=0 ) bSetExpires = 1;
+  cacheTtlApply(&op, nTtlMs, &bExpires, &iExpires);
+  if( rc==SQLITE_OK && bSetTag ) rc = cacheCheckTag(&op, pTag);
+  if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
+  if( rc==SQLITE_OK ) rc = acornCacheReclaimExpired(&op);
+  if( rc==SQLITE_OK ){
+    rc = acornCacheRenew(&op, sqlite3_value_int64(argv[0]), bSetExpires,
+                         bExpires, iExpires, bSetTag, pTag, &bFound);
+  }
+  return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
+}
+
 /* UPDATE: a set that keeps created and hits.  Whatever can refuse it is
 ** checked before the first write: SQLite opens no statement journal for a
 ** one-row change of a virtual table, so inside a transaction a write made
@@ -1490,6 +1533,10 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
   cache_op op;
   rc = cacheWritableCheck(p, argv, 1);
   if( rc ) return rc;
+  if( sqlite3_value_nochange(argv[2+CACHE_COLUMN_KEY])
+   && sqlite3_value_nochange(argv[2+CACHE_COLUMN_VALUE]) ){
+    return cacheRenewRow(p, pTab, argv);
+  }
   memset(&old, 0, sizeof(old));
   rc = acornCacheOpBegin(&op, pTab, p);
   if( rc==SQLITE_OK ) rc = cacheOldRead(&op, idOld, &old);

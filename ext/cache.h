@@ -112,6 +112,7 @@ enum {
   CACHE_STMT_ROW,
   CACHE_STMT_HEAD,
   CACHE_STMT_ENTRY,
+  CACHE_STMT_EXPIRES_SET,
   CACHE_STMT_EXPIRY_ADD,
   CACHE_STMT_EXPIRY_DEL,
   CACHE_STMT_EXPIRED,
@@ -488,6 +489,9 @@ int acornCacheEvict(cache_op *op);
 int acornCacheSet(cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
              int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits,
              sqlite3_value *pTag, i64 *pId);
+int acornCacheRenew(cache_op *op, i64 id, int bSetExpires, int bExpires,
+                    i64 iExpires, int bSetTag, sqlite3_value *pTag,
+                    int *pbFound);
 int acornCacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot, i64 *pId);
 int acornCacheStoredUse(cache_table *pTab, i64 id, int *pbFound, i64 *pMs,
                    i64 *pHits, char **pzErr);

@@ -34,7 +34,8 @@
 **
 **   seq counts up.  Every set takes the next value as the entry's id (a set
 **   of a stored key makes a new entry, so id order is set order); every
-**   written use takes the next as the entry's used.  An entry's recency is
+**   written use, and every renewal (an UPDATE of expires or tag alone,
+**   which keeps the entry and its id), takes the next as the entry's used.  An entry's recency is
 **   its latest such number: no ties; under lru eviction follows it exactly,
 **   under fifo it follows ids.  A record is 28 bytes, little-endian: id
 **   (8), used (8), last_used (6), hits (6), so a chunk is read and written
@@ -117,6 +118,8 @@ static const struct {
   { CACHE_STMT_ENTRY,
     "SELECT expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
     " WHERE id=?1" },
+  { CACHE_STMT_EXPIRES_SET,       /* a renewal: the row keeps its place */
+    "UPDATE \"%w\".\"%w_data\" SET expires=?2 WHERE id=?1" },
   { CACHE_STMT_EXPIRY_ADD,
     "INSERT INTO \"%w\".\"%w_expiry\"(expires, id) VALUES(?1, ?2)" },
   { CACHE_STMT_EXPIRY_DEL,
@@ -1264,6 +1267,71 @@ int acornCacheSet(
   op->cfg.entries++;
   if( rc==SQLITE_OK ) rc = acornCacheEvict(op);
   *pId = id;
+  return rc;
+}
+
+/* Set entry id's expires in place (bExpires 0: NULL), and its row of
+** <t>_expiry with it, if it changes. */
+static int cacheExpiresSet(cache_op *op, const cache_entry *pE, int bExpires,
+                           i64 iExpires){
+  sqlite3_stmt *pStmt;
+  int rc = SQLITE_OK;
+  if( pE->bExpires==bExpires && (!bExpires || pE->iExpires==iExpires) ){
+    return SQLITE_OK;
+  }
+  if( pE->bExpires ){
+    rc = acornCacheStmt(op, CACHE_STMT_EXPIRY_DEL, &pStmt);
+    if( rc ) return rc;
+    sqlite3_bind_int64(pStmt, 1, pE->iExpires);
+    sqlite3_bind_int64(pStmt, 2, pE->id);
+    rc = acornCacheRun(op, pStmt);
+  }
+  if( rc==SQLITE_OK ) rc = acornCacheStmt(op, CACHE_STMT_EXPIRES_SET, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, pE->id);
+  if( bExpires ) sqlite3_bind_int64(pStmt, 2, iExpires);
+  else sqlite3_bind_null(pStmt, 2);
+  rc = acornCacheRun(op, pStmt);
+  if( rc==SQLITE_OK && bExpires ){
+    rc = acornCacheStmt(op, CACHE_STMT_EXPIRY_ADD, &pStmt);
+    if( rc ) return rc;
+    sqlite3_bind_int64(pStmt, 1, iExpires);
+    sqlite3_bind_int64(pStmt, 2, pE->id);
+    rc = acornCacheRun(op, pStmt);
+  }
+  return rc;
+}
+
+/* Renew entry id in place (an UPDATE that sets only expires, ttl or tag):
+** its expires (if bSetExpires: iExpires, or NULL if !bExpires), its tag
+** (if bSetTag: pTag, 0 or NULL for none), and under lru its recency, as a
+** use that counts no hit: it becomes the most recent entry.  Its id, key,
+** value, size, created and hits stay, so no byte or entry is counted
+** anew, and the value is not written: SQLite rewrites the row where its
+** length stays (an expires renewed) without writing the value's overflow
+** pages, where a new entry writes every page of the value.  Under fifo the
+** entry keeps its place (its set).  *pbFound 0 if the entry is gone. */
+int acornCacheRenew(cache_op *op, i64 id, int bSetExpires, int bExpires,
+                    i64 iExpires, int bSetTag, sqlite3_value *pTag,
+                    int *pbFound){
+  cache_entry e;
+  int rc = cacheEntryRead(op, id, &e, pbFound);
+  if( rc || !*pbFound ) return rc;
+  if( bSetExpires ) rc = cacheExpiresSet(op, &e, bExpires, iExpires);
+  if( rc==SQLITE_OK && bSetTag ){
+    if( op->cfg.nTagged>0 ) rc = acornCacheTagDelete(op, id);
+    if( rc==SQLITE_OK && pTag && sqlite3_value_type(pTag)!=SQLITE_NULL ){
+      rc = acornCacheTagAdd(op, id, pTag);
+    }
+  }
+  if( rc==SQLITE_OK && op->cfg.ePolicy==CACHE_POLICY_LRU ){
+    cache_rec r;
+    r.id = id;
+    r.used = ++op->cfg.seq;
+    r.ms = op->now;
+    r.hits = 0;
+    rc = acornCacheRecMerge(op, &r, 1);
+  }
   return rc;
 }
 

@@ -41,6 +41,16 @@ check_model() {
     # the script really exercised the cache
     [ "$(grep -c . "$BATS_TEST_TMPDIR/m$seed/expected.out")" -gt "$n" ]
   done
+  # and the runs together did each thing the model counts (deletes by tag
+  # that removed entries, tagged entries evicted into the feed, renewals,
+  # tag updates), when long enough to (not the short runs of make memcheck)
+  local what total
+  [ "$n" -ge 500 ] || return 0
+  for what in "tag deletes" "tagged in feed" "renewals" "tag updates"; do
+    total=$(awk -F': ' -v w="$what" '$1 == w { s += $2 } END { print s + 0 }' \
+              "$BATS_TEST_TMPDIR"/m*/covered)
+    [ "$total" -gt 0 ] || fail "the model runs made no $what"
+  done
 }
 
 # writer_script P N: N sets of unique keys by process P, each followed by a

@@ -617,6 +617,87 @@ NULL
 never,new,next|3 2"
 }
 
+@test "an UPDATE of ttl, expires or tag alone renews the entry in place: value, size, created and hits stay, under lru it becomes the most recent, under fifo it keeps its place" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(max_entries = 3, feed = 10);
+INSERT INTO t(key, value, ttl, tag) VALUES ('a', 'x', 3600, 'g'), ('b', 'yy', 3600, 'g'), ('c', 'zzz', NULL, NULL);
+SELECT value FROM t WHERE key = 'a';
+SELECT value FROM t WHERE key = 'b';
+CREATE TABLE before AS SELECT key, size, created, hits FROM t;
+SELECT entries, bytes, hits, misses FROM cache_stats('t');
+UPDATE t SET ttl = 60 WHERE key = 'a';
+UPDATE t SET expires = 4102444800000 WHERE key = 'c';
+UPDATE t SET tag = 'h' WHERE key = 'b';
+SELECT key, t.size = b.size, t.created = b.created, t.hits = b.hits, quote(tag), last_used >= b.created FROM t JOIN before AS b USING (key);
+SELECT key, expires - created BETWEEN 59000 AND 61000 FROM t WHERE key = 'a';
+SELECT expires FROM t WHERE key = 'c';
+SELECT entries, bytes, hits, misses FROM cache_stats('t');
+-- a, c, b renewed in that order: a is now the least recently used
+INSERT INTO t(key, value) VALUES ('d', 'w');
+SELECT group_concat(key) FROM t;
+SELECT seq, key, reason FROM cache_evictions('t');
+BEGIN;
+UPDATE t SET ttl = 0 WHERE key = 'c';
+SELECT group_concat(key) FROM t;
+ROLLBACK;
+SELECT key, expires FROM t WHERE key = 'c';
+INSERT INTO t(t) VALUES ('integrity_check');"
+  assert_success
+  assert_output "x
+yy
+3|9|2|0
+a|1|1|1|'g'|1
+b|1|1|1|'h'|1
+c|1|1|1|NULL|1
+a|1
+4102444800000
+3|9|2|0
+b,c,d
+1|a|entries
+b,d
+c|4102444800000"
+  # under fifo a renewal does not move the entry: a goes first
+  run acorn_sql "
+CREATE VIRTUAL TABLE f USING cache(max_entries = 2, policy = fifo);
+INSERT INTO f(key, value) VALUES ('a', 'x'), ('b', 'y');
+UPDATE f SET ttl = 60 WHERE key = 'a';
+INSERT INTO f(key, value) VALUES ('c', 'z');
+SELECT group_concat(key) FROM f;"
+  assert_success
+  assert_output "b,c"
+}
+
+@test "a renewal (SET ttl, expires or tag) of a 64 KiB entry writes a handful of pages, not the value's sixteen" {
+  # .stats reports the pages written to the file by each statement (page
+  # cache writes, reset each time): a count, not a time.  A set of the
+  # same value writes every page of it.
+  local db="$BATS_TEST_TMPDIR/r.db" w
+  run acorn_sql "PRAGMA journal_mode = DELETE;
+CREATE VIRTUAL TABLE t USING cache(capacity = '10MiB');
+INSERT INTO t(key, value, ttl, tag) SELECT 'k' || value, zeroblob(65536), 3600, 'g' FROM generate_series(1, 20);
+SELECT length(value) FROM t WHERE key = 'k3';
+INSERT INTO t(t) VALUES ('flush');
+.stats on
+SELECT 0;
+UPDATE t SET ttl = 30 WHERE key = 'k7';
+UPDATE t SET expires = 4102444800000 WHERE key = 'k7';
+UPDATE t SET tag = 'h' WHERE key = 'k3';
+UPDATE t SET ttl = 60, tag = NULL WHERE key = 'k9';
+UPDATE t SET value = zeroblob(65536) WHERE key = 'k5';
+.stats off
+SELECT key, size, hits, quote(tag) FROM t WHERE key IN ('k3', 'k7', 'k9');" "$db"
+  assert_success
+  w=($(echo "$output" | sed -n 's/^Page cache writes: *//p'))
+  # (the first count is of everything before .stats on)
+  [ "${#w[@]}" -eq 6 ] || fail "$output"
+  echo "# pages written: renewals ${w[*]:1:4}, a set of the value ${w[5]}" >&3
+  for i in 1 2 3 4; do
+    [ "${w[$i]}" -le 8 ] || fail "renewal $i wrote ${w[$i]} pages"
+  done
+  [ "${w[5]}" -ge 16 ] || fail "the set of a 64 KiB value wrote ${w[5]} pages"
+  [[ "$output" == *"k3|65538|1|'h'"*"k7|65538|0|'g'"*"k9|65538|0|NULL" ]] || fail "$output"
+}
+
 @test "ttl sets expires to now plus seconds (REAL too) on INSERT and renews it on UPDATE; it reads as NULL" {
   run acorn_sql "
 CREATE VIRTUAL TABLE t USING cache;
@@ -885,8 +966,8 @@ a,b
 c
 1
 c,d|2 4 0
-c|'user:2'
 d|'g'
+c|'user:2'
 c|NULL
 d|NULL
 d,e|2 100 1

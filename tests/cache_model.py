@@ -14,10 +14,20 @@ The model is a plain LRU over entry ids: a set puts the key at the most
 recent end (after removing the old entry of the key, then evicting from the
 least recent end until the new entry fits), with a new id; a get (a SELECT
 of value, or cache_get) or cache_read that finds the key moves its id to
-the most recent end; an UPDATE is a set that keeps created and hits; DDL
-on another table (a schema reset) changes nothing.
+the most recent end; an UPDATE of the value is a set that keeps created,
+hits and the tag; an UPDATE of only ttl, expires or tag (a renewal) keeps
+the entry (its id, size, created and hits) and, under lru, moves it to the
+most recent end; DDL on another table (a schema reset) changes nothing.
+Tags: sets give one of a few tags or none, UPDATE ... SET tag changes it,
+DELETE ... WHERE tag = ? removes the live entries that have it (the
+application's own delete: no row of the feed), and the check lists the
+entries of each tag and counts them.
 Expiry without timing: a set with ttl 0 (or expires 1) makes an entry that
 is expired at once, one with ttl 10^9 one that never expires in the test.
+A renewal with ttl 0 expires the entry at the time of the write (ordered
+after every entry set before it); one that could tie in time with an
+entry set before it and expired the same way (whose id is higher: the
+table orders a tie by id) sets expires 1 instead.
 An expired entry is invisible to reads (a get of it is a miss) and to
 DELETE and UPDATE (no row: no write), and still counts in entries and bytes
 until a write (a set, a DELETE or UPDATE that finds a row, a command)
@@ -45,10 +55,12 @@ class Model:
     def __init__(self, capacity, fifo=False, max_entries=0, feed=0):
         self.fifo = fifo
         self.max_entries = max_entries   # 0: no bound
-        # key -> (id, size, value hex, expired); LRU first.  expired: 0 no,
-        # 1 expires = 1, 2 ttl 0 (expires = the set's time): reclaimed in
-        # order of expires, then id
+        # key -> (id, size, value hex, expired, tag); LRU first.  expired: 0
+        # no, (1, 0) expires = 1, (2, n) ttl 0 (expires = the time of the
+        # set or renewal, the nth such): reclaimed in order of expires, then
+        # id; tag: text or None
         self.entries = OrderedDict()
+        self.nexp = 0
         self.feed_n = feed             # removals the feed keeps, 0: off
         self.feed = []                 # (seq, key, size, reason), oldest first
         self.fseq = 0
@@ -57,6 +69,9 @@ class Model:
         self.hits = self.misses = self.evictions = 0
         self.uses = []                 # log of used ids, for rollback replay
         self.stack = []                # open savepoints: (name, snapshot, len(uses))
+        # what the run did, for the test to require (tests/cache.bash)
+        self.covered = {"tag deletes": 0, "tagged in feed": 0, "renewals": 0,
+                        "tag updates": 0}
 
     def total(self):
         return sum(e[1] for e in self.entries.values())
@@ -67,6 +82,7 @@ class Model:
     def gone(self, key, e, reason):
         # a removal the application did not ask for: a row of the feed
         if self.feed_n:
+            self.covered["tagged in feed"] += e[4] is not None
             self.fseq += 1
             self.feed.append((self.fseq, key, e[1], reason))
             del self.feed[:-self.feed_n]
@@ -84,7 +100,14 @@ class Model:
             self.gone(k, e, reason)
             self.evictions += 1
 
-    def set(self, key, size, value, expired=0):
+    def expiry(self, kind):
+        # kind 0 live, 1 expires = 1, 2 ttl 0 now
+        if kind == 2:
+            self.nexp += 1
+            return (2, self.nexp)
+        return (1, 0) if kind == 1 else 0
+
+    def set(self, key, size, value, expired=0, tag=None):
         if size > self.capacity:
             return "cache: entry of %d bytes exceeds capacity of %d bytes" % (
                 size, self.capacity)
@@ -94,9 +117,35 @@ class Model:
         # every set makes a new entry, with a new id (a stored key's old
         # entry goes): uses of the old id replayed after a rollback that
         # keeps the old entry apply to it, uses of the new id are dropped
-        self.entries[key] = (self.next_id, size, value, expired)
+        self.entries[key] = (self.next_id, size, value, self.expiry(expired), tag)
         self.next_id += 1
         return None
+
+    def renew(self, key, expired=None, tag=False):
+        # an UPDATE of ttl, expires or tag alone, of a live entry: expired
+        # (None: kept) and tag (False: kept) change, nothing else
+        self.reclaim()
+        i, size, value, exp, t = self.entries[key]
+        self.entries[key] = (i, size, value,
+                             exp if expired is None else self.expiry(expired),
+                             t if tag is False else tag)
+        if not self.fifo:
+            self.entries.move_to_end(key)
+
+    def renew_may_expire(self, key):
+        # may key be renewed with ttl 0, its order in reclaim certain?
+        i = self.entries[key][0]
+        return not any(e[3] and e[3][0] == 2 and e[0] > i
+                       for k, e in self.entries.items() if k != key)
+
+    def delete_tag(self, tag):
+        # DELETE ... WHERE tag = ?: the application's own delete
+        gone = [k for k, e in self.entries.items() if e[4] == tag and not e[3]]
+        for k in gone:
+            del self.entries[k]
+        if gone:
+            self.reclaim()
+        return len(gone)
 
     def use(self, key):
         if self.fifo:
@@ -112,11 +161,11 @@ class Model:
     def snapshot(self):
         return (OrderedDict(self.entries), self.capacity, self.evictions,
                 self.next_id, self.max_entries, list(self.feed), self.fseq,
-                self.feed_n)
+                self.feed_n, self.nexp)
 
     def restore(self, snap, since):
         (self.entries, self.capacity, self.evictions, _, self.max_entries,
-         self.feed, self.fseq, self.feed_n) = snap
+         self.feed, self.fseq, self.feed_n, _) = snap
         self.feed = list(self.feed)
         self.entries = OrderedDict(self.entries)
         by_id = {e[0]: k for k, e in self.entries.items()}
@@ -131,6 +180,22 @@ def sql_key(k):
     if isinstance(k, bytes):
         return "x'%s'" % k.hex()
     return "'%s'" % k.replace("'", "''")
+
+
+def sqlite_order(x):
+    # how SQLite orders keys: integers, then text by its bytes, then blobs
+    if isinstance(x, int):
+        return (0, x, b"")
+    if isinstance(x, str):
+        return (1, 0, x.encode())
+    return (2, 0, x)
+
+
+TAGS = ["user:1", "user:2", "page"]
+
+
+def sql_tag(t):
+    return "NULL" if t is None else "'%s'" % t
 
 
 def key_bytes(k):
@@ -168,7 +233,9 @@ def main():
              "SELECT capacity, entries, bytes, hits, misses, evictions FROM cache_stats('c');"
              "SELECT count(*), coalesce(group_concat(r, ','), '') FROM (SELECT seq || ':'"
              " || quote(key) || ':' || size || ':' || reason AS r FROM cache_evictions('c')"
-             " WHERE seq > %d);")
+             " WHERE seq > %d);"
+             "SELECT coalesce(group_concat(t || ':' || n, ','), '') FROM (SELECT tag AS t,"
+             " count(*) AS n FROM c WHERE tag IS NOT NULL GROUP BY tag ORDER BY tag);")
 
     feed_seen = [0]      # the newest seq printed: the check polls after it
 
@@ -191,6 +258,12 @@ def main():
         out.append("%d|%s" % (len(rows), ",".join(
             "%d:%s:%d:%s" % (q, sql_quote(k), size, why) for q, k, size, why in rows)))
         feed_seen[0] = m.feed[-1][0] if rows else min(feed_seen[0], m.fseq)
+        # the live entries of each tag
+        n = {}
+        for e in m.entries.values():
+            if e[4] is not None and not e[3]:
+                n[e[4]] = n.get(e[4], 0) + 1
+        out.append(",".join("%s:%d" % (t, n[t]) for t in sorted(n)))
 
     def sql_quote(k):
         if isinstance(k, int):
@@ -214,9 +287,10 @@ def main():
             col, arg, dead = [("ttl", ", 0", 2), ("ttl", ", 1000000000", 0),
                               ("expires", ", 1", 1), ("ttl", ", 0.0", 2),
                               ("", "", 0), ("", "", 0)][min(int(t * 12), 5)]
-            e = m.set(k, size, value, dead)
-            script.append("INSERT INTO c(key, value%s) VALUES(%s, %s%s);" % (
-                ", " + col if col else "", sql_key(k), vsql, arg))
+            tag = rnd.choice(TAGS + [None, None])
+            e = m.set(k, size, value, dead, tag)
+            script.append("INSERT INTO c(key, value%s, tag) VALUES(%s, %s%s, %s);" % (
+                ", " + col if col else "", sql_key(k), vsql, arg, sql_tag(tag)))
             if e:
                 err.append("Runtime error: " + e)
         elif r < 0.58 and step % 3 == 2:
@@ -244,13 +318,7 @@ def main():
             n = 0
             # IN values are visited in SQLite's order; the uses that matter
             # for LRU are made in that order too: sort like SQLite (ints, text, blobs)
-            def order(x):
-                if isinstance(x, int):
-                    return (0, x, b"")
-                if isinstance(x, str):
-                    return (1, 0, x.encode())
-                return (2, 0, x)
-            for x in sorted(ks, key=order):
+            for x in sorted(ks, key=sqlite_order):
                 if m.use(x):
                     n += 1
             out.append(str(n))
@@ -260,24 +328,43 @@ def main():
                 m.entries.pop(k)
                 m.reclaim()
         elif r < 0.81:
-            n = rnd.randint(1, 300)
-            value = bytes(rnd.getrandbits(8) for _ in range(min(n, 8))).hex()
-            vsql = "CAST(x'%s' || zeroblob(%d) AS BLOB)" % (value, n - len(value) // 2)
-            ttl = rnd.choice([None, None, None, 0, 86400])
-            if ttl is None:
+            u = rnd.random()
+            live = [x for x in keys if m.live(x)]
+            if live and rnd.random() < 0.7:
+                k = rnd.choice(live)     # (most UPDATEs find their row)
+            was_live = m.live(k)
+            if u < 0.4:
+                # a new value: a set that keeps created, hits, expires, tag
+                n = rnd.randint(1, 300)
+                value = bytes(rnd.getrandbits(8) for _ in range(min(n, 8))).hex()
+                vsql = "CAST(x'%s' || zeroblob(%d) AS BLOB)" % (value, n - len(value) // 2)
                 script.append("UPDATE c SET value=%s WHERE key=%s;" % (vsql, sql_key(k)))
-            elif m.live(k):
-                # a renewal: the same value, a new lifetime
-                _, size0, value, _ = m.entries[k]
-                n = size0 - key_bytes(k)
-                script.append("UPDATE c SET ttl=%d WHERE key=%s;" % (ttl, sql_key(k)))
+                if m.live(k):
+                    e = m.set(k, key_bytes(k) + n, value, 0, m.entries[k][4])
+                    if e:
+                        err.append("Runtime error: " + e)
+            elif u < 0.85:
+                # a renewal: a new lifetime (ttl 0 or expires 1: expired at
+                # once), the same entry
+                ttl = rnd.choice([0, 86400, 86400, "far", 1])
+                if ttl == 0 and m.live(k) and not m.renew_may_expire(k):
+                    ttl = 1
+                if ttl == 1:
+                    script.append("UPDATE c SET expires=1 WHERE key=%s;" % sql_key(k))
+                elif ttl == "far":
+                    script.append("UPDATE c SET expires=4102444800000 WHERE key=%s;" % sql_key(k))
+                else:
+                    script.append("UPDATE c SET ttl=%d WHERE key=%s;" % (ttl, sql_key(k)))
+                if m.live(k):
+                    m.renew(k, expired={0: 2, 1: 1}.get(ttl, 0))
+                    m.covered["renewals"] += 1
             else:
-                script.append("UPDATE c SET ttl=%d WHERE key=%s;" % (ttl, sql_key(k)))
-            if m.live(k):
-                e = m.set(k, key_bytes(k) + n, value, 2 if ttl == 0 else 0)
-                if e:
-                    err.append("Runtime error: " + e)
-            elif not m.fifo:
+                tag = rnd.choice(TAGS + [None])
+                script.append("UPDATE c SET tag=%s WHERE key=%s;" % (sql_tag(tag), sql_key(k)))
+                if m.live(k):
+                    m.renew(k, tag=tag)
+                    m.covered["tag updates"] += 1
+            if not was_live and not m.fifo:
                 m.misses += 1     # the UPDATE's lookup reads value: a miss
         elif r < 0.83:
             if rnd.random() < 0.7:
@@ -337,8 +424,19 @@ def main():
             # cache table again, and the buffered uses must follow it
             ddl += 1
             script.append("CREATE TABLE ddl%d(x);" % ddl)
-        else:
-            continue
+        elif r < 1.0:
+            # one tag's entries: listed (not a use), or deleted
+            tag = rnd.choice(TAGS)
+            if rnd.random() < 0.5:
+                script.append("SELECT count(*), coalesce(group_concat(k, ','), '') FROM"
+                              " (SELECT quote(key) AS k FROM c WHERE tag = %s ORDER BY key);"
+                              % sql_tag(tag))
+                ks = sorted((x for x, e in m.entries.items() if e[4] == tag and not e[3]),
+                            key=sqlite_order)
+                out.append("%d|%s" % (len(ks), ",".join(sql_quote(x) for x in ks)))
+            else:
+                script.append("DELETE FROM c WHERE tag = %s;" % sql_tag(tag))
+                m.covered["tag deletes"] += m.delete_tag(tag) > 0
         script.append(check_sql())
         expect_check()
     while m.stack:
@@ -352,6 +450,8 @@ def main():
         f.write("\n".join(out) + "\n")
     with open(os.path.join(outdir, "expected.err"), "w") as f:
         f.write("".join(e + "\n" for e in err))
+    with open(os.path.join(outdir, "covered"), "w") as f:
+        f.write("".join("%s: %d\n" % kv for kv in m.covered.items()))
 
 
 if __name__ == "__main__":
