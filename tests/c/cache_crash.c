@@ -20,8 +20,9 @@
 ** DB and LOG are created afresh: a table t USING cache(...) in DB with the
 ** journal mode given, with a feed of 50 removals (the model's removals:
 ** the checker compares cache_evictions with them row for row).  Half the
-** sets give a tag (not in the model either: integrity_check checks that
-** the tags agree with the entries).  Then TRIALS times: a writer process (forked) opens DB
+** sets give a tag, which UPDATEs of value and key keep: the checker
+** compares each entry's tag with the model's, and integrity_check checks
+** that the tag rows agree with the entries.  Then TRIALS times: a writer process (forked) opens DB
 ** and does random cache operations until it is killed; a checker process
 ** then opens DB and compares it with the log.  Prints "ok ..." with counts
 ** and exits 0, or prints what differs and exits 1.
@@ -29,7 +30,8 @@
 ** THE WRITER
 **
 **   Autocommit sets (new keys and replacements; expires NULL, in the past
-**   or far in the future), UPDATEs of value and expires, UPDATEs of the key,
+**   or far in the future), UPDATEs of value and expires, renewals (UPDATEs
+**   of expires, ttl and tag alone), UPDATEs of the key,
 **   deletes, capacity changes, purge, flush, gets (key = ?, key IN (...),
 **   cache_read) and explicit transactions of several of those with
 **   SAVEPOINT, ROLLBACK TO, RELEASE, ending in COMMIT or ROLLBACK; now and
@@ -49,7 +51,9 @@
 **     G key version         an autocommit get and what it returned (0: none)
 **     K n 0|1               the checker's verdict on an unfinished block n:
 **                           not committed / committed
-**   Op lines: S key ver exp (set), U key ver exp (UPDATE value, expires),
+**   Op lines: S key ver exp tag (set; tag 0 none, 1..3 red, green, blue),
+**   U key ver exp (UPDATE value, expires), N key exp tag (UPDATE expires,
+**   ttl and tag alone: a renewal in place; exp 4 is a ttl of a day),
 **   M key newkey (UPDATE key), D key, Z capacity, X max_entries (MODE
 **   evict and fifo only), P (purge), F (flush),
 **   O (close and reopen), G key ver, I n key ver ... (IN get), C key ver
@@ -75,7 +79,7 @@
 **   database must equal the model either without it or with it, and the
 **   checker appends its verdict.  The database is compared through SQL
 **   only: PRAGMA integrity_check, the cache's integrity_check command, the
-**   listing (key, size, expires, hits; in MODE evict only, as hits are
+**   listing (key, size, expires, tag, hits; in MODE evict only, as hits are
 **   exact only there), every value (read on a second, read-only
 **   connection, so that the checker's reads are never written as uses),
 **   cache_stats (capacity, entries, bytes, evictions, expired), the feed
@@ -106,6 +110,8 @@ typedef sqlite3_int64 i64;
 
 static char azKey[NKEY][48];
 static int gbFifo;               /* policy = fifo: no uses, set order */
+/* The tags a set may give: 1..3 (0, none, is NULL). */
+static const char *const azTag[] = { 0, "red", "green", "blue" };
 
 static void initKeys(void){
   int i;
@@ -234,7 +240,7 @@ static void sbAdd(strbuf *p, const char *zFmt, ...){
 /* ------------------------------------------------------------ the writer */
 
 enum { W_SET, W_UPD, W_REN, W_DEL, W_GET, W_IN, W_READ, W_CAP, W_PURGE,
-       W_FLUSH, W_MAXENT, W_NSTMT };
+       W_FLUSH, W_MAXENT, W_RENEW, W_NSTMT };
 static const char *azWriterSql[W_NSTMT] = {
   "INSERT INTO t(key, value, expires, ttl, tag) VALUES(?1, ?2, ?3, ?4, ?5)",
   "UPDATE t SET value = ?2, expires = ?3, ttl = ?4 WHERE key = ?1",
@@ -247,6 +253,7 @@ static const char *azWriterSql[W_NSTMT] = {
   "INSERT INTO t(t) VALUES('purge')",
   "INSERT INTO t(t) VALUES('flush')",
   "INSERT INTO t(t, value) VALUES('max_entries', ?1)",
+  "UPDATE t SET expires = ?2, ttl = ?3, tag = ?4 WHERE key = ?1",
 };
 
 typedef struct writer writer;
@@ -332,18 +339,15 @@ static void writerOp(writer *w, strbuf *pOps, int bTxn, int bLogFirst){
   if( r<30 ){
     i64 v = writerNext(w);
     int e = expPick();
-    sbAdd(pOps, "S %s %lld %d\n", azKey[k], v, e);
+    int iTag = rnd(2) ? 1 + k%3 : 0;
+    sbAdd(pOps, "S %s %lld %d %d\n", azKey[k], v, e, iTag);
     LOG_FIRST();
     pStmt = w->aStmt[W_SET];
     n = valueMake(v, aVal);
     sqlite3_bind_text(pStmt, 1, azKey[k], -1, SQLITE_STATIC);
     sqlite3_bind_blob(pStmt, 2, aVal, n, SQLITE_TRANSIENT);
     bindExp(pStmt, 3, e);
-    if( rnd(2) ){
-      /* a tag (not in the model: integrity_check counts them) */
-      static const char *azTag[] = { "red", "green", "blue" };
-      sqlite3_bind_text(pStmt, 5, azTag[k%3], -1, SQLITE_STATIC);
-    }
+    if( iTag ) sqlite3_bind_text(pStmt, 5, azTag[iTag], -1, SQLITE_STATIC);
     writerStep(w, pStmt);
   }else if( r<37 ){
     i64 v = writerNext(w);
@@ -363,6 +367,19 @@ static void writerOp(writer *w, strbuf *pOps, int bTxn, int bLogFirst){
     pStmt = w->aStmt[W_REN];
     sqlite3_bind_text(pStmt, 1, azKey[k], -1, SQLITE_STATIC);
     sqlite3_bind_text(pStmt, 2, azKey[k2], -1, SQLITE_STATIC);
+    writerStep(w, pStmt);
+  }else if( r<44 ){
+    /* a renewal in place: expires NULL, past, future or a ttl of a day
+    ** (4), and a tag or none */
+    static const int aExp[] = { 0, 1, 2, 4 };
+    int e = aExp[rnd(4)], iTag = (int)rnd(4);
+    sbAdd(pOps, "N %s %d %d\n", azKey[k], e, iTag);
+    LOG_FIRST();
+    pStmt = w->aStmt[W_RENEW];
+    sqlite3_bind_text(pStmt, 1, azKey[k], -1, SQLITE_STATIC);
+    if( e==4 ) sqlite3_bind_int64(pStmt, 3, 86400);
+    else if( e ) sqlite3_bind_int64(pStmt, 2, e==1 ? EXP_PAST : EXP_FUTURE);
+    if( iTag ) sqlite3_bind_text(pStmt, 4, azTag[iTag], -1, SQLITE_STATIC);
     writerStep(w, pStmt);
   }else if( r<50 ){
     sbAdd(pOps, "D %s\n", azKey[k]);
@@ -524,7 +541,9 @@ typedef struct m_entry m_entry;
 struct m_entry {
   int bStored;          /* in the table (maybe expired, not reclaimed yet) */
   int eExp;             /* 0 NULL, 1 past, 2 future, 3 ttl 0 (the write's
-                        ** time: expired at once, after every 1) */
+                        ** time: expired at once, after every 1), 4 a
+                        ** renewal's ttl of a day */
+  int iTag;             /* azTag[iTag], 0 for none */
   i64 id, version, nVal, hits, rank;
 };
 /* A row of the feed: removals not asked for, the newest FEED_N. */
@@ -690,10 +709,12 @@ static void mEvict(m_db *p){
 /* A set makes a new entry, even of a stored key (ext/cache.c: "a set of a
 ** stored key makes a new entry"): buffered uses of the entry it replaces,
 ** put back by a rollback, meet no entry when they are written. */
-static void mSet(m_db *p, int k, i64 version, i64 nVal, int eExp, i64 hits){
+static void mSet(m_db *p, int k, i64 version, i64 nVal, int eExp, i64 hits,
+                 int iTag){
   m_entry *e = &p->a[k];
   mReclaim(p);
   e->bStored = 1;
+  e->iTag = iTag;
   e->id = e->rank = ++p->seq;
   e->version = version;
   e->nVal = nVal;
@@ -829,14 +850,21 @@ static int mApply(replay *r, const char *zLine, m_sv *aSv, int *pnSv,
   }
   switch( zLine[0] ){
     case 'S':
-    case 'U':
-      if( sscanf(zLine+2, "%63s %lld %d", zA, &v, &e)!=3 || (k = keyIndex(zA))<0 ){
+    case 'U': {
+      int iTag = 0;
+      if( sscanf(zLine+2, "%63s %lld %d %d", zA, &v, &e, &iTag)!=(zLine[0]=='S' ? 4 : 3)
+       || (k = keyIndex(zA))<0 || iTag<0 || iTag>3 ){
         return fail(r, "bad log line '%s'", zLine);
       }
       if( zLine[0]=='U' && !mLive(p, k) ) return 0;   /* nothing to update */
       mFlush(p, c);
-      mSet(p, k, v, valueLen(v)+16, e, zLine[0]=='U' ? p->a[k].hits : 0);
+      if( zLine[0]=='U' ){
+        mSet(p, k, v, valueLen(v)+16, e, p->a[k].hits, p->a[k].iTag);
+      }else{
+        mSet(p, k, v, valueLen(v)+16, e, 0, iTag);
+      }
       return 0;
+    }
     case 'M':
       if( sscanf(zLine+2, "%63s %63s", zA, zB)!=2 || (k = keyIndex(zA))<0
        || (k2 = keyIndex(zB))<0 ){
@@ -847,9 +875,25 @@ static int mApply(replay *r, const char *zLine, m_sv *aSv, int *pnSv,
       {
         m_entry old = p->a[k];
         p->a[k].bStored = 0;
-        mSet(p, k2, old.version, old.nVal, old.eExp, old.hits);
+        mSet(p, k2, old.version, old.nVal, old.eExp, old.hits, old.iTag);
       }
       return 0;
+    case 'N': {
+      /* a renewal keeps the entry (id, version, size, hits); under lru it
+      ** is the most recent */
+      int iTag = 0;
+      if( sscanf(zLine+2, "%63s %d %d", zA, &e, &iTag)!=3 || (k = keyIndex(zA))<0
+       || iTag<0 || iTag>3 ){
+        return fail(r, "bad log line '%s'", zLine);
+      }
+      if( !mLive(p, k) ) return 0;
+      mFlush(p, c);
+      mReclaim(p);
+      p->a[k].eExp = e;
+      p->a[k].iTag = iTag;
+      if( !gbFifo ) p->a[k].rank = ++p->seq;
+      return 0;
+    }
     case 'D':
       if( (k = keyIndex(zLine+2))<0 ) return fail(r, "bad log line '%s'", zLine);
       if( !mLive(p, k) ) return 0;
@@ -949,6 +993,7 @@ struct observed {
   int bLive[NKEY];
   i64 version[NKEY], size[NKEY], hits[NKEY], expires[NKEY];
   int bExpNull[NKEY];
+  int iTag[NKEY];           /* index in azTag, 0 NULL, -1 another text */
   i64 capacity, entries, bytes, evictions, expired;
   m_feed aFeed[FEED_N+1];   /* cache_evictions, in order of seq */
   int nFeed;
@@ -978,7 +1023,7 @@ static int observe(replay *r, const char *zDb, const char *zExt, observed *o){
     return 1;
   }
   /* The listing is not a use: it changes nothing. */
-  rc = sqlite3_prepare_v2(db, "SELECT key, size, hits, expires FROM t", -1, &pStmt, 0);
+  rc = sqlite3_prepare_v2(db, "SELECT key, size, hits, expires, tag FROM t", -1, &pStmt, 0);
   while( (rc==SQLITE_OK || rc==SQLITE_ROW) && (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
     k = keyIndex((const char*)sqlite3_column_text(pStmt, 0));
     if( k<0 || o->bLive[k] ){
@@ -990,6 +1035,13 @@ static int observe(replay *r, const char *zDb, const char *zExt, observed *o){
     o->hits[k] = sqlite3_column_int64(pStmt, 2);
     o->bExpNull[k] = sqlite3_column_type(pStmt, 3)==SQLITE_NULL;
     o->expires[k] = sqlite3_column_int64(pStmt, 3);
+    o->iTag[k] = 0;
+    if( sqlite3_column_type(pStmt, 4)!=SQLITE_NULL ){
+      const char *zTag = (const char*)sqlite3_column_text(pStmt, 4);
+      int t;
+      for(t=3; t>0 && (zTag==0 || strcmp(zTag, azTag[t])!=0); t--){}
+      o->iTag[k] = t>0 ? t : -1;
+    }
   }
   if( rc!=SQLITE_DONE && !r->zFail[0] ) fail(r, "listing: %s", sqlite3_errmsg(db));
   sqlite3_finalize(pStmt);
@@ -1107,6 +1159,12 @@ static int matches(const replay *r, const m_db *p, const observed *o,
      || (e->eExp==2 && o->expires[k]!=EXP_FUTURE) ){
       snprintf(zWhy, nWhy, "%s has expires %s%lld, the model %d", azKey[k],
                o->bExpNull[k] ? "NULL " : "", o->expires[k], e->eExp);
+      return 0;
+    }
+    if( o->iTag[k]!=e->iTag ){
+      snprintf(zWhy, nWhy, "%s has tag %s, the model %s", azKey[k],
+               o->iTag[k]<0 ? "(another)" : o->iTag[k] ? azTag[o->iTag[k]] : "NULL",
+               e->iTag ? azTag[e->iTag] : "NULL");
       return 0;
     }
     if( r->bEvict && !gbFifo && o->hits[k]!=e->hits ){
