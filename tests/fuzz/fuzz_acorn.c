@@ -44,9 +44,12 @@
 **      uses), then SELECT sum(size), count(*) FROM t must equal bytes and
 **      entries of cache_stats('schema.t'), sum(hits) must be at most its
 **      hits; the entries with a tag, counted by a scan, must be the sum of
-**      the entries found through the tag index for each tag; the feed
-**      (cache_evictions) must hold at most feed rows, with seqs that follow
-**      each other; and integrity_check must succeed again;
+**      the entries found through the tag index for each tag, every tag row
+**      must name an entry that exists and each tag count as many there as
+**      in the table; the feed (cache_evictions) must hold at most feed
+**      rows, in increasing seq with no gap, none above the config row's,
+**      each with a reason of capacity, entries or expired, a size > 0 and
+**      a time; and integrity_check must succeed again;
 **   5. sqlite3_close() must return SQLITE_OK on both connections, and
 **      sqlite3_memory_used() must be back where it was before the opens
 **      (acorn allocates with sqlite3_malloc: a buffer or instance kept
@@ -294,6 +297,10 @@ static const char *const azUpdate[] = {
   "tag=NULL WHERE tag=%K",
   "value=%V WHERE tag=%K",
   "tag=%K, ttl=%I",
+  "expires=%E WHERE key=%K",
+  "ttl=%I, tag=%K WHERE key=%K",
+  "expires=NULL, tag=NULL WHERE key IN (%K, %K)",
+  "ttl=%I WHERE tag=%K",
 };
 
 /* DELETE FROM t ... */
@@ -308,6 +315,9 @@ static const char *const azDelete[] = {
 static const char *const azStats[] = {
   "SELECT * FROM cache_stats(%T)",
   "SELECT * FROM cache_stats",
+  "SELECT * FROM cache_stats WHERE tbl=%T OR tbl=%T",
+  "SELECT * FROM cache_stats(%T) WHERE entries=%I OR bytes>%I",
+  "SELECT * FROM cache_stats WHERE tbl=%T OR entries=%I",
   "SELECT capacity, tbl FROM cache_stats WHERE tbl IN (%T, %T)",
   "SELECT * FROM cache_stats WHERE tbl=%T",
   "SELECT * FROM cache_stats(%T) a JOIN cache_stats(%T) b",
@@ -1121,18 +1131,32 @@ static void fuzzCheckAll(fuzz_state *s, const char *zWhen){
   fuzzFreeTables(a, n);
 }
 
-/* Tags and the feed of table p: the entries with a tag, counted by a scan,
-** are the sum of the entries found through the tag index for each tag;
-** the feed holds at most feed rows, with seqs that follow each other. */
+/* Tags and the feed of table p (after 'purge': nothing expired is left).
+** Tags: the entries with a tag, counted by a scan, are the sum of the
+** entries found through the tag index for each tag; every row of <t>_tag
+** names an entry that exists, their number is the config row's tagged,
+** and each tag counts as many rows there as entries in the table.  The
+** feed holds at most feed rows, in increasing seq with no gap, none above
+** the config row's fseq; each has a reason of capacity, entries or
+** expired, an INTEGER size > 0 and an INTEGER time. */
 static void fuzzCheckTagsFeed(fuzz_state *s, const fuzz_table *p){
-  long long aTag[2] = {-1, -2}, aFeed[2] = {-1, -1};
+  long long aTag[5] = {-1, -2, -1, -1, -1}, aFeed[4] = {-1, -1, -1, -1};
   char *zSql = sqlite3_mprintf(
       "SELECT (SELECT count(*) FROM \"%w\".\"%w\" WHERE tag IS NOT NULL),"
       " (SELECT coalesce(sum((SELECT count(*) FROM \"%w\".\"%w\" u"
       " WHERE u.tag=g.tag)), 0) FROM (SELECT DISTINCT tag"
-      " FROM \"%w\".\"%w\" WHERE tag IS NOT NULL) g)",
-      p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName);
-  int rc = fuzzQuery(s, zSql, aTag, 2);
+      " FROM \"%w\".\"%w\" WHERE tag IS NOT NULL) g),"
+      " (SELECT count(*) FROM \"%w\".\"%w_tag\" WHERE id NOT IN"
+      " (SELECT id FROM \"%w\".\"%w_data\")),"
+      " (SELECT count(*) FROM \"%w\".\"%w_tag\")"
+      " = (SELECT tagged FROM \"%w\".\"%w_config\"),"
+      " (SELECT count(*) FROM (SELECT tag, count(*) FROM \"%w\".\"%w_tag\""
+      " GROUP BY tag EXCEPT SELECT tag, count(*) FROM \"%w\".\"%w\""
+      " WHERE tag IS NOT NULL GROUP BY tag))",
+      p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName,
+      p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName,
+      p->zDb, p->zName);
+  int rc = fuzzQuery(s, zSql, aTag, 5);
   sqlite3_free(zSql);
   if( rc ) fuzzFail(s, "tags of %s.%s: %s", p->zDb, p->zName,
                     sqlite3_errmsg(s->db));
@@ -1140,17 +1164,31 @@ static void fuzzCheckTagsFeed(fuzz_state *s, const fuzz_table *p){
     fuzzFail(s, "%s.%s has %lld tagged entries, its tags' lookups find %lld",
              p->zDb, p->zName, aTag[0], aTag[1]);
   }
+  if( aTag[2]!=0 || aTag[3]!=1 || aTag[4]!=0 ){
+    fuzzFail(s, "the tags of %s.%s: %lld tag rows of no entry, tagged %s the"
+             " tag rows, %lld tags counted otherwise than the table counts"
+             " them", p->zDb, p->zName, aTag[2],
+             aTag[3]==1 ? "is" : "is not", aTag[4]);
+  }
   zSql = sqlite3_mprintf(
       "SELECT count(*) <= (SELECT feed FROM \"%w\".\"%w_config\"),"
-      " count(*)=0 OR max(seq)-min(seq)+1=count(*)"
-      " FROM cache_evictions('%q.%q')", p->zDb, p->zName, p->zDb, p->zName);
-  rc = fuzzQuery(s, zSql, aFeed, 2);
+      " count(*)=0 OR max(seq)-min(seq)+1=count(*),"
+      " count(*)=0 OR max(seq) <= (SELECT fseq FROM \"%w\".\"%w_config\"),"
+      " sum(reason NOT IN ('capacity', 'entries', 'expired')"
+      " OR typeof(size)<>'integer' OR size<=0 OR typeof(at)<>'integer'"
+      " OR seq<=prev)"
+      " FROM (SELECT seq, size, reason, at, lag(seq, 1, 0) OVER () AS prev"
+      " FROM cache_evictions('%q.%q'))",
+      p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName);
+  rc = fuzzQuery(s, zSql, aFeed, 4);
   sqlite3_free(zSql);
   if( rc ) fuzzFail(s, "feed of %s.%s: %s", p->zDb, p->zName,
                     sqlite3_errmsg(s->db));
-  if( aFeed[0]!=1 || aFeed[1]!=1 ){
-    fuzzFail(s, "the feed of %s.%s holds more rows than feed, or a gap",
-             p->zDb, p->zName);
+  if( aFeed[0]!=1 || aFeed[1]!=1 || aFeed[2]!=1 || aFeed[3]>0 ){
+    fuzzFail(s, "the feed of %s.%s holds more rows than feed (%lld), a gap"
+             " (%lld), a seq above fseq (%lld) or %lld rows out of order or"
+             " with a bad reason, size or time", p->zDb, p->zName,
+             !aFeed[0], !aFeed[1], !aFeed[2], aFeed[3]);
   }
 }
 
