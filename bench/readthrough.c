@@ -24,8 +24,9 @@
 ** Six sides, each a file in DIR, journal_mode=WAL, synchronous=NORMAL, one
 ** connection, statements prepared once (bind, step, reset):
 **   lru   acorn: CREATE VIRTUAL TABLE c USING cache(capacity=...);
-**         get SELECT value FROM c WHERE key=?, set INSERT INTO c(key, value)
-**         (acorn evicts)
+**         get SELECT cache_get('c', ?) (NULL: a miss; with
+**         READTHROUGH_GET=select, SELECT value FROM c WHERE key=? instead),
+**         set INSERT INTO c(key, value) (acorn evicts)
 **   fifo  the same with policy=fifo
 **   a1    exact LRU by hand: kv(k TEXT PRIMARY KEY, v BLOB, used INTEGER),
 **         an index on used; get SELECT rowid, v FROM kv WHERE k=? and, on a
@@ -212,6 +213,7 @@ static int bIsAcorn(int i){ return i==S_LRU || i==S_FIFO; }
 static int bHasMeta(int i){ return i==S_A2 || i==S_B2; }
 
 static int bSplit;             /* hand-written: no RETURNING (the default) */
+static int bSelectGet;         /* acorn: SELECT value, not cache_get */
 static long long nCapacity;    /* bytes */
 static int nValue;             /* bytes of a value */
 static unsigned char *aVal;    /* the value being set */
@@ -236,7 +238,8 @@ static void side_open(side *p, int iSide){
                            " policy=%s)", nCapacity, azSide[iSide]);
     exec(p->db, zSql);
     sqlite3_free(zSql);
-    p->pGet = prep(p->db, "SELECT value FROM c WHERE key=?1");
+    p->pGet = prep(p->db, bSelectGet ? "SELECT value FROM c WHERE key=?1"
+                                     : "SELECT cache_get('c', ?1)");
     p->pSet = prep(p->db, "INSERT INTO c(key, value) VALUES(?1, ?2)");
   }else if( iSide==S_A1 || iSide==S_A2 ){
     exec(p->db, "CREATE TABLE kv(k TEXT PRIMARY KEY, v BLOB, used INTEGER);"
@@ -318,7 +321,9 @@ static int do_get(side *p, const char *z, long long iKey){
   sqlite3_bind_text(p->pGet, 1, z, KEYLEN, SQLITE_STATIC);
   if( p->iSide==S_A1 && !p->pTouch ) sqlite3_bind_int64(p->pGet, 2, ++p->nUsed);
   rc = sqlite3_step(p->pGet);
-  if( rc==SQLITE_ROW ){
+  if( rc==SQLITE_ROW && sqlite3_column_type(p->pGet, iCol)==SQLITE_NULL ){
+    rc = sqlite3_step(p->pGet);  /* cache_get's miss */
+  }else if( rc==SQLITE_ROW ){
     const unsigned char *a = sqlite3_column_blob(p->pGet, iCol);
     long long v;
     if( p->pTouch ) iRowid = sqlite3_column_int64(p->pGet, 0);
@@ -497,6 +502,8 @@ int main(int argc, char **argv){
   nKeys = atoll(argv[3]);
   s = atof(argv[4]);
   zMode = argv[5];
+  bSelectGet = getenv("READTHROUGH_GET")
+               && strcmp(getenv("READTHROUGH_GET"), "select")==0;
   bSplit = !(getenv("READTHROUGH_RETURNING")
              && strcmp(getenv("READTHROUGH_RETURNING"), "1")==0);
   nValue = atoi(argv[6]);

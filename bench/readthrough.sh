@@ -12,6 +12,8 @@
 #   READTHROUGH_REQUESTS  measured requests per point, autocommit, default
 #                         40000 (a multiple of 1000)
 #   READTHROUGH_REQUESTS_TXN  the same in transactions of 100, default 200000
+#   READTHROUGH_GET=select  the cache's get as SELECT value FROM c WHERE key=?
+#                         instead of SELECT cache_get('c', ?)
 #   READTHROUGH_RETURNING=1  the hand-written sides with UPDATE/DELETE ...
 #                         RETURNING (slower) instead of SELECT, then write
 # Databases go to a temporary directory under $TMPDIR (default /tmp),
