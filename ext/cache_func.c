@@ -37,12 +37,50 @@ static cache_vtab *cacheLookup(cache_conn *pConn, const char *zDb, int nDb,
   return p;
 }
 
+/* What a name that is no cache table names, found by cacheFind(): the
+** schema of the table or view of that name SQL would take (0 if none),
+** and the error of connecting it, if connecting failed. */
+typedef struct cache_found cache_found;
+struct cache_found {
+  char *zDb;            /* schema of the object found, or 0 */
+  const char *zName;    /* its name as given (in the caller's string) */
+  char *zErr;           /* why it could not be connected, or 0 */
+};
+
+static void cacheFoundClear(cache_found *pF){
+  sqlite3_free(pF->zDb);
+  sqlite3_free(pF->zErr);
+  memset(pF, 0, sizeof(*pF));
+}
+
+/* Is there a view named zName in schema zDb?  sqlite3_table_column_metadata
+** does not see views, while SQL takes one as it takes a table.  *pRc is
+** set to SQLITE_NOMEM if the query ran out of memory. */
+static int cacheViewIn(sqlite3 *db, const char *zDb, const char *zName,
+                       int *pRc){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema"
+      " WHERE type='view' AND name=%Q COLLATE NOCASE", zDb, zName);
+  int rc, bView = 0;
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  if( rc==SQLITE_OK ){
+    bView = sqlite3_step(pStmt)==SQLITE_ROW;
+    rc = sqlite3_finalize(pStmt);
+  }
+  if( (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  return bView;
+}
+
 /* The cache table zDb.zName, connected first if need be (preparing a
 ** statement that names it calls xConnect), or 0 if that is no cache table.
-** *pbExists is set if there is a table of that name; *pRc to SQLITE_NOMEM
-** if the lookup ran out of memory (then 0 says nothing). */
+** *pbExists is set if there is a table of that name (with bView, a view
+** too); then pF says where, and why connecting failed if it did.  *pRc is
+** set to SQLITE_NOMEM if the lookup ran out of memory (then 0 says
+** nothing). */
 static cache_vtab *cacheFindIn(cache_conn *pConn, const char *zDb, int nDb,
-                               const char *zName, int *pbExists, int *pRc){
+                               const char *zName, int bView, int *pbExists,
+                               cache_found *pF, int *pRc){
   sqlite3 *db = pConn->db;
   cache_vtab *p = 0;
   char *zSchema = sqlite3_mprintf("%.*s", nDb, zDb);
@@ -65,9 +103,19 @@ static cache_vtab *cacheFindIn(cache_conn *pConn, const char *zDb, int nDb,
       sqlite3_free(zSql);
       p = cacheLookup(pConn, zDb, nDb, zName);
       if( p==0 && (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
+      if( p==0 && rc!=SQLITE_OK ){
+        pF->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+      }
     }
   }else if( (rc&0xff)==SQLITE_NOMEM ){
     *pRc = SQLITE_NOMEM;
+  }else if( bView ){
+    *pbExists = cacheViewIn(db, zSchema, zName, pRc);
+  }
+  if( *pbExists && p==0 ){
+    pF->zDb = zSchema;
+    pF->zName = zName;
+    zSchema = 0;
   }
   sqlite3_free(zSchema);
   return p;
@@ -75,16 +123,22 @@ static cache_vtab *cacheFindIn(cache_conn *pConn, const char *zDb, int nDb,
 
 /* The cache table that SQL would take for zName: a bare name is looked up
 ** as SQLite does (temp, main, then attached databases in order), and
-** names a cache table only if the table found is one; then "schema.name".
-** 0 if there is none, or if the lookup failed: then *pRc says why
-** (SQLITE_NOMEM; it is SQLITE_OK after a plain miss). */
-static cache_vtab *cacheFind(cache_conn *pConn, const char *zName, int *pRc){
+** names a cache table only if the table or view found is one; then
+** "schema.name".  0 if there is none, or if the lookup failed: then *pRc
+** says why (SQLITE_NOMEM; it is SQLITE_OK after a plain miss), and pF
+** what the name names instead, if anything.  Views are looked for (a
+** query: tables are found without one) in a temp schema that is open and
+** in the others, but only for a name without a dot: for 'aux.t', a view
+** named so is seen only when no cache table aux.t exists. */
+static cache_vtab *cacheFind(cache_conn *pConn, const char *zName,
+                             cache_found *pF, int *pRc){
   sqlite3 *db = pConn->db;
   const char *zDot = strchr(zName, '.');
   sqlite3_stmt *pList = 0;
   int i, rc, bExists = 0;
   cache_vtab *p = 0;
   *pRc = SQLITE_OK;
+  memset(pF, 0, sizeof(*pF));
   if( SQLITE_VERSION_NUMBER<3039000 || sqlite3_libversion_number()<3039000 ){
     /* sqlite3_db_name() is 3.39: its slot in an older library's API table
     ** is NULL (calling it would jump to address 0).  The pragma lists the
@@ -100,6 +154,7 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName, int *pRc){
   }
   for(i=0; ; i++){
     const char *zDb;
+    int bView;
     if( pList ){
       rc = sqlite3_step(pList);
       zDb = rc==SQLITE_ROW ? (const char*)sqlite3_column_text(pList, 0) : 0;
@@ -112,17 +167,63 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName, int *pRc){
 #endif
     }
     if( zDb==0 ) break;
-    p = cacheFindIn(pConn, zDb, (int)strlen(zDb), zName, &bExists, pRc);
+    bView = zDot==0 && (sqlite3_stricmp(zDb, "temp")!=0
+                        || sqlite3_db_filename(db, "temp")!=0);
+    p = cacheFindIn(pConn, zDb, (int)strlen(zDb), zName, bView, &bExists,
+                    pF, pRc);
     if( bExists || *pRc ) break;
   }
   sqlite3_finalize(pList);
   if( bExists || *pRc ) return p;
   if( zDot ){
-    return cacheFindIn(pConn, zName, (int)(zDot-zName), zDot+1, &bExists, pRc);
+    p = cacheFindIn(pConn, zName, (int)(zDot-zName), zDot+1, 1, &bExists,
+                    pF, pRc);
   }
-  return 0;
+  return p;
 }
 
+/* The message for a name zTab that names no cache table, as pF found it:
+** what the name names, or that it names nothing.  0 if memory ran out. */
+static char *cacheNotFoundMsg(sqlite3 *db, const char *zWho, const char *zTab,
+                              const cache_found *pF){
+  sqlite3_stmt *pStmt = 0;
+  const char *zWhat = "a table";
+  char *zSql, *zMsg;
+  int rc;
+  if( pF->zErr ){
+    return sqlite3_mprintf("%s: cannot open %Q: %s", zWho, zTab, pF->zErr);
+  }
+  if( pF->zDb==0 ){
+    /* nothing in a schema; a table-valued function (bench_insert,
+    ** pragma_table_info ...) is no table of one, but SQL takes it */
+    zSql = zTab && strchr(zTab, '.')==0
+         ? sqlite3_mprintf("SELECT 1 FROM \"%w\" LIMIT 0", zTab) : 0;
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_ERROR;
+    sqlite3_finalize(pStmt);
+    sqlite3_free(zSql);
+    if( rc==SQLITE_OK ){
+      return sqlite3_mprintf("%s: %Q is a table-valued function, not a cache"
+                             " table", zWho, zTab);
+    }
+    return sqlite3_mprintf("%s: no such table: %Q", zWho, zTab);
+  }
+  zSql = sqlite3_mprintf("SELECT type, sql LIKE 'CREATE VIRTUAL TABLE%%'"
+      " FROM \"%w\".sqlite_schema WHERE type IN ('table', 'view')"
+      " AND name=%Q COLLATE NOCASE", pF->zDb, pF->zName);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    const char *zType = (const char*)sqlite3_column_text(pStmt, 0);
+    if( zType && strcmp(zType, "view")==0 ){
+      zWhat = "a view";
+    }else if( sqlite3_column_int(pStmt, 1) ){
+      zWhat = "a virtual table of another module";
+    }
+  }
+  zMsg = sqlite3_mprintf("%s: %Q is %s, not a cache table", zWho, zTab, zWhat);
+  sqlite3_finalize(pStmt);
+  return zMsg;
+}
 
 /* The cache table named zTab, bound, with its config row read into op->cfg
 ** (op is begun for it) and a reference for the caller, who gives it back
@@ -132,13 +233,20 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName, int *pRc){
 ** none; 0 without a message if memory ran out. */
 static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
                                  const char *zWho, cache_op *op){
+  cache_found found;
   int i, rc = SQLITE_OK;
   memset(op, 0, sizeof(*op));
+  memset(&found, 0, sizeof(found));
   for(i=0; i<2; i++){
-    cache_vtab *pVtab = zTab ? cacheFind(pConn, zTab, &rc) : 0;
+    cache_vtab *pVtab;
     cache_table *p = 0;
     char *zErr = 0;
-    if( pVtab==0 && rc ) return 0;     /* out of memory: no message */
+    cacheFoundClear(&found);
+    pVtab = zTab ? cacheFind(pConn, zTab, &found, &rc) : 0;
+    if( pVtab==0 && rc ){                /* out of memory: no message */
+      cacheFoundClear(&found);
+      return 0;
+    }
     if( pVtab==0 ) break;
     if( pVtab->pTab && pVtab->pTab->bGone ){
       /* (an instance SQLite has not disconnected yet, of the table that had
@@ -187,9 +295,11 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
     sqlite3_free(op->zErr);      /* gone or another table: look again */
     op->zErr = 0;
   }
-  /* no such table now, or still another one after looking again */
+  /* no cache table of that name now, or still another one after looking
+  ** again */
   sqlite3_free(op->zErr);
-  op->zErr = sqlite3_mprintf("%s: no such cache table: %Q", zWho, zTab);
+  op->zErr = cacheNotFoundMsg(pConn->db, zWho, zTab, &found);
+  cacheFoundClear(&found);
   return 0;
 }
 

@@ -1096,7 +1096,7 @@ SELECT group_concat(seq) FROM cache_evictions('t') WHERE seq > 6;" "$db"
     assert_failure "cache: bad feed '${v//\'/}'; $help"
   done
   run acorn_sql "SELECT * FROM cache_evictions('nope');"
-  assert_failure "cache_evictions: no such cache table: 'nope'"
+  assert_failure "cache_evictions: no such table: 'nope'"
   run acorn_sql "SELECT * FROM cache_evictions;"
   assert_failure "cache_evictions: missing argument: the name of a cache table, as in SELECT * FROM cache_evictions('t')"
   # a table of acorn 0.2 has an empty feed until converted
@@ -1226,11 +1226,11 @@ s|1"
   run acorn_sql "$pre SELECT cache_read('t', NULL, 0, 4);"
   assert_failure "cache_read: key must not be NULL; expected TEXT, BLOB or INTEGER"
   run acorn_sql "$pre SELECT cache_read('nope', 'k', 0, 4);"
-  assert_failure "cache_read: no such cache table: 'nope'"
+  assert_failure "cache_read: no such table: 'nope'"
   run acorn_sql "$pre SELECT cache_read('plain', 'k', 0, 4);"
-  assert_failure "cache_read: no such cache table: 'plain'"
+  assert_failure "cache_read: 'plain' is a table, not a cache table"
   run acorn_sql "$pre SELECT cache_read(NULL, 'k', 0, 4);"
-  assert_failure "cache_read: no such cache table: NULL"
+  assert_failure "cache_read: no such table: NULL"
   run acorn_sql "$pre SELECT cache_read('t', 'k', 0);"
   assert_failure "wrong number of arguments to function cache_read()"
 }
@@ -1395,13 +1395,63 @@ c|1"
   run acorn_sql "$pre SELECT cache_get('t', 1.5);"
   assert_failure "cache_get: key must be TEXT, BLOB or INTEGER, got REAL"
   run acorn_sql "$pre SELECT cache_get('nope', 'k');"
-  assert_failure "cache_get: no such cache table: 'nope'"
+  assert_failure "cache_get: no such table: 'nope'"
   run acorn_sql "$pre SELECT cache_get('plain', 'k');"
-  assert_failure "cache_get: no such cache table: 'plain'"
+  assert_failure "cache_get: 'plain' is a table, not a cache table"
   run acorn_sql "$pre SELECT cache_get(NULL, 'k');"
-  assert_failure "cache_get: no such cache table: NULL"
+  assert_failure "cache_get: no such table: NULL"
   run acorn_sql "$pre SELECT cache_get('t');"
   assert_failure "wrong number of arguments to function cache_get()"
+}
+
+@test "each function names a table, a view, another module's table or a table-valued function as not a cache table, apart from a name that names nothing" {
+  local pre="CREATE TABLE plain(x); CREATE VIEW v AS SELECT 1 AS a;
+CREATE VIRTUAL TABLE f USING fts5(a); CREATE VIRTUAL TABLE c USING cache;"
+  local fn call name
+  for fn in cache_get cache_read cache_stats cache_evictions; do
+    for name in plain PLAIN main.plain v main.v f bench_insert nope main.nope; do
+      case $fn in
+        cache_get) call="SELECT cache_get('$name', 'k');" ;;
+        cache_read) call="SELECT cache_read('$name', 'k', 0, 1);" ;;
+        *) call="SELECT * FROM $fn('$name');" ;;
+      esac
+      run acorn_sql "$pre $call"
+      case $name in
+        plain|PLAIN|main.plain) assert_failure "$fn: '$name' is a table, not a cache table" ;;
+        v|main.v) assert_failure "$fn: '$name' is a view, not a cache table" ;;
+        f) assert_failure "$fn: 'f' is a virtual table of another module, not a cache table" ;;
+        bench_insert) assert_failure "$fn: 'bench_insert' is a table-valued function, not a cache table" ;;
+        *) assert_failure "$fn: no such table: '$name'" ;;
+      esac
+    done
+  done
+}
+
+@test "a view in temp hides a cache table of that name in main from the functions, as it does from SQL" {
+  run acorn_sql "CREATE VIRTUAL TABLE x USING cache;
+INSERT INTO x(key, value) VALUES ('k', 'v');
+SELECT cache_get('x', 'k');
+CREATE TEMP VIEW x AS SELECT 1 AS a;
+SELECT a FROM x;
+SELECT cache_get('main.x', 'k'), (SELECT entries FROM cache_stats('main.x'));
+SELECT cache_get('x', 'k');"
+  assert_failure
+  assert_output "v
+1
+v|1
+$(runtime_error 8) cache_get: 'x' is a view, not a cache table"
+}
+
+@test "a virtual table whose module is missing is named with SQLite's reason" {
+  local db="$BATS_TEST_TMPDIR/m.db"
+  run plain_sql "CREATE VIRTUAL TABLE f USING fts5(a);" "$db"
+  assert_success
+  # a shell without fts5 is hard to find: an unknown module in the schema
+  run plain_sql "PRAGMA writable_schema = ON;
+UPDATE sqlite_schema SET sql = 'CREATE VIRTUAL TABLE f USING nosuchmodule(a)' WHERE name = 'f';" "$db"
+  assert_success
+  run acorn_sql "SELECT * FROM cache_stats('f');" "$db"
+  assert_failure "cache_stats: cannot open 'f': no such module: nosuchmodule"
 }
 
 @test "under fifo cache_get counts nothing and writes nothing" {
@@ -1454,7 +1504,7 @@ main|aux|main
 main
 main
 4|3
-$(runtime_error 11) cache_get: no such cache table: 't'"
+$(runtime_error 11) cache_get: no such table: 't'"
 }
 
 @test "cache_get follows renames, drops and new tables of the name on its connection" {
@@ -1480,8 +1530,8 @@ one
 two|one
 temp|temp
 3|2
-$(runtime_error 7) cache_get: no such cache table: 't'
-$(runtime_error 13) cache_get: no such cache table: 't'"
+$(runtime_error 7) cache_get: no such table: 't'
+$(runtime_error 13) cache_get: 't' is a table, not a cache table"
 }
 
 @test "cache_get after a DROP TABLE rolled back, or rolled back to a savepoint, finds the table again" {
@@ -1504,7 +1554,7 @@ INSERT INTO t(t) VALUES ('integrity_check');"
 x
 x
 a|3
-$(runtime_error 7) cache_get: no such cache table: 't'"
+$(runtime_error 7) cache_get: no such table: 't'"
 }
 
 # ---------------------------------------------------------------- cache_stats
@@ -1528,7 +1578,7 @@ entries
   run acorn_sql "SELECT * FROM cache_stats;"
   assert_failure "cache_stats: missing argument: the name of a cache table, as in SELECT * FROM cache_stats('thumbs')"
   run acorn_sql "SELECT * FROM cache_stats('nope');"
-  assert_failure "cache_stats: no such cache table: 'nope'"
+  assert_failure "cache_stats: no such table: 'nope'"
 }
 
 @test "cache_stats and cache_evictions take a WHERE with OR: each shape gives its rows, or an error naming the argument" {
@@ -1934,7 +1984,7 @@ SELECT cache_read('t', 'k', 0, 10);
 SELECT capacity FROM cache_stats('main.t');
 SELECT cache_read('main.t', 'k', 0, 10), cache_read('aux.t', 'k', 0, 10);
 SELECT capacity FROM cache_stats('u');" "$db"
-  assert_failure "cache_stats: no such cache table: 'u'"
+  assert_failure "cache_stats: 'u' is a table, not a cache table"
   assert_output "1
 200
 main
@@ -1945,7 +1995,7 @@ temp
 temp
 200
 main|aux
-$(runtime_error 16) cache_stats: no such cache table: 'u'"
+$(runtime_error 16) cache_stats: 'u' is a table, not a cache table"
 }
 
 @test "DROP TABLE in a transaction that sets, rolled back: the counters are the stored ones, no use lands on a reused id" {

@@ -48,14 +48,14 @@ other's DDL, write in BEGIN: a,c,e 3
 hits after B closed: a=2,c=1,e=0
 B's stats after re-create: (3, 0)
 A's listing after B closed: p=0,q=0,r=0
-after DROP: cache_read: no such cache table: 't'
-after DROP: cache_stats: no such cache table: 't'
+after DROP: cache_read: no such table: 't'
+after DROP: cache_stats: no such table: 't'
 cache_get before: ('xxxxxxxx', 'xxxxxxxx')
 cache_get after re-create: ('new', None) (1, 1, 1)
 A's listing after B closed: a=1 1
-after RENAME: cache_get: no such cache table: 't'
+after RENAME: cache_get: no such table: 't'
 after RENAME: ('new',)
-after DROP: cache_get: no such cache table: 'u'"
+after DROP: cache_get: no such table: 'u'"
 }
 
 @test "a connection with buffered uses closes safely after another connection changed the schema" {
