@@ -77,7 +77,9 @@
 **      AND id='uuid7_blob' AND batch IN (1, 100);
 **
 ** Every integer parameter also takes a REAL with no fractional part (as
-** JavaScript numbers bind).  An invalid value is an error that names the
+** JavaScript numbers bind).  Enumerated values are case-insensitive ('WAL'
+** is wal, as in PRAGMA journal_mode=WAL); the columns and messages show
+** them as listed above.  An invalid value is an error that names the
 ** parameter and lists what is allowed, e.g.
 **   bench_insert: journal must be one of wal, delete, truncate, persist,
 **   memory, off (got 'bogus')
@@ -717,7 +719,7 @@ static int benchParseValue(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
       if( eType==SQLITE_TEXT ){
         const char *z = (const char*)sqlite3_value_text(v);
         for(k=0; z && pP->azEnum[k]; k++){
-          if( strcmp(z, pP->azEnum[k])==0 ){
+          if( sqlite3_stricmp(z, pP->azEnum[k])==0 ){
             pOut->i = k;
             return SQLITE_OK;
           }

@@ -295,12 +295,28 @@ check_error() {  # WHERE-clause expected-message
 
 @test "an invalid id, journal, synchronous, begin, prepare, locking or storage names the allowed values" {
   check_error "id='uuid5'" "id must be one of integer, shortid, uuid4_text, uuid4_blob, uuid7_text, uuid7_blob, uuid8_text, uuid8_blob (got 'uuid5')"
-  check_error "journal='WAL'" "journal must be one of wal, delete, truncate, persist, memory, off (got 'WAL')"
+  check_error "journal='WALL'" "journal must be one of wal, delete, truncate, persist, memory, off (got 'WALL')"
   check_error "synchronous=1" "synchronous must be one of off, normal, full, extra (got 1)"
   check_error "begin='exclusive'" "begin must be one of deferred, immediate (got 'exclusive')"
   check_error "prepare IN ('once','twice')" "prepare must be one of once, each, exec (got 'twice')"
   check_error "locking=NULL" "locking must be one of normal, exclusive (got NULL)"
   check_error "storage='disk'" "storage must be one of file, memory (got 'disk')"
+  assert_dir_empty "$D"
+}
+
+@test "every keyword parameter takes its values in any case, shown in lowercase, and parameter names any case; values that differ only in case are one value" {
+  run bi "SELECT id, journal, synchronous, begin, prepare, locking, storage, rows_written
+  FROM bench_insert WHERE id = 'UUID7_Blob' AND journal = 'WAL' AND synchronous = 'Off'
+   AND begin = 'IMMEDIATE' AND prepare = 'Each' AND locking = 'NORMAL' AND storage = 'File'
+   AND BATCH = 5 AND Rows = 10 AND dir = '$D';"
+  assert_success
+  assert_output "uuid7_blob|wal|off|immediate|each|normal|file|10"
+  run bi "SELECT id, journal, locking, storage, rows_written FROM bench_insert
+  WHERE id IN ('integer', 'INTEGER', 'ShortId') AND journal IN ('Delete', 'delete')
+   AND locking = 'Exclusive' AND storage IN ('MEMORY') AND $W AND rows = 5 AND dir = '$D';"
+  assert_success
+  assert_output "integer|delete|exclusive|memory|5
+shortid|delete|exclusive|memory|5"
   assert_dir_empty "$D"
 }
 
