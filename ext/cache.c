@@ -120,37 +120,13 @@ struct cache_options {
   " default_ttl, max_entries and feed"
 
 /* Messages of the options that commands set too (%s: the value). */
-#define CACHE_TTL_HELP "expected seconds, optionally with a unit s, m, h or" \
-  " d (e.g. 90 or '15m'), at most 1000000000000 seconds; 0 for none"
+#define CACHE_TTL_HELP "expected whole seconds, optionally with a unit s, m," \
+  " h or d (e.g. 90, '15m' or '1.5h'; a fraction needs a unit above s), at" \
+  " most 1000000000000 seconds; 0 for none"
 #define CACHE_MAXENT_HELP "expected a whole number of entries from 0 (no" \
   " bound) to 4611686018427387904"
 #define CACHE_FEED_HELP "expected a whole number of removals to keep from 0" \
   " (off) to 1000000"
-
-/* Parse a duration: digits, optional spaces, an optional unit s, m, h or
-** d (seconds without one); the seconds in *pOut.  0 on success. */
-static int cacheParseDuration(const char *z, i64 *pOut){
-  static const struct { char c; i64 iMul; } aUnit[] = {
-    { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
-  };
-  i64 v = 0, iMul = 1;
-  size_t i;
-  if( z==0 ) return 1;
-  while( *z==' ' ) z++;
-  if( acornCacheParseWhole(z, (i64)CACHE_MAX_TTL, &v, &z) ) return 1;
-  while( *z==' ' ) z++;
-  for(i=0; *z && i<sizeof(aUnit)/sizeof(aUnit[0]); i++){
-    if( (*z|0x20)==aUnit[i].c ){
-      iMul = aUnit[i].iMul;
-      z++;
-      break;
-    }
-  }
-  while( *z==' ' ) z++;
-  if( *z || v > (i64)CACHE_MAX_TTL/iMul ) return 1;
-  *pOut = v*iMul;
-  return 0;
-}
 
 /* Parse a whole number 0..iMax with nothing after it.  0 on success. */
 static int cacheParseCount(const char *z, i64 iMax, i64 *pOut){
@@ -197,7 +173,7 @@ static int cacheParseOption(int k, const char *zValue, cache_options *pOpt,
                                " off", zValue);
       break;
     case 4:
-      if( cacheParseDuration(zValue, &pOpt->nDefaultTtl)==0 ) return SQLITE_OK;
+      if( acornCacheParseDuration(zValue, &pOpt->nDefaultTtl)==0 ) return SQLITE_OK;
       *pzErr = sqlite3_mprintf("cache: bad default_ttl '%s'; " CACHE_TTL_HELP,
                                zValue);
       break;
@@ -1259,7 +1235,7 @@ static int cacheCommandArg(cache_vtab *p, int iCmd, sqlite3_value *pArg,
   }else if( e==SQLITE_TEXT ){
     z = (const char*)sqlite3_value_text(pArg);
     bBad = iCmd==0 ? acornCacheParseSize(z, piVal)
-         : iCmd==1 ? cacheParseDuration(z, piVal)
+         : iCmd==1 ? acornCacheParseDuration(z, piVal)
          : cacheParseCount(z, aMax[iCmd], piVal);
   }else{
     bBad = e!=SQLITE_NULL || iCmd==0;

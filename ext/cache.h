@@ -83,7 +83,16 @@ typedef sqlite3_uint64 u64;
 
 #define CACHE_SIZE_HELP \
   "expected a positive number of bytes, optionally with a unit B, kB, MB," \
-  " GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')"
+  " GB, KiB, MiB or GiB (e.g. 1048576, '64MiB' or '1.5GiB'; a fraction" \
+  " needs a unit above B), at most 4611686018427387904 bytes"
+
+/* A unit of an option's amount (acornCacheParseAmount): its name, lower
+** case, and what one of it is worth (bytes, seconds). */
+typedef struct cache_unit cache_unit;
+struct cache_unit {
+  const char *zUnit;
+  i64 iMul;
+};
 
 /* The bytes an entry counts for, computed from its stored row: an INTEGER
 ** key 8, TEXT and BLOB their length in the database encoding.  length() of
@@ -451,6 +460,9 @@ i64 acornCacheNowMs(void);
 int acornCacheWholeNumber(sqlite3_value *v, i64 *pOut);
 int acornCacheParseWhole(const char *z, i64 iMax, i64 *pOut, const char **pzEnd);
 int acornCacheParseSize(const char *z, i64 *pOut);
+int acornCacheParseDuration(const char *z, i64 *pOut);
+int acornCacheParseAmount(const char *z, const cache_unit *aUnit, int nUnit,
+                          i64 iMax, i64 *pOut);
 i64 acornCacheBytes(int bUtf16, sqlite3_value *pVal);
 const char *acornCacheTypeName(int eType);
 int acornCacheCheckKey(const char *zWho, sqlite3_value *pKey, char **pzErr);

@@ -292,33 +292,75 @@ int acornCacheParseWhole(const char *z, i64 iMax, i64 *pOut, const char **pzEnd)
   return 0;
 }
 
-/* Parse a size: digits, optional spaces, optional unit.  0 on success. */
+/* Parse an amount: optional spaces, digits with an optional fraction
+** (".5"), optional spaces, one of the units aUnit[] names (any case; ""
+** for none), optional spaces.  A fraction that is not all zeros needs a
+** unit of more than 1: the amount is then rounded down to whole units of
+** 1 (bytes, seconds), and one that is not 0 must not round down to 0.  No
+** sign, no exponent.  The amount, 0..iMax, in
+** *pOut.  0 on success. */
+int acornCacheParseAmount(const char *z, const cache_unit *aUnit, int nUnit,
+                          i64 iMax, i64 *pOut){
+  const char *zFrac = 0;
+  i64 v = 0, iMul = 0, iPart = 0;
+  int i, nFrac = 0, bFrac = 0, nDigit = 0;
+  if( z==0 ) return 1;
+  while( *z==' ' ) z++;
+  for(; *z>='0' && *z<='9'; z++, nDigit++){
+    if( v > (iMax - (*z - '0'))/10 ) return 1;
+    v = v*10 + (*z - '0');
+  }
+  if( nDigit==0 ) return 1;
+  if( *z=='.' ){
+    for(zFrac = ++z; *z>='0' && *z<='9'; z++, nFrac++){
+      if( *z!='0' ) bFrac = 1;
+    }
+  }
+  while( *z==' ' ) z++;
+  for(i=0; i<nUnit && iMul==0; i++){
+    int n = (int)strlen(aUnit[i].zUnit);
+    const char *zEnd = z + n;
+    if( sqlite3_strnicmp(z, aUnit[i].zUnit, n)!=0 ) continue;
+    while( *zEnd==' ' ) zEnd++;
+    if( *zEnd==0 ) iMul = aUnit[i].iMul;
+  }
+  if( iMul==0 || (bFrac && iMul==1) || v > iMax/iMul ) return 1;
+  /* floor(iMul * 0.d1d2...dn), from the last digit back: floor((iMul*d +
+  ** x)/10) for x = floor(iMul * 0.d(k+1)...dn) is exact, as x < iMul */
+  for(i=nFrac-1; i>=0; i--){
+    assert( iPart<iMul );
+    iPart = (iMul*(zFrac[i]-'0') + iPart)/10;
+  }
+  if( iPart > iMax - v*iMul ) return 1;
+  *pOut = v*iMul + iPart;
+  return *pOut==0 && bFrac;     /* not 0, yet less than one byte, second */
+}
+
+/* Parse a size: a positive amount of bytes with an optional unit B, kB,
+** MB, GB (powers of 1000), KiB, MiB or GiB (of 1024).  0 on success. */
 int acornCacheParseSize(const char *z, i64 *pOut){
-  static const struct { const char *zUnit; i64 iMul; } aUnit[] = {
+  static const cache_unit aUnit[] = {
     { "",    1 }, { "b",   1 },
     { "kb",  1000 }, { "mb", 1000000 }, { "gb", 1000000000 },
     { "kib", (i64)1<<10 }, { "mib", (i64)1<<20 }, { "gib", (i64)1<<30 },
   };
   i64 v = 0;
-  size_t i;
-  if( z==0 ) return 1;
-  while( *z==' ' ) z++;
-  if( acornCacheParseWhole(z, CACHE_MAX_CAPACITY, &v, &z) ) return 1;
-  while( *z==' ' ) z++;
-  for(i=0; i<sizeof(aUnit)/sizeof(aUnit[0]); i++){
-    size_t n = strlen(aUnit[i].zUnit);
-    if( sqlite3_strnicmp(z, aUnit[i].zUnit, (int)n)==0 ){
-      const char *zEnd = z + n;
-      while( *zEnd==' ' ) zEnd++;
-      if( *zEnd ) continue;
-      if( v > CACHE_MAX_CAPACITY / aUnit[i].iMul ) return 1;
-      v *= aUnit[i].iMul;
-      if( v<1 ) return 1;
-      *pOut = v;
-      return 0;
-    }
+  if( acornCacheParseAmount(z, aUnit, (int)(sizeof(aUnit)/sizeof(aUnit[0])),
+                            CACHE_MAX_CAPACITY, &v) || v<1 ){
+    return 1;
   }
-  return 1;
+  *pOut = v;
+  return 0;
+}
+
+/* Parse a duration: seconds with an optional unit s, m, h or d.  0 on
+** success. */
+int acornCacheParseDuration(const char *z, i64 *pOut){
+  static const cache_unit aUnit[] = {
+    { "", 1 }, { "s", 1 }, { "m", 60 }, { "h", 3600 }, { "d", 86400 },
+  };
+  return acornCacheParseAmount(z, aUnit, (int)(sizeof(aUnit)/sizeof(aUnit[0])),
+                               (i64)CACHE_MAX_TTL, pOut);
 }
 
 /* Bytes a key or value counts for: BLOB its length, TEXT its length in

@@ -4,7 +4,7 @@
 load test_helper
 load cache
 
-SIZE_HELP="expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')"
+SIZE_HELP="expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576, '64MiB' or '1.5GiB'; a fraction needs a unit above B), at most 4611686018427387904 bytes"
 RO_HELP="writable columns are key, value, expires, tag and ttl"
 
 
@@ -52,12 +52,118 @@ SELECT (SELECT capacity FROM cache_stats('a')), (SELECT capacity FROM cache_stat
 
 @test "a capacity of zero, a negative or an unparsable one is an error" {
   local v
-  for v in 0 -5 "'12XB'" "''" "'1.5GiB'" "'GiB'" "99999999999999999999"; do
+  for v in 0 -5 "'12XB'" "''" "'1.5'" "'1.5B'" "'.5GiB'" "'1e3'" 1e3 "'0x10'" "'+5'" "'1.5.0MiB'" "'0.0001kB'" "'GiB'" "99999999999999999999"; do
     run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity = $v);"
     assert_failure "cache: bad capacity '${v//\'/}'; $SIZE_HELP"
   done
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache(recency_buffer = 0);"
   assert_failure "cache: bad recency_buffer '0'; expected an integer from 1 to 1000000"
+}
+
+@test "a capacity with a unit takes a fraction, rounded down to whole bytes; the option and the command alike" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE a USING cache(capacity = '1.5MiB');
+CREATE VIRTUAL TABLE b USING cache(capacity = '0.5 kB');
+CREATE VIRTUAL TABLE c USING cache(capacity = '2.0009kB');
+CREATE VIRTUAL TABLE d USING cache(capacity = '1.999999999999999999999999KiB');
+CREATE VIRTUAL TABLE e USING cache(capacity = '0.001kB');
+CREATE VIRTUAL TABLE f USING cache(capacity = '4294967295.99999999999999999GiB');
+CREATE VIRTUAL TABLE g USING cache(capacity = '1.000');
+CREATE VIRTUAL TABLE h USING cache(capacity = '3.25gb');
+SELECT (SELECT capacity FROM cache_stats('a')), (SELECT capacity FROM cache_stats('b')),
+       (SELECT capacity FROM cache_stats('c')), (SELECT capacity FROM cache_stats('d')),
+       (SELECT capacity FROM cache_stats('e')), (SELECT capacity FROM cache_stats('f')),
+       (SELECT capacity FROM cache_stats('g')), (SELECT capacity FROM cache_stats('h'));
+INSERT INTO a(a, value) VALUES ('capacity', '0.75GiB');
+SELECT capacity FROM cache_stats('a');
+INSERT INTO a(key, value) VALUES ('k', zeroblob(100));
+INSERT INTO a(a, value) VALUES ('capacity', '0.1kB');
+SELECT capacity, entries FROM cache_stats('a');"
+  assert_success
+  assert_output "1572864|500|2000|2047|1|4611686018427387903|1|3250000000
+805306368
+100|0"
+  # below one byte, or past 2^62 once rounded: the range error
+  local v
+  for v in "'0.0009kB'" "'4294967296.000001GiB'"; do
+    run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity = $v);"
+    assert_failure "cache: bad capacity '${v//\'/}'; $SIZE_HELP"
+    run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t, value) VALUES ('capacity', $v);"
+    assert_failure "cache: bad capacity '${v//\'/}'; $SIZE_HELP"
+  done
+}
+
+@test "a default_ttl with a unit above seconds takes a fraction, rounded down to whole seconds" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(default_ttl = '1.5h');
+INSERT INTO t(key, value) VALUES ('a', 'x');
+INSERT INTO t(t, value) VALUES ('default_ttl', '0.25d');
+INSERT INTO t(key, value) VALUES ('b', 'x');
+INSERT INTO t(t, value) VALUES ('default_ttl', '0.999 m');
+INSERT INTO t(key, value) VALUES ('c', 'x');
+INSERT INTO t(t, value) VALUES ('default_ttl', '0.0h');
+INSERT INTO t(key, value) VALUES ('d', 'x');
+SELECT key, quote(expires - created) FROM t;"
+  assert_success
+  assert_output "a|5400000
+b|21600000
+c|59000
+d|NULL"
+}
+
+@test "option names, keyword values, units and command names are case-insensitive" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE f USING cache(CAPACITY = '1KIB', Policy = FIFO, AutoFlush = OFF,
+  RECENCY_BUFFER = 10, Default_TTL = '2H', MAX_ENTRIES = 5, Feed = 3);
+CREATE VIRTUAL TABLE l USING cache(policy = 'Lru', autoflush = \"On\", capacity = '1.5Mib',
+  default_ttl = '1.5D');
+SELECT * FROM cache_stats('f');
+SELECT * FROM cache_stats('l');
+INSERT INTO f(key, value) VALUES ('k', 'v');
+SELECT key, expires - created, quote(hits) FROM f;
+INSERT INTO l(key, value) VALUES ('k', 'v');
+SELECT key, expires - created, hits FROM l;
+INSERT INTO f(f, value) VALUES ('CAPACITY', '2 KiB'), ('Default_Ttl', '30M'),
+  ('MAX_ENTRIES', 1), ('FEED', 2);
+INSERT INTO f(key, value) VALUES ('j', 'v');
+INSERT INTO f(f) VALUES ('Purge'), ('FLUSH'), ('Integrity_Check');
+SELECT capacity, entries FROM cache_stats('f');
+SELECT key, expires - created FROM f;
+SELECT key, reason FROM cache_evictions('f');"
+  assert_success
+  assert_output "1024|0|0|||0|0
+1572864|0|0|0|0|0|0
+k|7200000|NULL
+k|129600000|0
+2048|1
+j|1800000
+k|entries"
+}
+
+@test "option values need quotes only where they are not whole SQL tokens: a number with its unit against it" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE a USING cache(capacity = 64 MiB, policy = fifo, autoflush = off,
+  default_ttl = 15 m, max_entries = 10, feed = 5, recency_buffer = 100);
+CREATE VIRTUAL TABLE b USING cache(capacity = 1.5 GiB, default_ttl = 1.5 h);
+CREATE VIRTUAL TABLE c USING cache(capacity = 1048576, default_ttl = 900);
+SELECT capacity FROM cache_stats('a');
+SELECT capacity FROM cache_stats('b');
+SELECT capacity FROM cache_stats('c');
+INSERT INTO a(key, value) VALUES ('k', 'v');
+INSERT INTO b(key, value) VALUES ('k', 'v');
+SELECT (SELECT expires - created FROM a), (SELECT expires - created FROM b), quote((SELECT hits FROM a));"
+  assert_success
+  assert_output "67108864
+1610612736
+1048576
+900000|5400000|NULL"
+  local v
+  for v in capacity=64MiB capacity=1.5GiB default_ttl=15m default_ttl=1.5h; do
+    run acorn_sql "CREATE VIRTUAL TABLE t USING cache(${v%%=*} = ${v#*=});"
+    assert_failure "unrecognized token: \"${v#*=}\""
+    run acorn_sql "CREATE VIRTUAL TABLE t USING cache(${v%%=*} = '${v#*=}');"
+    assert_success
+  done
 }
 
 @test "text capacities up to 2^62 bytes are accepted as the INTEGER form is; above, refused" {
@@ -811,7 +917,7 @@ d:7200000 e:90000 f:604800000 g:30000 h:120000
 
 @test "default_ttl survives reopening; a bad default_ttl is an error naming it and the units" {
   local db="$BATS_TEST_TMPDIR/d.db"
-  local help="expected seconds, optionally with a unit s, m, h or d (e.g. 90 or '15m'), at most 1000000000000 seconds; 0 for none"
+  local help="expected whole seconds, optionally with a unit s, m, h or d (e.g. 90, '15m' or '1.5h'; a fraction needs a unit above s), at most 1000000000000 seconds; 0 for none"
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache(default_ttl = 60);
 INSERT INTO t(t, value) VALUES ('default_ttl', '2m');" "$db"
   assert_success
@@ -820,11 +926,15 @@ SELECT expires - created FROM t;" "$db"
   assert_success
   assert_output "120000"
   local v
-  for v in "'7w'" "''" "'1.5h'" "'-1'" "'h'" "'1000000000001'" "'11574075d'"; do
+  for v in "'7w'" "''" "'-1'" "'h'" "'1000000000001'" "'11574075d'" "'11574074.1d'"; do
     run acorn_sql "CREATE VIRTUAL TABLE u USING cache(default_ttl = $v);"
     assert_failure "cache: bad default_ttl '${v//\'/}'; $help"
   done
-  for v in -1 1.5 "'1 week'" 1000000000001; do
+  for v in 1.5 "'1.5s'" "'0.01m'" "'1e3'" "'.5h'"; do
+    run acorn_sql "CREATE VIRTUAL TABLE u USING cache(default_ttl = $v);"
+    assert_failure "cache: bad default_ttl '${v//\'/}'; $help"
+  done
+  for v in -1 1.5 "'1.5'" "'1 week'" 1000000000001; do
     run acorn_sql "INSERT INTO t(t, value) VALUES ('default_ttl', $v);" "$db"
     assert_failure "cache: bad default_ttl '${v//\'/}'; $help"
   done
@@ -2118,7 +2228,7 @@ INSERT INTO t(t) VALUES ('integrity_check');"
 2|18
 2|18
 $(runtime_error 6) cache: a cache table cannot be named 'key': that is the name of a column
-$(runtime_error 7) cache: bad capacity '0'; expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')"
+$(runtime_error 7) cache: bad capacity '0'; expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576, '64MiB' or '1.5GiB'; a fraction needs a unit above B), at most 4611686018427387904 bytes"
 }
 
 @test "DROP TABLE rolled back keeps the uses not yet written" {
@@ -2217,8 +2327,8 @@ X'6976'
   assert_failure "cache: expires must be an INTEGER (unix ms) or NULL, got REAL"
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t, value) VALUES ('capacity', 10.5);"
   assert_failure "cache: bad capacity '10.5'; $SIZE_HELP"
-  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity = '1.5kB');"
-  assert_failure "cache: bad capacity '1.5kB'; $SIZE_HELP"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(capacity = '1.5');"
+  assert_failure "cache: bad capacity '1.5'; $SIZE_HELP"
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache; SELECT cache_read('t', 1, 0.5, 1);"
   assert_failure "cache_read: offset must be a non-negative integer"
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache; SELECT cache_read('t', 1, 0, 1e30);"

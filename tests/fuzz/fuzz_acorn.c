@@ -459,6 +459,10 @@ static const char *const azBenchWhere[] = {
   " AND journal_size_limit=-2", " AND journal_size_limit=4096",
   " AND reader_hold_ms=1 AND readers=1", " AND reader_hold_ms=3600001",
   " AND reader_hold_ms IN (0, 2) AND readers=2 AND wal_autocheckpoint=1",
+  /* keyword values in any case are the lowercase ones */
+  " AND journal IN ('WAL', 'wal', 'Delete')", " AND synchronous='OFF'",
+  " AND id IN ('UUID7_Blob', 'integer')", " AND begin='Immediate'",
+  " AND prepare='EACH'", " AND locking='Exclusive'", " AND storage='MEMORY'",
 };
 
 /* How far 'w' moves the clock, in ms. */
