@@ -1614,7 +1614,7 @@ main|aux|main
 main
 main
 4|3
-$(runtime_error 11) cache_get: no such table: 't'"
+$(runtime_error 11) cache_get: 't' is a table, not a cache table"
 }
 
 @test "cache_get follows renames, drops and new tables of the name on its connection" {
