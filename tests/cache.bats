@@ -1557,7 +1557,8 @@ $(runtime_error 8) cache_get: 'x' is a view, not a cache table"
   run plain_sql "CREATE VIRTUAL TABLE f USING fts5(a);" "$db"
   assert_success
   # a shell without fts5 is hard to find: an unknown module in the schema
-  run plain_sql "PRAGMA writable_schema = ON;
+  run plain_sql ".dbconfig defensive off
+PRAGMA writable_schema = ON;
 UPDATE sqlite_schema SET sql = 'CREATE VIRTUAL TABLE f USING nosuchmodule(a)' WHERE name = 'f';" "$db"
   assert_success
   run acorn_sql "SELECT * FROM cache_stats('f');" "$db"
