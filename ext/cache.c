@@ -1135,7 +1135,11 @@ static int cacheCheckTtl(cache_op *op, sqlite3_value *pTtl, i64 *pnMs){
         " seconds from 0 to %.0f", (const char*)sqlite3_value_text(pTtl),
         CACHE_MAX_TTL);
   }
-  *pnMs = e==SQLITE_INTEGER ? sqlite3_value_int64(pTtl)*1000 : (i64)(r*1000.0);
+  /* rounded to the nearest ms: a ttl of 1.001 is the double
+  ** 1.00099999..., and 1001 ms is meant (a host that has only doubles,
+  ** JavaScript, passes ms/1000) */
+  *pnMs = e==SQLITE_INTEGER ? sqlite3_value_int64(pTtl)*1000
+                            : (i64)(r*1000.0 + 0.5);
   return SQLITE_OK;
 }
 

@@ -835,6 +835,21 @@ NULL
 2|2"
 }
 
+@test "a REAL ttl is rounded to the nearest millisecond, so ms/1000 from a host of doubles gives those ms" {
+  # 1.001 is the double 1.000999999...: truncated it was 1000 ms
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value, ttl) VALUES ('a', 'v', 1.001), ('b', 'v', 1001/1000.0), ('c', 'v', 2.0624),
+                                      ('d', 'v', 2.0625), ('e', 'v', 86399.999);
+SELECT key, expires - created FROM t;"
+  assert_success
+  assert_output "a|1001
+b|1001
+c|2062
+d|2063
+e|86399999"
+}
+
 @test "ttl and expires together, a negative, too large or non-numeric ttl are errors naming ttl" {
   local pre="CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(key, value) VALUES ('k', 'v');"
   local both="cache: ttl and expires are both given; give one: ttl in seconds from now, or expires in unix ms"
