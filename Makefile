@@ -450,7 +450,8 @@ dist-npm: $(PKG_SO)
 	mkdir -p $(PKG)/npm/lib/$(PKG_NODE_ARCH)
 	sed 's/@VERSION@/$(VERSION)/g' ext/packages/npm/package.json > $(PKG)/npm/package.json
 	sed 's/@VERSION@/$(VERSION)/g' ext/packages/npm/README.md > $(PKG)/npm/README.md
-	cp ext/packages/npm/index.js ext/packages/npm/index.d.ts $(PKG)/npm/
+	cp ext/packages/npm/index.js ext/packages/npm/load.js ext/packages/npm/cache.js \
+	   ext/packages/npm/keyv.js ext/packages/npm/index.d.ts ext/packages/npm/keyv.d.ts $(PKG)/npm/
 	if [ -f LICENSE ]; then cp LICENSE $(PKG)/npm/LICENSE; fi
 	install -m 0755 $(PKG_SO) $(PKG)/npm/lib/$(PKG_NODE_ARCH)/acorn.so
 	touch -d @$(PKG_EPOCH) $$(find $(PKG)/npm)

@@ -18,3 +18,81 @@ export declare function getLoadablePath(): string;
  * turned on for this one call and off again.
  */
 export declare function load(db: ExtensionLoader): void;
+
+/**
+ * A connection a Cache works on: a better-sqlite3 Database, or a
+ * node:sqlite DatabaseSync (opened with `{ allowExtension: true }` unless
+ * acorn is loaded already).
+ */
+export interface Connection extends ExtensionLoader {
+  prepare(sql: string): unknown;
+  exec(sql: string): unknown;
+}
+
+/** A key: TEXT, BLOB or INTEGER in the table. */
+export type CacheKey = string | number | bigint | Uint8Array;
+
+/** A value: a string is stored as TEXT, bytes as a BLOB. */
+export type CacheValue = string | Uint8Array;
+
+export interface CacheOptions {
+  /** Bytes the entries may hold: a number, or a string with a unit ('64MiB'). Default 1 GiB. */
+  capacity?: number | string;
+  /** 'lru' (default) or 'fifo'; fixed when the table is created. */
+  policy?: 'lru' | 'fifo';
+  /** Lifetime of an entry set without ttl: ms (a multiple of 1000) or '90s', '15m', '2h', '7d'; 0 for none. */
+  defaultTtl?: number | string;
+  /** The most entries; 0 (default) for no bound. */
+  maxEntries?: number;
+  /** How many evictions the feed keeps (cache_evictions); 0 (default) is off. */
+  feed?: number;
+  /** Keys whose recency a connection buffers, 1..1000000; fixed when the table is created. */
+  recencyBuffer?: number;
+  /** Whether a connection writes its buffered recency on its own (default true); fixed when the table is created. */
+  autoflush?: boolean;
+}
+
+export interface CacheSetOptions {
+  /** Milliseconds from now until the entry expires; undefined for the table's defaultTtl. */
+  ttl?: number;
+  /** The entry's tag, for evict(tag). */
+  tag?: string;
+}
+
+export interface CacheStats {
+  capacity: number;
+  entries: number;
+  bytes: number;
+  /** null under policy 'fifo' */
+  hits: number | null;
+  /** null under policy 'fifo' */
+  misses: number | null;
+  evictions: number;
+  expired: number;
+}
+
+/**
+ * acorn's cache table `name` on `db`, created with `options` if it does not
+ * exist (acorn is loaded into `db` first if it is not). On an existing table
+ * the options capacity, defaultTtl, maxEntries and feed given are set; policy,
+ * recencyBuffer and autoflush must be what it was created with.
+ */
+export declare class Cache {
+  constructor(db: Connection, name: string, options?: CacheOptions);
+  readonly db: Connection;
+  readonly name: string;
+  /** The value as stored (a string, or a Buffer for bytes), or undefined; a get (hit or miss, a use). */
+  get(key: CacheKey): string | Buffer | undefined;
+  /** Stores value under key, replacing any entry it had; returns the cache. */
+  set(key: CacheKey, value: CacheValue, options?: CacheSetOptions): this;
+  /** Whether a live entry has key (not a use, not a hit or miss). */
+  has(key: CacheKey): boolean;
+  /** Removes key's entry; true if there was a live one. */
+  delete(key: CacheKey): boolean;
+  /** Removes the entries of a tag; returns how many. */
+  evict(tag: string): number;
+  /** Removes every entry (expired ones too); returns how many live ones. */
+  clear(): number;
+  /** The table's counters (cache_stats). */
+  stats(): CacheStats;
+}

@@ -1,0 +1,350 @@
+// The installed sqlite-acorn package's Cache and Keyv store, used as a user
+// would (docs/node.md specifies them).  Usage, from the project it is
+// installed in:
+//   node cache_test.js better-sqlite3
+//   node cache_test.js node:sqlite        (Node 22.13+)
+// Prints "PASS npm-cache-<host> N checks: ..." or "FAIL npm-cache-<host>:
+// <check>: reason"; exits 0 or 1.  No check depends on time passing: an
+// expired entry is made with expires = 1 (1970), a ttl is checked as
+// expires - created, which acorn computes from one clock reading.
+'use strict';
+
+const assert = require('node:assert/strict');
+const { Cache } = require('sqlite-acorn');
+const KeyvAcorn = require('sqlite-acorn/keyv');
+
+const host = process.argv[2];
+
+function open(path = ':memory:') {
+  if (host === 'node:sqlite') {
+    const { DatabaseSync } = require('node:sqlite');
+    return new DatabaseSync(path, { allowExtension: true });
+  }
+  const Database = require('better-sqlite3');
+  return new Database(path);
+}
+
+// The first column of the first row (both hosts).
+const one = (db, sql, ...args) => {
+  const r = db.prepare(sql).get(...args);
+  return r === undefined ? undefined : Object.values(r)[0];
+};
+const rows = (db, sql, ...args) => db.prepare(sql).all(...args).map((r) => Object.values(r).join('|'));
+const throwsExactly = (fn, text) => assert.throws(fn, (e) => {
+  assert.equal(String(e.message), text);
+  return true;
+});
+
+const checks = [];
+const check = (name, fn) => checks.push([name, fn]);
+
+check('the constructor loads acorn into a connection that lacks it, once', () => {
+  const db = open();
+  let loads = 0;
+  const real = db.loadExtension.bind(db);
+  db.loadExtension = (...a) => { loads += 1; return real(...a); };
+  const c = new Cache(db, 'thumbs');
+  assert.equal(loads, 1);
+  assert.match(one(db, 'SELECT acorn_version()'), /^v/);
+  new Cache(db, 'thumbs');
+  new Cache(db, 'other');
+  assert.equal(loads, 1, 'acorn loaded again');
+  assert.equal(c.name, 'thumbs');
+  assert.equal(c.db, db);
+  db.close();
+});
+
+check('the constructor creates the table with every option, and takes an existing one', () => {
+  const db = open();
+  new Cache(db, 'c', { capacity: '1MiB', policy: 'fifo', defaultTtl: '15m', maxEntries: 2, feed: 10,
+                       recencyBuffer: 500, autoflush: false });
+  assert.match(one(db, "SELECT sql FROM sqlite_schema WHERE name = 'c'"),
+               /USING cache\(capacity = '1MiB', policy = fifo, default_ttl = '15m', max_entries = 2, feed = 10, recency_buffer = 500, autoflush = off\)$/);
+  const c = new Cache(db, 'c');
+  c.set('a', 'x').set('b', 'y').set('c', 'z');
+  assert.deepEqual(rows(db, 'SELECT key, expires - created FROM c'), ['b|900000', 'c|900000']);
+  assert.deepEqual(rows(db, "SELECT key, reason FROM cache_evictions('c')"), ['a|entries']);
+  assert.deepEqual(c.stats(), { capacity: 1048576, entries: 2, bytes: 4, hits: null, misses: null,
+                                evictions: 1, expired: 0 });
+  // a number of bytes, and defaultTtl in ms
+  const d = new Cache(db, 'd', { capacity: 4096, defaultTtl: 90000 });
+  d.set('k', 'v');
+  assert.equal(one(db, "SELECT expires - created FROM d WHERE key = 'k'"), 90000);
+  assert.equal(d.stats().capacity, 4096);
+  db.close();
+});
+
+check('on an existing table the stored settings given are set, those fixed at creation must agree', () => {
+  const db = open();
+  const c = new Cache(db, 't', { capacity: '1MiB' });
+  for (const k of ['a', 'b', 'c']) c.set(k, 'v');
+  new Cache(db, 't', { capacity: 5000, maxEntries: 1, defaultTtl: '2h', feed: 3 });
+  assert.deepEqual(rows(db, 'SELECT key FROM t'), ['c']);
+  assert.equal(c.stats().capacity, 5000);
+  c.set('n', 'v');
+  assert.equal(one(db, "SELECT expires - created FROM t WHERE key = 'n'"), 7200000);
+  assert.deepEqual(rows(db, "SELECT key, reason FROM cache_evictions('t')"), ['c|entries']);
+  new Cache(db, 't', { policy: 'lru', recencyBuffer: 100000, autoflush: true });
+  throwsExactly(() => new Cache(db, 't', { policy: 'fifo' }),
+                'Cache: t was created with policy = lru, and policy is fixed at creation; got policy = fifo (use another table, or drop it)');
+  throwsExactly(() => new Cache(db, 't', { recencyBuffer: 10 }),
+                'Cache: t was created with recency_buffer = 100000, and recencyBuffer is fixed at creation; got recency_buffer = 10 (use another table, or drop it)');
+  throwsExactly(() => new Cache(db, 't', { autoflush: false }),
+                'Cache: t was created with autoflush = on, and autoflush is fixed at creation; got autoflush = off (use another table, or drop it)');
+  // a failing setting changes none of them
+  assert.throws(() => new Cache(db, 't', { capacity: 7000, maxEntries: -1 }));
+  assert.throws(() => new Cache(db, 't', { capacity: 7000, defaultTtl: '99999999999999d' }),
+                /cache: bad default_ttl/);
+  assert.equal(c.stats().capacity, 5000);
+  db.exec('CREATE TABLE plain(x)');
+  throwsExactly(() => new Cache(db, 'plain'), 'Cache: plain exists and is not a cache table');
+  db.close();
+});
+
+check('get returns a string or a Buffer as stored, undefined for a miss, and counts hits and misses', () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  c.set('s', 'héllo').set('b', Buffer.from([0, 1, 2])).set('u', new Uint8Array([7, 8]));
+  c.set(42, 'n').set(Buffer.from('bk'), 'blob key').set(9007199254740993n, 'big');
+  assert.equal(c.get('s'), 'héllo');
+  assert.ok(Buffer.isBuffer(c.get('b')));
+  assert.deepEqual([...c.get('b')], [0, 1, 2]);
+  assert.deepEqual([...c.get('u')], [7, 8]);
+  assert.equal(c.get(42), 'n');
+  assert.equal(c.get(new Uint8Array(Buffer.from('bk'))), 'blob key');
+  assert.equal(c.get(9007199254740993n), 'big');
+  assert.equal(c.get('42'), undefined, "'42' is another key than 42");
+  assert.equal(c.get('nope'), undefined);
+  const s = c.stats();
+  assert.equal(s.hits, 7);
+  assert.equal(s.misses, 2);
+  assert.deepEqual(rows(db, 'SELECT typeof(key), typeof(value) FROM t'),
+                   ['text|text', 'text|blob', 'text|blob', 'integer|text', 'blob|text', 'integer|text']);
+  db.close();
+});
+
+check('get is a use: the entry read survives the eviction that takes the one not read', () => {
+  const db = open();
+  const c = new Cache(db, 't', { capacity: 100 });
+  c.set('a', 'x'.repeat(29)).set('b', 'x'.repeat(29)).set('c', 'x'.repeat(29));
+  assert.equal(c.get('a').length, 29);
+  c.set('d', 'x'.repeat(29));
+  assert.deepEqual(rows(db, 'SELECT key FROM t'), ['a', 'c', 'd']);
+  assert.equal(c.stats().evictions, 1);
+  db.close();
+});
+
+check('set replaces, takes ttl in ms and a tag, and returns the cache', () => {
+  const db = open();
+  const c = new Cache(db, 't', { defaultTtl: '1h' });
+  assert.equal(c.set('k', 'first'), c);
+  c.set('k', 'second');
+  assert.equal(c.get('k'), 'second');
+  c.set('t1', 'v', { ttl: 1001 }).set('t2', 'v', { ttl: 60001 }).set('t3', 'v', { ttl: 86399999 });
+  c.set('t4', 'v', { ttl: 2.5 * 3600 * 1000, tag: 'x' }).set('t5', 'v', { tag: 'y', ttl: undefined });
+  c.set('t6', 'v', {});
+  assert.deepEqual(rows(db, "SELECT key, expires - created, quote(tag) FROM t WHERE key LIKE 't%'"),
+                   ['t1|1001|NULL', 't2|60001|NULL', 't3|86399999|NULL', "t4|9000000|'x'",
+                    "t5|3600000|'y'", 't6|3600000|NULL']);
+  db.close();
+});
+
+check('an expired entry is a miss for get, absent for has and delete, and gone after clear', () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  c.set('live', 'v');
+  db.prepare("INSERT INTO t(key, value, expires) VALUES ('old', 'v', 1)").run();
+  assert.equal(c.get('old'), undefined);
+  assert.equal(c.has('old'), false);
+  assert.equal(c.delete('old'), false);
+  assert.equal(c.stats().entries, 2, 'the expired entry counts until a write reclaims it');
+  assert.equal(c.clear(), 1);
+  assert.deepEqual(c.stats(), { capacity: 1073741824, entries: 0, bytes: 0, hits: 0, misses: 1,
+                                evictions: 0, expired: 1 });
+  // clear() on a table holding only expired entries still reclaims them
+  db.prepare("INSERT INTO t(key, value, expires) VALUES ('old2', 'v', 1)").run();
+  assert.equal(c.clear(), 0);
+  assert.equal(c.stats().entries, 0);
+  db.close();
+});
+
+check('has is not a use and counts no hit or miss; delete says whether there was an entry', () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  c.set('a', 'v');
+  assert.equal(c.has('a'), true);
+  assert.equal(c.has('b'), false);
+  assert.equal(one(db, "SELECT hits FROM t WHERE key = 'a'"), 0);
+  assert.equal(c.stats().misses, 0);
+  assert.equal(c.delete('a'), true);
+  assert.equal(c.delete('a'), false);
+  assert.equal(c.has('a'), false);
+  db.close();
+});
+
+check('evict(tag) removes that tag\'s entries and says how many', () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  c.set('u1/a', 'v', { tag: 'user:1' }).set('u1/b', 'v', { tag: 'user:1' });
+  c.set('u2/a', 'v', { tag: 'user:2' }).set('site', 'v');
+  assert.equal(c.evict('user:1'), 2);
+  assert.equal(c.evict('user:1'), 0);
+  assert.equal(c.evict('nobody'), 0);
+  assert.deepEqual(rows(db, 'SELECT key FROM t'), ['u2/a', 'site']);
+  db.close();
+});
+
+check('a table in another schema, as schema.name', () => {
+  const db = open();
+  db.exec("ATTACH ':memory:' AS aux");
+  const c = new Cache(db, 'aux.t', { capacity: '1kB' });
+  c.set('k', 'v', { tag: 'g' });
+  assert.equal(c.get('k'), 'v');
+  assert.equal(c.has('k'), true);
+  assert.equal(c.stats().capacity, 1000);
+  assert.equal(one(db, "SELECT count(*) FROM sqlite_schema WHERE name = 't'"), 0);
+  assert.equal(c.evict('g'), 1);
+  assert.equal(c.clear(), 0);
+  new Cache(db, 'aux.t', { capacity: 2000 });
+  assert.equal(c.stats().capacity, 2000);
+  db.close();
+});
+
+check('two connections on one file share the table', () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acorn-cache-'));
+  const file = path.join(dir, 'c.db');
+  try {
+    const a = open(file);
+    const b = open(file);
+    const ca = new Cache(a, 't', { capacity: '1MiB' });
+    const cb = new Cache(b, 't');
+    ca.set('k', Buffer.from('from a'));
+    assert.equal(cb.get('k').toString(), 'from a');
+    assert.equal(cb.stats().capacity, 1048576);
+    a.close();
+    b.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+check('bad arguments are errors naming the method, the parameter and what is allowed', () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  const cases = [
+    [() => new Cache(null, 't'), 'Cache: db must be a better-sqlite3 Database or a node:sqlite DatabaseSync; got null'],
+    [() => new Cache({}, 't'), 'Cache: db must be a better-sqlite3 Database or a node:sqlite DatabaseSync; got Object'],
+    [() => new Cache(db, ''), "Cache: name must be the name of a cache table, a non-empty string ('thumbs', or 'schema.thumbs'); got string"],
+    [() => new Cache(db, 't', []), 'Cache: options must be an object; got Array'],
+    [() => new Cache(db, 't', { capcity: 1 }), "Cache: unknown option 'capcity'; accepted options are capacity, policy, defaultTtl, maxEntries, feed, recencyBuffer, autoflush"],
+    [() => new Cache(db, 'u', { capacity: 0 }), 'Cache: option capacity must be a whole number of bytes from 1 to 4611686018427387904; got number 0'],
+    [() => new Cache(db, 'u', { capacity: true }), "Cache: option capacity must be a number of bytes or a string with a unit ('64MiB'); got boolean"],
+    [() => new Cache(db, 'u', { capacity: '1XB' }), "cache: bad capacity '1XB'; expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')"],
+    [() => new Cache(db, 'u', { policy: 'random' }), "Cache: option policy must be 'lru' or 'fifo'; got string"],
+    [() => new Cache(db, 'u', { defaultTtl: 1500 }), "Cache: option defaultTtl must be a whole number of seconds in milliseconds (a multiple of 1000, 0 for none) up to 1000000000000000, or a string with a unit s, m, h or d ('15m'); got number 1500"],
+    [() => new Cache(db, 'u', { defaultTtl: '1w' }), "Cache: option defaultTtl must be milliseconds (a multiple of 1000) or a string with a unit s, m, h or d ('90s', '15m', '2h', '7d'); got string"],
+    [() => new Cache(db, 'u', { maxEntries: -1 }), 'Cache: option maxEntries must be a whole number of entries from 0 to 4611686018427387904; got number -1'],
+    [() => new Cache(db, 'u', { feed: 2000000 }), 'Cache: option feed must be a whole number of removals from 0 to 1000000; got number 2000000'],
+    [() => new Cache(db, 'u', { recencyBuffer: 0 }), 'Cache: option recencyBuffer must be a whole number of keys from 1 to 1000000; got number 0'],
+    [() => new Cache(db, 'u', { autoflush: 'off' }), 'Cache: option autoflush must be true or false; got string'],
+    [() => c.get(1.5), 'Cache.get: key must be a string, a Buffer or Uint8Array, or an integer (a safe-integer number or a 64-bit bigint); got number 1.5'],
+    [() => c.get(null), 'Cache.get: key must be a string, a Buffer or Uint8Array, or an integer (a safe-integer number or a 64-bit bigint); got null'],
+    [() => c.has({}), 'Cache.has: key must be a string, a Buffer or Uint8Array, or an integer (a safe-integer number or a 64-bit bigint); got Object'],
+    [() => c.delete(2n ** 63n), 'Cache.delete: key must be a string, a Buffer or Uint8Array, or an integer (a safe-integer number or a 64-bit bigint); got bigint 9223372036854775808'],
+    [() => c.set(undefined, 'v'), 'Cache.set: key must be a string, a Buffer or Uint8Array, or an integer (a safe-integer number or a 64-bit bigint); got undefined'],
+    [() => c.set('k', { a: 1 }), 'Cache.set: value must be a string, a Buffer or a Uint8Array; got Object (serialize other values first, e.g. with JSON.stringify, or use the Keyv store sqlite-acorn/keyv)'],
+    [() => c.set('k', null), 'Cache.set: value must be a string, a Buffer or a Uint8Array; got null (serialize other values first, e.g. with JSON.stringify, or use the Keyv store sqlite-acorn/keyv)'],
+    [() => c.set('k', 'v', 60000), 'Cache.set: options must be an object ({ ttl, tag }); got number 60000'],
+    [() => c.set('k', 'v', { expires: 1 }), "Cache.set: unknown option 'expires'; accepted options are ttl and tag"],
+    [() => c.set('k', 'v', { ttl: 0 }), "Cache.set: ttl must be a number of milliseconds greater than 0 and at most 1000000000000000, or undefined for the table's defaultTtl; got number 0"],
+    [() => c.set('k', 'v', { ttl: '1h' }), "Cache.set: ttl must be a number of milliseconds greater than 0 and at most 1000000000000000, or undefined for the table's defaultTtl; got string"],
+    [() => c.set('k', 'v', { ttl: Infinity }), "Cache.set: ttl must be a number of milliseconds greater than 0 and at most 1000000000000000, or undefined for the table's defaultTtl; got number Infinity"],
+    [() => c.set('k', 'v', { tag: 7 }), 'Cache.set: tag must be a string; got number 7'],
+    [() => c.evict(undefined), 'Cache.evict: tag must be a string; got undefined'],
+  ];
+  for (const [fn, text] of cases) throwsExactly(fn, text);
+  assert.equal(c.stats().entries, 0, 'a refused set stored nothing');
+  assert.equal(one(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'u'"), 0,
+               'a refused option created no table');
+  db.close();
+});
+
+// ---- the Keyv store: what the compliance suite does not look at
+check('KeyvAcorn keeps a namespace as the tag: clear() takes only its own entries', async () => {
+  const { Keyv } = require('keyv');
+  const db = open();
+  const k1 = new Keyv({ store: new KeyvAcorn(db), namespace: 'n1' });
+  const k2 = new Keyv({ store: new KeyvAcorn(db), namespace: 'n2' });
+  await k1.set('a', { x: 1 });
+  await k2.set('a', [1, 2]);
+  assert.deepEqual(rows(db, 'SELECT key, tag, value FROM keyv'),
+                   ['n1:a|n1|{"value":{"x":1}}', 'n2:a|n2|{"value":[1,2]}']);
+  await k1.clear();
+  assert.deepEqual(await k2.get('a'), [1, 2]);
+  assert.equal(await k1.get('a'), undefined);
+  // no namespace: clear() takes every entry
+  const k0 = new Keyv({ store: new KeyvAcorn(db), namespace: undefined, useKeyPrefix: false });
+  await k0.clear();
+  assert.equal(one(db, 'SELECT count(*) FROM keyv'), 0);
+  db.close();
+});
+
+check('KeyvAcorn: Keyv\'s ttl in ms is the entry\'s ttl; the capacity bounds Keyv\'s bytes', async () => {
+  const { Keyv } = require('keyv');
+  const db = open();
+  const keyv = new Keyv({ store: new KeyvAcorn(db, { table: 'kv', capacity: 1000 }) });
+  await keyv.set('t', 'v', 1500);
+  assert.equal(one(db, "SELECT expires - created FROM kv WHERE key = 'keyv:t'"), 1500);
+  for (let i = 0; i < 50; i++) await keyv.set(`k${i}`, 'x'.repeat(100));
+  const s = keyv.store.cache.stats();
+  assert.ok(s.bytes <= 1000, `bytes ${s.bytes}`);
+  assert.ok(s.evictions > 0);
+  assert.equal(await keyv.get('k49'), 'x'.repeat(100));
+  assert.equal(await keyv.get('k0'), undefined);
+  // setMany and deleteMany, each in one transaction
+  assert.deepEqual(await keyv.setMany([{ key: 'm1', value: 1 }, { key: 'm2', value: 2, ttl: 2000 }]),
+                   [true, true]);
+  assert.equal(one(db, "SELECT expires - created FROM kv WHERE key = 'keyv:m2'"), 2000);
+  assert.deepEqual(await keyv.get(['m1', 'm2', 'zz']), [1, 2, undefined]);
+  assert.deepEqual(await keyv.has(['m1', 'zz']), [true, false]);
+  assert.equal(await keyv.delete(['m1', 'zz']), true);
+  assert.equal(await keyv.delete(['m1', 'zz']), false);
+  db.close();
+});
+
+check('KeyvAcorn on a Cache, and its bad options', () => {
+  const db = open();
+  const c = new Cache(db, 'mine', { capacity: '1MiB' });
+  const s = new KeyvAcorn(c);
+  assert.equal(s.cache, c);
+  assert.equal(s.opts.table, 'mine');
+  throwsExactly(() => new KeyvAcorn(c, { capacity: 5 }),
+                'KeyvAcorn: with a Cache, give no options: the Cache has its table and settings; got capacity');
+  throwsExactly(() => new KeyvAcorn(db, { table: '' }),
+                'KeyvAcorn: option table must be the name of a cache table (a non-empty string); got string');
+  throwsExactly(() => new KeyvAcorn(db, { capcity: 5 }),
+                "Cache: unknown option 'capcity'; accepted options are capacity, policy, defaultTtl, maxEntries, feed, recencyBuffer, autoflush");
+  db.close();
+});
+
+async function main() {
+  if (host !== 'better-sqlite3' && host !== 'node:sqlite') {
+    console.error('usage: node cache_test.js better-sqlite3|node:sqlite');
+    process.exit(2);
+  }
+  const name = `npm-cache-${host.replace(':', '-')}`;
+  for (const [what, fn] of checks) {
+    try {
+      await fn();
+    } catch (e) {
+      console.log(`FAIL ${name}: ${what}: ${e && e.message ? e.message.replace(/\s+/g, ' ').slice(0, 400) : e}`);
+      process.exit(1);
+    }
+  }
+  console.log(`PASS ${name} ${checks.length} checks (Node ${process.versions.node}, ${host})`);
+}
+
+main();
