@@ -13,6 +13,18 @@ under sanitizers or under valgrind, like every other suite):
         Reads OUTDIR/NNN.out and OUTDIR/NNN.err (sqlite3's stdout and stderr
         for NNN.sql) and prints every difference as FILE:LINE.  Exit status 1
         if there is any.
+    doc_examples.py extract-js OUTDIR FILE...
+        Writes one Node script per ```js block of the FILEs to OUTDIR/NNN.cjs
+        (CommonJS), or OUTDIR/NNN.mjs when a line of the block starts with
+        `import ` (an ES module, where top-level await works), and what its
+        `// -> ` and `// ~> ` lines expect to OUTDIR/NNN.json; a block whose
+        first line starts with `// not run` (say why) gets OUTDIR/NNN.checkonly
+        too, and is only parsed (node --check).  Prints "N blocks, M output
+        lines checked".
+    doc_examples.py compare-js OUTDIR
+        Reads OUTDIR/NNN.out, NNN.err and NNN.rc (node's stdout, stderr and
+        exit status for the script NNN) and prints every difference as
+        FILE:LINE.  Exit status 1 if there is any.
     doc_examples.py links FILE...
         Checks that every relative link [text](path#anchor) of the FILEs
         names an existing file and, for a markdown file, a heading in it
@@ -146,6 +158,113 @@ def extract(outdir, ext, files):
             nrun += sum(1 for s in stmts if not s["compiled_only"])
     print(f"{nblock} blocks, {nstmt} statements: {nrun} run and compared, "
           f"{nstmt - nrun} compiled only")
+
+
+JS_EXACT = "// -> "
+JS_SHAPE = "// ~> "
+
+
+def js_blocks_of(path):
+    """Yield (first_lineno, [(lineno, text), ...]) for each ```js block."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^(\s*)```js\s*$", lines[i])
+        if not m:
+            i += 1
+            continue
+        indent = len(m.group(1))
+        start = i + 1
+        body = []
+        i += 1
+        while i < len(lines) and lines[i].strip() != "```":
+            body.append((i + 1, lines[i][indent:].rstrip()))
+            i += 1
+        if i == len(lines):
+            raise SyntaxError(f"{path}:{start}: ```js block is not closed")
+        yield start, body
+        i += 1
+
+
+def extract_js(outdir, files):
+    """A script per ```js block; its expected output from its comments.
+
+    A line `// -> text` is a line the block prints, exactly; `// ~> text`
+    one compared by shape (as --~ in SQL blocks).  They are the block's
+    whole stdout, in order; a block without them must print nothing, and
+    must exit 0 with nothing on stderr."""
+    os.makedirs(outdir, exist_ok=True)
+    nblock = nline = 0
+    for path in files:
+        for start, body in js_blocks_of(path):
+            expected = []
+            for lineno, text in body:
+                t = text.strip()
+                if t.startswith(JS_EXACT) or t == JS_EXACT.rstrip():
+                    expected.append((lineno, "exact", t[len(JS_EXACT):]))
+                elif t.startswith(JS_SHAPE) or t == JS_SHAPE.rstrip():
+                    expected.append((lineno, "shape", t[len(JS_SHAPE):]))
+            esm = any(re.match(r"^import\s", text) for _, text in body)
+            name = f"{nblock:03d}"
+            ext = ".mjs" if esm else ".cjs"
+            not_run = bool(body) and body[0][1].startswith("// not run")
+            if not_run and expected:
+                sys.exit(f"{path}:{expected[0][0]}: a block marked '// not run' shows "
+                         f"output; it cannot be checked")
+            if not_run:
+                # only parsed (node --check): the runner sees this file
+                open(os.path.join(outdir, name + ".checkonly"), "w").close()
+            with open(os.path.join(outdir, name + ext), "w") as f:
+                f.write("\n".join(text for _, text in body) + "\n")
+            with open(os.path.join(outdir, name + ".json"), "w") as f:
+                json.dump({"file": path, "start": start, "script": name + ext,
+                           "expected": expected}, f)
+            nblock += 1
+            nline += len(expected)
+    print(f"{nblock} blocks, {nline} output lines checked")
+
+
+def compare_js(outdir):
+    problems = []
+    names = sorted(f[:-5] for f in os.listdir(outdir) if f.endswith(".json"))
+    for name in names:
+        with open(os.path.join(outdir, name + ".json")) as f:
+            block = json.load(f)
+        where = f"{block['file']}:{block['start']}"
+
+        def read(ext):
+            p = os.path.join(outdir, name + ext)
+            if not os.path.exists(p):
+                return ""
+            with open(p, encoding="utf-8") as f:
+                return f.read()
+        out = read(".out").split("\n")
+        if out and out[-1] == "":
+            out.pop()
+        err = read(".err").strip()
+        rc = read(".rc").strip()
+        if rc != "0" or err:
+            problems.append(f"{where}: the block failed (exit {rc or '?'}):\n"
+                            + "\n".join("    " + l for l in (err or "(no stderr)").split("\n")[:15]))
+            continue
+        exp = block["expected"]
+        for k in range(max(len(exp), len(out))):
+            e = exp[k] if k < len(exp) else None
+            g = out[k] if k < len(out) else None
+            if e is not None and g is not None and matches(e[1], e[2], g):
+                continue
+            line = e[0] if e else block["start"]
+            lines = [f"{block['file']}:{line}: the output differs from the page"]
+            lines.append("  shown:")
+            lines += [f"    {'// ~>' if kind == 'shape' else '// ->'} {w}" for _, kind, w in exp] or ["    (nothing)"]
+            lines.append("  got:")
+            lines += [f"    {x}" for x in out] or ["    (nothing)"]
+            problems.append("\n".join(lines))
+            break
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
 
 
 def shape_regex(text):
@@ -302,6 +421,11 @@ def main(argv):
         return 0
     if len(argv) == 3 and argv[1] == "compare":
         return compare(argv[2])
+    if len(argv) >= 3 and argv[1] == "extract-js":
+        extract_js(argv[2], argv[3:])
+        return 0
+    if len(argv) == 3 and argv[1] == "compare-js":
+        return compare_js(argv[2])
     if len(argv) >= 3 and argv[1] == "links":
         return links(argv[2:])
     sys.exit(__doc__)

@@ -39,6 +39,17 @@
 #   dot commands run.  Each block starts from an empty database and runs in
 #   a scratch directory, which is also $TMPDIR (bench_insert's default dir).
 # - Blocks other than ```sql (```sh, plain ```) are not run.
+# - ```js blocks are Node scripts, each run alone with node in a scratch
+#   directory, `require('sqlite-acorn')` giving the npm package as `make
+#   dist-npm` lays it out (with the build under test as its acorn.so) and
+#   better-sqlite3, keyv and the rest of tests/bindings/node's packages
+#   beside it.  A block with a line starting with `import ` is run as an ES
+#   module (top-level await works), any other as CommonJS.  Lines
+#   `// -> text` are what the block prints, in order, exactly; `// ~> text`
+#   a line compared by shape, as `--~`.  A block must exit 0 with nothing on
+#   stderr, and print no more and no less than its `// ->` lines.  A block
+#   whose first line starts with `// not run` (say why) is only parsed
+#   (node --check) and must show no output.
 # - Relative links between the pages ([text](uuid.md#converters)) must lead
 #   to a file and a heading that exist.
 
@@ -77,6 +88,69 @@ check_docs() {
   echo "# ${lines[0]}" >&3
   # bench_insert's examples leave no scratch database behind
   [ -z "$(ls -A "$BATS_TEST_TMPDIR/run")" ]
+}
+
+# check_js DIR FILE...: run every ```js example of the FILEs with node, with
+# DIR/node_modules holding the npm package (this build's acorn.so) and
+# tests/bindings/node's packages; print the differences, fail if any.
+NODE_MODULES="$ROOT/tests/bindings/node/node_modules"
+check_js() {
+  local dir=$1 s b pkg=$1/node_modules/sqlite-acorn e
+  shift
+  mkdir -p "$dir/ex" "$dir/run" "$pkg/lib/linux-x64"
+  cp "$ROOT"/ext/packages/npm/*.js "$ROOT"/ext/packages/npm/*.d.ts "$pkg/"
+  sed "s/@VERSION@/$(cat "$ROOT/VERSION")/g" "$ROOT/ext/packages/npm/package.json" >"$pkg/package.json"
+  ln -s "$ACORN.so" "$pkg/lib/linux-x64/acorn.so"
+  for e in "$NODE_MODULES"/* "$NODE_MODULES"/.bin; do
+    [ -e "$dir/node_modules/${e##*/}" ] || ln -s "$e" "$dir/node_modules/${e##*/}"
+  done
+  "$PYTHON" "$TESTS/doc_examples.py" extract-js "$dir/ex" "$@" || return 1
+  for s in "$dir"/ex/*.cjs "$dir"/ex/*.mjs; do
+    [ -e "$s" ] || continue
+    b=${s%.*}
+    if [ -e "$b.checkonly" ]; then
+      node --check "$s" >"$b.out" 2>"$b.err"; echo $? >"$b.rc"
+    else
+      (cd "$dir/run" && TMPDIR="$dir/run" timeout 120 node "$s" >"$b.out" 2>"$b.err"; echo $? >"$b.rc")
+    fi
+  done
+  "$PYTHON" "$TESTS/doc_examples.py" compare-js "$dir/ex"
+}
+
+need_node_examples() {
+  [ -z "${ACORN_PRELOAD:-}" ] || skip "node cannot load the sanitized build; make test checks the JavaScript examples"
+  command -v node >/dev/null || skip "no node here (apt-get install nodejs npm)"
+  [ -f "$NODE_MODULES/better-sqlite3/build/Release/better_sqlite3.node" ] && [ -d "$NODE_MODULES/keyv" ] ||
+    skip "tests/bindings/node has no node_modules: run npm ci there (make test-dist does, so does .ci/run)"
+}
+
+@test "every JavaScript example in README.md and docs/ gives the output the page shows" {
+  need_node_examples
+  run check_js "$BATS_TEST_TMPDIR" "${DOCS[@]}"
+  echo "$output"
+  assert_success
+  [[ "${lines[0]}" =~ ^[0-9]+\ blocks ]]
+  echo "# ${lines[0]}" >&3
+}
+
+@test "a JavaScript example that prints another line, more lines, or throws fails the check" {
+  need_node_examples
+  local page="$BATS_TEST_TMPDIR/page.md"
+  printf '%s\n' '```js' "const { Cache } = require('sqlite-acorn');" \
+    "const c = new Cache(new (require('better-sqlite3'))(':memory:'), 't');" \
+    "console.log(c.set('k', 'v').get('k'));" '// -> v' '```' >"$page"
+  run check_js "$BATS_TEST_TMPDIR/a" "$page"
+  assert_success
+  sed -i 's|^// -> v$|// -> w|' "$page"
+  run check_js "$BATS_TEST_TMPDIR/b" "$page"
+  assert_failure "$page:5: the output differs from the page"
+  printf '%s\n' '```js' 'console.log(1); console.log(2);' '// -> 1' '```' >"$page"
+  run check_js "$BATS_TEST_TMPDIR/c" "$page"
+  assert_failure "$page:1: the output differs from the page"
+  printf '%s\n' '```js' "import { Cache } from 'sqlite-acorn';" "new Cache(null, 't');" '```' >"$page"
+  run check_js "$BATS_TEST_TMPDIR/d" "$page"
+  assert_failure "$page:1: the block failed (exit 1)"
+  assert_output_contains "Cache: db must be a better-sqlite3 Database or a node:sqlite DatabaseSync; got null"
 }
 
 @test "every link between README.md and docs/ leads to a file and heading that exist" {
