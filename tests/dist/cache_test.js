@@ -242,7 +242,7 @@ check('bad arguments are errors naming the method, the parameter and what is all
     [() => new Cache(db, 't', { capcity: 1 }), "Cache: unknown option 'capcity'; accepted options are capacity, policy, defaultTtl, maxEntries, feed, recencyBuffer, autoflush"],
     [() => new Cache(db, 'u', { capacity: 0 }), 'Cache: option capacity must be a whole number of bytes from 1 to 4611686018427387904; got number 0'],
     [() => new Cache(db, 'u', { capacity: true }), "Cache: option capacity must be a number of bytes or a string with a unit ('64MiB'); got boolean"],
-    [() => new Cache(db, 'u', { capacity: '1XB' }), "cache: bad capacity '1XB'; expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')"],
+    [() => new Cache(db, 'u', { capacity: '1XB' }), "cache: bad capacity '1XB'; expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576, '64MiB' or '1.5GiB'; a fraction needs a unit above B), at most 4611686018427387904 bytes"],
     [() => new Cache(db, 'u', { policy: 'random' }), "Cache: option policy must be 'lru' or 'fifo'; got string"],
     [() => new Cache(db, 'u', { defaultTtl: 1500 }), "Cache: option defaultTtl must be a whole number of seconds in milliseconds (a multiple of 1000, 0 for none) up to 1000000000000000, or a string with a unit s, m, h or d ('15m'); got number 1500"],
     [() => new Cache(db, 'u', { defaultTtl: '1w' }), "Cache: option defaultTtl must be milliseconds (a multiple of 1000) or a string with a unit s, m, h or d ('90s', '15m', '2h', '7d'); got string"],
