@@ -82,7 +82,8 @@
 **   listing (key, size, expires, tag, hits; in MODE evict only, as hits are
 **   exact only there), every value (read on a second, read-only
 **   connection, so that the checker's reads are never written as uses),
-**   cache_stats (capacity, entries, bytes, evictions, expired), the feed
+**   cache_stats (capacity, entries, bytes, evictions, expired), max_entries
+**   (from the config row: nothing else shows it), the feed
 **   (cache_evictions: seq, key, reason of each row), and
 **   bytes <= capacity.  In MODE evict the comparison also fixes the
 **   recency order: the blocks that could leave two orders differ in hits.
@@ -995,6 +996,9 @@ struct observed {
   int bExpNull[NKEY];
   int iTag[NKEY];           /* index in azTag, 0 NULL, -1 another text */
   i64 capacity, entries, bytes, evictions, expired;
+  i64 maxent;               /* max_entries, from the config row: no other
+                            ** read shows it, and a kill inside an X block
+                            ** leaves a table that differs in nothing else */
   m_feed aFeed[FEED_N+1];   /* cache_evictions, in order of seq */
   int nFeed;
 };
@@ -1058,6 +1062,13 @@ static int observe(replay *r, const char *zDb, const char *zExt, observed *o){
     }
   }else if( !r->zFail[0] ){
     fail(r, "cache_stats: %s", sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+  rc = sqlite3_prepare_v2(db, "SELECT maxent FROM t_config", -1, &pStmt, 0);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    o->maxent = sqlite3_column_int64(pStmt, 0);
+  }else if( !r->zFail[0] ){
+    fail(r, "max_entries: %s", sqlite3_errmsg(db));
   }
   sqlite3_finalize(pStmt);
 
@@ -1179,6 +1190,11 @@ static int matches(const replay *r, const m_db *p, const observed *o,
              " %lld|%lld|%lld|%lld|%lld, the model %lld|%lld|%lld|%lld|%lld",
              o->capacity, o->entries, o->bytes, o->evictions, o->expired,
              p->capacity, mEntries(p), mBytes(p), p->evictions, p->expired);
+    return 0;
+  }
+  if( o->maxent!=p->maxent ){
+    snprintf(zWhy, nWhy, "max_entries %lld, the model %lld", o->maxent,
+             p->maxent);
     return 0;
   }
   return feedMatches(p, o, zWhy, nWhy);
