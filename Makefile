@@ -458,12 +458,15 @@ dist-npm: $(PKG_SO)
 	cd $(PKG)/npm && $(NPM) pack --silent --pack-destination $(CURDIR)/dist >/dev/null
 	@ls -l dist/sqlite-acorn-$(VERSION).tgz
 
+
 dist-python: $(PKG_SO)
 	rm -rf $(PKG)/wheel dist/sqlite_acorn-*.whl
 	@mkdir -p dist
 	mkdir -p $(PKG)/wheel/sqlite_acorn $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info
 	sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/sqlite_acorn/__init__.py \
 	  > $(PKG)/wheel/sqlite_acorn/__init__.py
+	cp ext/packages/python/sqlite_acorn/_cache.py ext/packages/python/sqlite_acorn/django.py \
+	  $(PKG)/wheel/sqlite_acorn/
 	install -m 0755 $(PKG_SO) $(PKG)/wheel/sqlite_acorn/acorn.so
 	{ sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/METADATA; echo; \
 	  sed 's/@VERSION@/$(VERSION)/g' ext/packages/python/README.md; } > $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/METADATA

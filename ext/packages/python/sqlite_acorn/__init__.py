@@ -9,6 +9,10 @@ loadable_path() is the path of the bundled shared object without its
 suffix (SQLite adds ".so"), for hosts that load extensions themselves.
 load(conn) turns extension loading on for the one call and off again, so
 SQL's load_extension() stays disabled on the connection afterwards.
+
+Cache(path, ...) is acorn's cache table as an object with the methods of
+diskcache.Cache (get, set, add, delete, touch, incr, memoize, ...), and
+sqlite_acorn.django.AcornCache a Django cache backend on it.
 """
 
 import os
@@ -17,7 +21,7 @@ import sqlite3
 import sys
 
 __version__ = "@VERSION@"
-__all__ = ["loadable_path", "load", "__version__"]
+__all__ = ["loadable_path", "load", "Cache", "CacheStats", "__version__"]
 
 # (sys.platform prefix, platform.machine()) pairs this wheel has a binary for.
 _PLATFORMS = (("linux", "x86_64"),)
@@ -65,3 +69,6 @@ def load(conn: sqlite3.Connection) -> None:
         conn.load_extension(path)
     finally:
         enable(False)
+
+
+from ._cache import Cache, CacheStats  # noqa: E402  (it uses loadable_path)

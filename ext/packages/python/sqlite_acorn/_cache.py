@@ -1,0 +1,676 @@
+"""sqlite_acorn.Cache: acorn's cache table as a Python object.
+
+The object holds no data of its own: every method is one short statement
+(or one BEGIN IMMEDIATE transaction of a few) on the cache table, so several
+threads and processes share one cache through the database file.
+
+HOW IT WORKS
+- One sqlite3 connection per thread (threading.local), opened at the
+  thread's first call, with acorn loaded, journal_mode and synchronous set.
+  A Cache inherited through fork() opens new connections in the child and
+  never touches the parent's.  close() closes every thread's connection.
+- Values: bytes are stored as a BLOB and str as TEXT, exactly; int, float
+  and every other object as a TEXT that starts with the byte 0xFF, which no
+  UTF-8 text holds, followed by a letter: 'i' and the decimal digits of an
+  int, 'f' and the repr() of a float, 'p' and a pickle.  The connections read
+  TEXT with errors='surrogateescape', so such a value reads as a str that
+  starts with '\\udcff' (which no str stored by Python can: it cannot be
+  encoded), and is decoded back.
+- Keys are str (TEXT), bytes (BLOB) or int in the int64 range (INTEGER).
+- memoize() stores a lock entry next to the value's key, taken with add():
+  one caller computes while the others poll for the value.  The lock has a
+  lifetime (lock_expire), so a holder that dies on another machine holds it
+  no longer than that; a holder that dies on this machine (same boot, same
+  pid namespace) is seen dead at once, by its pid and start time.
+"""
+
+import collections
+import functools
+import os
+import pickle
+import re
+import sqlite3
+import threading
+import time
+import weakref
+
+__all__ = ["Cache", "CacheStats"]
+
+CacheStats = collections.namedtuple(
+    "CacheStats", "capacity entries bytes hits misses evictions expired")
+
+# Options of the table, in the order acorn lists them; those with a command
+# can be changed on an existing table.
+_TABLE_OPTIONS = ("capacity", "recency_buffer", "policy", "autoflush", "default_ttl",
+                  "max_entries", "feed")
+_COMMAND_OPTIONS = ("capacity", "default_ttl", "max_entries", "feed")
+_FIXED_OPTIONS = ("policy", "recency_buffer", "autoflush")
+_FIXED_DEFAULTS = {"policy": "lru", "recency_buffer": "100000", "autoflush": "on"}
+_OPTION_VALUE = re.compile(r"^[A-Za-z0-9_.+-]+$")
+_TABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_JOURNAL_MODES = ("wal", "delete", "truncate", "persist", "memory")
+_SYNCHRONOUS = ("off", "normal", "full", "extra")
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_MAX_TTL = 1e12          # acorn's longest ttl, in seconds
+_TYPED = "\udcff"        # how the byte 0xFF reads with surrogateescape
+_PICKLE_PROTOCOL = pickle.HIGHEST_PROTOCOL
+_MISS = object()
+
+# memoize() waits with this between looks at the value (a module global so
+# that a test can see a caller start waiting).
+_pause = time.sleep
+
+# Replaced in a child after fork(): connections stamped with the old one
+# belong to the parent.
+_epoch = [object()]
+_inherited = []          # the parent's connections, kept and never used
+
+
+def _after_fork():
+    _epoch[0] = object()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+class _Connection(sqlite3.Connection):
+    """A connection that a WeakSet can hold (sqlite3.Connection cannot)."""
+    token = None
+    epoch = None
+
+
+def _text(b, _decode=functools.partial(str, encoding="utf-8", errors="surrogateescape")):
+    return _decode(b)
+
+
+def _encode(value):
+    """(value to bind, typed): typed values are bound as a BLOB and CAST to TEXT."""
+    t = type(value)
+    if t is bytes or t is str:
+        return value, False
+    if t is int:
+        return b"\xffi" + str(value).encode("ascii"), True
+    if t is float:
+        return b"\xfff" + repr(value).encode("ascii"), True
+    return b"\xffp" + pickle.dumps(value, protocol=_PICKLE_PROTOCOL), True
+
+
+def _decode(value):
+    if type(value) is str and value[:1] == _TYPED:
+        kind, payload = value[1:2], value[2:]
+        if kind == "i":
+            return int(payload)
+        if kind == "f":
+            return float(payload)
+        if kind == "p":
+            return pickle.loads(payload.encode("utf-8", "surrogateescape"))
+        raise ValueError(f"sqlite_acorn.Cache: a stored value starts with the byte 0xFF"
+                         f" and then {kind!r}, which this version does not know")
+    return value
+
+
+def _check_key(key, where):
+    t = type(key)
+    if t is str or t is bytes:
+        return key
+    if t is int:
+        if _INT64_MIN <= key <= _INT64_MAX:
+            return key
+        raise ValueError(f"sqlite_acorn.Cache.{where}: an int key must be in"
+                         f" -2**63..2**63-1, got {key}")
+    raise TypeError(f"sqlite_acorn.Cache.{where}: key must be str, bytes or int,"
+                    f" got {t.__name__}")
+
+
+def _check_expire(expire, where, name="expire"):
+    if expire is None:
+        return None
+    if type(expire) not in (int, float) or not 0 <= expire <= _MAX_TTL:
+        raise ValueError(f"sqlite_acorn.Cache.{where}: {name} must be None or a number of"
+                         f" seconds from 0 to {int(_MAX_TTL)}, got {expire!r}")
+    return expire
+
+
+def _check_tag(tag, where):
+    if tag is None or type(tag) is str:
+        return tag
+    raise TypeError(f"sqlite_acorn.Cache.{where}: tag must be a str or None,"
+                    f" got {type(tag).__name__}")
+
+
+def _too_big(e):
+    return isinstance(e, sqlite3.OperationalError) and str(e).startswith("cache: entry of ")
+
+
+def _option_value(name, value):
+    if name == "autoflush" and type(value) is bool:
+        return "on" if value else "off"
+    if type(value) is int and value >= 0:
+        return str(value)
+    if type(value) is str and _OPTION_VALUE.match(value):
+        return value
+    raise ValueError(f"sqlite_acorn.Cache: bad {name} {value!r}; expected a whole number"
+                     " or a word such as '64MiB', '15m', 'lru' (letters, digits, '_', '.',"
+                     " '+' and '-')")
+
+
+def _schema_options(sql):
+    """The name = value options of a CREATE VIRTUAL TABLE ... USING cache(...)."""
+    m = re.search(r"(?is)\busing\s+cache\s*(?:\((.*)\))?\s*$", sql or "")
+    if m is None:
+        return None
+    out = {}
+    for arg in (m.group(1) or "").split(","):
+        name, eq, value = arg.partition("=")
+        if eq:
+            value = value.strip()
+            if len(value) >= 2 and value[0] in "'\"" and value[-1] == value[0]:
+                value = value[1:-1]
+            out[name.strip().lower()] = value
+    return out
+
+
+def _host_id():
+    """This boot and pid namespace, or b'' where they cannot be told."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", "rb") as f:
+            boot = f.read().strip()
+        ns = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return b""
+    return boot + b"/" + str(ns).encode()
+
+
+def _start_time(pid):
+    """The start time of process pid (clock ticks after boot), or None if it
+    is gone or a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(b")") + 2:].split()
+    if fields[0] in (b"Z", b"X"):
+        return None
+    return int(fields[19])
+
+
+class Cache:
+    """A cache table of acorn in the SQLite file at path, as an object.
+
+    Cache(path, table='cache', capacity=None, policy=None, *, timeout=60.0,
+          journal_mode='wal', synchronous='normal', **options)
+
+    Creates the table if absent (capacity None: acorn's default, 1GiB;
+    policy None: 'lru'), opens the existing one otherwise.  options are the table's other options:
+    recency_buffer, autoflush, default_ttl, max_entries, feed.  On an existing
+    table, capacity, default_ttl, max_entries and feed given here are applied
+    with their commands; policy, recency_buffer and autoflush are fixed when
+    the table is created and must agree.  timeout is how long a write waits
+    for another connection's (seconds).
+    """
+
+    def __init__(self, path, table="cache", capacity=None, policy=None, *,
+                 timeout=60.0, journal_mode="wal", synchronous="normal", **options):
+        from . import loadable_path
+        self.path = os.fspath(path)
+        if self.path in ("", ":memory:") or self.path.startswith("file::memory:"):
+            raise ValueError("sqlite_acorn.Cache: path must name a file: each thread opens its"
+                             f" own connection to it, and {self.path!r} would give each its"
+                             " own empty database")
+        if type(table) is not str or not _TABLE_NAME.match(table):
+            raise ValueError("sqlite_acorn.Cache: table must be a name of letters, digits and"
+                             f" '_' that does not start with a digit, got {table!r}")
+        for name in options:
+            if name not in _TABLE_OPTIONS:
+                raise TypeError(f"sqlite_acorn.Cache: unknown option {name!r}; accepted options"
+                                " are timeout, journal_mode, synchronous, "
+                                + ", ".join(_TABLE_OPTIONS))
+        if journal_mode not in _JOURNAL_MODES:
+            raise ValueError(f"sqlite_acorn.Cache: bad journal_mode {journal_mode!r}; expected"
+                             " one of " + ", ".join(_JOURNAL_MODES))
+        if synchronous not in _SYNCHRONOUS:
+            raise ValueError(f"sqlite_acorn.Cache: bad synchronous {synchronous!r}; expected"
+                             " one of " + ", ".join(_SYNCHRONOUS))
+        if type(timeout) not in (int, float) or timeout < 0:
+            raise ValueError(f"sqlite_acorn.Cache: timeout must be seconds >= 0, got {timeout!r}")
+        self.table = table
+        self._lib = loadable_path()
+        self._timeout = float(timeout)
+        self._pragmas = (f"PRAGMA journal_mode={journal_mode}", f"PRAGMA synchronous={synchronous}")
+        self._local = threading.local()
+        self._conns = weakref.WeakSet()
+        self._lock = threading.Lock()
+        self._token = object()
+        self._host = _host_id()
+
+        self._q = q = '"' + table.replace('"', '""') + '"'
+        lit = "'" + table.replace("'", "''") + "'"
+        self._sql_get = f"SELECT cache_get({lit}, ?)"
+        self._sql_has = f"SELECT 1 FROM {q} WHERE key = ?"
+        self._sql_value = f"SELECT value FROM {q} WHERE key = ?"
+        self._sql_set = f"INSERT INTO {q}(key, value, ttl, tag) VALUES (?, ?, ?, ?)"
+        self._sql_set_typed = (f"INSERT INTO {q}(key, value, ttl, tag)"
+                               " VALUES (?, CAST(? AS TEXT), ?, ?)")
+        self._sql_update = f"UPDATE {q} SET value = ? WHERE key = ?"
+        self._sql_update_typed = f"UPDATE {q} SET value = CAST(? AS TEXT) WHERE key = ?"
+        self._sql_delete = f"DELETE FROM {q} WHERE key = ?"
+        self._sql_touch = f"UPDATE {q} SET ttl = ? WHERE key = ?"
+        self._sql_forever = f"UPDATE {q} SET expires = NULL WHERE key = ?"
+        self._sql_evict = f"DELETE FROM {q} WHERE tag = ?"
+        self._sql_clear = f"DELETE FROM {q}"
+        self._sql_len = f"SELECT count(*) FROM {q}"
+        self._sql_command = f"INSERT INTO {q}({q}, value) VALUES (?, ?)"
+        self._sql_stats = "SELECT * FROM cache_stats(?)"
+
+        given = dict(options)
+        if capacity is not None:
+            given["capacity"] = capacity
+        if policy is not None:
+            given["policy"] = policy
+        self._open_table(q, {n: _option_value(n, v) for n, v in given.items()})
+
+    # ------------------------------------------------------------ connections
+    def _connect(self):
+        c = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None,
+                            check_same_thread=False, factory=_Connection)
+        try:
+            c.enable_load_extension(True)
+            c.load_extension(self._lib)
+            c.enable_load_extension(False)
+            c.text_factory = _text
+            for p in self._pragmas:
+                c.execute(p).fetchall()
+            if c.execute("PRAGMA encoding").fetchone()[0] != "UTF-8":
+                raise ValueError(f"sqlite_acorn.Cache: {self.path} is a UTF-16 database;"
+                                 " Cache needs UTF-8 (the encoding a new file gets)")
+        except BaseException:
+            c.close()
+            raise
+        c.token, c.epoch = self._token, _epoch[0]
+        with self._lock:
+            self._conns.add(c)
+        return c
+
+    def _db(self):
+        """This thread's connection, opened at its first use."""
+        c = getattr(self._local, "c", None)
+        if c is None or c.token is not self._token or c.epoch is not _epoch[0]:
+            if c is not None and c.epoch is not _epoch[0]:
+                _inherited.append(c)     # the parent's: never closed here
+            c = self._local.c = self._connect()
+        return c
+
+    def _begin(self):
+        c = self._db()
+        c.execute("BEGIN IMMEDIATE")
+        return c
+
+    def close(self):
+        """Close every thread's connection (a later call opens new ones).
+
+        Call it when no other thread is using the cache."""
+        with self._lock:
+            conns = list(self._conns)
+            self._conns = weakref.WeakSet()
+            self._token = object()
+        for c in conns:
+            if c.epoch is _epoch[0]:
+                c.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ------------------------------------------------------------ the table
+    def _open_table(self, q, given):
+        c = self._db()
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            row = c.execute("SELECT sql FROM main.sqlite_schema WHERE type = 'table'"
+                            " AND lower(name) = lower(?)", (self.table,)).fetchone()
+            if row is None:
+                args = ", ".join(f"{n} = '{v}'" for n, v in given.items())
+                try:
+                    c.execute(f"CREATE VIRTUAL TABLE main.{q} USING cache({args})")
+                except sqlite3.OperationalError as e:
+                    raise ValueError(f"sqlite_acorn.Cache: {e}") from None
+            else:
+                stored = _schema_options(row[0])
+                if stored is None:
+                    raise ValueError(f"sqlite_acorn.Cache: {self.path} has a table"
+                                     f" {self.table!r} that is not a cache table")
+                for n in _FIXED_OPTIONS:
+                    was = stored.get(n, _FIXED_DEFAULTS[n])
+                    if n in given and given[n].lower() != was.lower():
+                        raise ValueError(
+                            f"sqlite_acorn.Cache: the table {self.table!r} was created with"
+                            f" {n} {was!r}, not {given[n]!r}; {n} is fixed when a table is"
+                            " created")
+                for n in _COMMAND_OPTIONS:
+                    if n in given:
+                        try:
+                            c.execute(self._sql_command, (n, given[n]))
+                        except sqlite3.OperationalError as e:
+                            raise ValueError(f"sqlite_acorn.Cache: {e}") from None
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------ reads
+    def get(self, key, default=None):
+        """The value of key, or default if it is missing or expired (a use)."""
+        if type(key) is not str and type(key) is not bytes:
+            _check_key(key, "get")
+        v = self._db().execute(self._sql_get, (key,)).fetchone()[0]
+        if v is None:
+            return default
+        if type(v) is str and v[:1] == _TYPED:
+            return _decode(v)
+        return v
+
+    def __getitem__(self, key):
+        v = self.get(key, _MISS)
+        if v is _MISS:
+            raise KeyError(key)
+        return v
+
+    def __contains__(self, key):
+        """Whether key has a live entry (not a use)."""
+        _check_key(key, "__contains__")
+        return self._db().execute(self._sql_has, (key,)).fetchone() is not None
+
+    def __len__(self):
+        """The live entries (a count of the keys: not a use)."""
+        return self._db().execute(self._sql_len).fetchone()[0]
+
+    def stats(self):
+        """CacheStats(capacity, entries, bytes, hits, misses, evictions, expired).
+
+        entries and bytes include expired entries not yet reclaimed; hits
+        and misses include this thread's uses not yet written, and are None
+        under policy fifo."""
+        return CacheStats(*self._db().execute(self._sql_stats, (self.table,)).fetchone())
+
+    # ------------------------------------------------------------ writes
+    def _insert(self, c, key, value, expire, tag):
+        v, typed = _encode(value)
+        try:
+            c.execute(self._sql_set_typed if typed else self._sql_set, (key, v, expire, tag))
+        except sqlite3.OperationalError as e:
+            if _too_big(e):
+                raise ValueError(f"sqlite_acorn.Cache.set: {e}") from None
+            raise
+
+    def set(self, key, value, expire=None, tag=None):
+        """Store value under key; expire in seconds (None: the table's
+        default_ttl, none unless set), tag a str or None.  Returns True.
+
+        Raises ValueError when key and value do not fit in the capacity."""
+        key = _check_key(key, "set")
+        expire = _check_expire(expire, "set")
+        tag = _check_tag(tag, "set")
+        c = self._begin()
+        try:
+            self._insert(c, key, value, expire, tag)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        return True
+
+    def __setitem__(self, key, value):
+        self.set(key, value)
+
+    def add(self, key, value, expire=None, tag=None):
+        """Store value under key only if key has no live entry; returns whether it did."""
+        key = _check_key(key, "add")
+        expire = _check_expire(expire, "add")
+        tag = _check_tag(tag, "add")
+        c = self._begin()
+        try:
+            added = c.execute(self._sql_has, (key,)).fetchone() is None
+            if added:
+                self._insert(c, key, value, expire, tag)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        return added
+
+    def _write(self, sql, args):
+        c = self._begin()
+        try:
+            n = c.execute(sql, args).rowcount
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        return n
+
+    def delete(self, key):
+        """Remove key; returns whether it had a live entry."""
+        return self._write(self._sql_delete, (_check_key(key, "delete"),)) > 0
+
+    def __delitem__(self, key):
+        if not self.delete(key):
+            raise KeyError(key)
+
+    def touch(self, key, expire=None):
+        """Give key's entry a new lifetime: expire seconds from now, or None
+        for never.  Returns whether key had a live entry."""
+        key = _check_key(key, "touch")
+        expire = _check_expire(expire, "touch")
+        if expire is None:
+            return self._write(self._sql_forever, (key,)) > 0
+        return self._write(self._sql_touch, (expire, key)) > 0
+
+    def incr(self, key, delta=1, default=0):
+        """Add delta to the int stored under key, atomically, and return the
+        sum.  A missing key starts from default (None: KeyError)."""
+        key = _check_key(key, "incr")
+        if type(delta) is not int:
+            raise TypeError(f"sqlite_acorn.Cache.incr: delta must be an int, got {type(delta).__name__}")
+        if default is not None and type(default) is not int:
+            raise TypeError("sqlite_acorn.Cache.incr: default must be an int or None,"
+                            f" got {type(default).__name__}")
+
+        def add(old):
+            if type(old) is not int:
+                raise TypeError(f"sqlite_acorn.Cache.incr: the value of {key!r} is a"
+                                f" {type(old).__name__}, not an int")
+            return old + delta
+        return self._apply(key, add, default)
+
+    def _apply(self, key, func, default=None):
+        """In one write transaction: new = func(value of key), stored in its
+        entry (keeping its lifetime, tag and hits); a missing key raises
+        KeyError if default is None, else stores func(default)."""
+        c = self._begin()
+        try:
+            row = c.execute(self._sql_value, (key,)).fetchone()
+            if row is None:
+                if default is None:
+                    raise KeyError(key)
+                value = func(default)
+                self._insert(c, key, value, None, None)
+            else:
+                value = func(_decode(row[0]))
+                v, typed = _encode(value)
+                try:
+                    c.execute(self._sql_update_typed if typed else self._sql_update, (v, key))
+                except sqlite3.OperationalError as e:
+                    if _too_big(e):
+                        raise ValueError(f"sqlite_acorn.Cache.set: {e}") from None
+                    raise
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        return value
+
+    def decr(self, key, delta=1, default=0):
+        """incr(key, -delta, default)."""
+        if type(delta) is not int:
+            raise TypeError(f"sqlite_acorn.Cache.decr: delta must be an int, got {type(delta).__name__}")
+        return self.incr(key, -delta, default)
+
+    def evict(self, tag):
+        """Remove every entry with this tag; returns how many."""
+        if type(tag) is not str:
+            raise TypeError(f"sqlite_acorn.Cache.evict: tag must be a str, got {type(tag).__name__}")
+        return self._write(self._sql_evict, (tag,))
+
+    def clear(self):
+        """Remove every entry; returns how many were live."""
+        return self._write(self._sql_clear, ())
+
+    # ------------------------------------------------------------ many keys
+    def _get_many(self, keys):
+        """{key: value} of the keys with a live entry (each a use), by
+        SELECT key, value ... WHERE key IN (...) of up to 500 keys."""
+        c = self._db()
+        out = {}
+        for i in range(0, len(keys), 500):
+            part = keys[i:i + 500]
+            sql = (f"SELECT key, value FROM {self._q} WHERE key IN"
+                   f" ({', '.join('?' * len(part))})")
+            for k, v in c.execute(sql, part):
+                out[k] = _decode(v)
+        return out
+
+    def _set_many(self, items, expire):
+        """Store (key, name, value) items in one transaction; returns the
+        names of those larger than the capacity, which are deleted instead."""
+        failed = []
+        c = self._begin()
+        try:
+            for key, name, value in items:
+                try:
+                    self._insert(c, key, value, expire, None)
+                except ValueError:
+                    c.execute(self._sql_delete, (key,))
+                    failed.append(name)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        return failed
+
+    def _delete_many(self, keys):
+        """Delete the keys in one transaction; returns how many were live."""
+        n = 0
+        c = self._begin()
+        try:
+            for key in keys:
+                n += c.execute(self._sql_delete, (key,)).rowcount
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        return n
+
+    # ------------------------------------------------------------ memoize
+    def memoize(self, name=None, typed=False, expire=None, tag=None, lock_expire=60.0):
+        """A decorator that caches a function's results under its arguments.
+
+        One caller computes a missing result while the other threads and
+        processes wait for it: the computer holds a lock entry (taken with
+        add) for at most lock_expire seconds, or until its process dies on
+        this machine.  name (default: the function's module and qualified
+        name) and the arguments, pickled, make the key; typed=True keeps
+        1 and 1.0 apart.  The wrapper's __cache_key__(*args, **kwargs) gives
+        the key of a call."""
+        if callable(name):
+            raise TypeError("sqlite_acorn.Cache.memoize: name cannot be callable; write"
+                            " @cache.memoize() with parentheses")
+        _check_expire(expire, "memoize")
+        _check_expire(lock_expire, "memoize", "lock_expire")
+        _check_tag(tag, "memoize")
+
+        def decorator(func):
+            base = (name if name is not None else f"{func.__module__}.{func.__qualname__}",)
+
+            def key_of(*args, **kwargs):
+                k = base + args
+                if kwargs:
+                    k += ("\x00kwargs",)
+                    for item in sorted(kwargs.items()):
+                        k += item
+                if typed:
+                    k += tuple(type(a) for a in args)
+                    if kwargs:
+                        k += tuple(type(v) for _, v in sorted(kwargs.items()))
+                return b"\x00memo\x00" + pickle.dumps(k, protocol=4)
+
+            @functools.wraps(func)
+            def wrapper(*args, **kwargs):
+                key = key_of(*args, **kwargs)
+                v = self.get(key, _MISS)
+                if v is not _MISS:
+                    return v
+                return self._compute(key, func, args, kwargs, expire, tag, lock_expire)
+
+            wrapper.__cache_key__ = key_of
+            return wrapper
+        return decorator
+
+    def _holder_dead(self, token):
+        """Whether the lock token names a process of this machine that is gone."""
+        try:
+            host, pid, start, _ = token.split(b" ", 3)
+            pid, start = int(pid), int(start)
+        except ValueError:
+            return False
+        if not self._host or host != self._host:
+            return False
+        return _start_time(pid) != start
+
+    def _release(self, lock, token):
+        """Delete the lock entry if it still holds token."""
+        c = self._begin()
+        try:
+            row = c.execute(self._sql_value, (lock,)).fetchone()
+            if row is not None and row[0] == token:
+                c.execute(self._sql_delete, (lock,))
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    def _compute(self, key, func, args, kwargs, expire, tag, lock_expire):
+        lock = b"\x00lock" + key
+        pid = os.getpid()
+        token = b"%s %d %d %d-%s" % (self._host or b"-", pid, _start_time(pid) or 0,
+                                     threading.get_ident(), os.urandom(8).hex().encode())
+        wait = 0.001
+        while True:
+            if self.add(lock, token, expire=lock_expire):
+                try:
+                    # a computer may have stored it between the miss and the lock
+                    v = self.get(key, _MISS)
+                    if v is _MISS:
+                        v = func(*args, **kwargs)
+                        try:
+                            self.set(key, v, expire=expire, tag=tag)
+                        except ValueError:
+                            pass            # larger than the capacity: not kept
+                    return v
+                finally:
+                    self._release(lock, token)
+            _pause(wait)
+            wait = min(wait * 2, 0.05)
+            v = self.get(key, _MISS)
+            if v is not _MISS:
+                return v
+            holder = self.get(lock)
+            if type(holder) is bytes and self._holder_dead(holder):
+                self._release(lock, holder)
+
+    def __repr__(self):
+        return f"sqlite_acorn.Cache({self.path!r}, table={self.table!r})"
