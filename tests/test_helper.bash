@@ -206,3 +206,15 @@ got:
 $output"
   fi
 }
+
+# python_pkg DIR: the Python package sqlite_acorn from the source tree
+# (ext/packages/python), laid out in DIR as the wheel lays it out, with the
+# build under test ($ACORN.so) as its acorn.so; put DIR on PYTHONPATH.
+python_pkg() {
+  local src="$ROOT/ext/packages/python/sqlite_acorn" f
+  mkdir -p "$1/sqlite_acorn"
+  for f in "$src"/*.py; do
+    sed "s/@VERSION@/$(cat "$ROOT/VERSION")/g" "$f" >"$1/sqlite_acorn/${f##*/}"
+  done
+  cp "$ACORN.so" "$1/sqlite_acorn/acorn.so"
+}

@@ -1,0 +1,685 @@
+"""sqlite_acorn.Cache and sqlite_acorn.django.AcornCache, used as their users would.
+
+Usage: python python_cache_test.py cache|memoize|django DIR
+       (DIR: an empty scratch directory)
+  cache    every method of Cache, the stored form of each type of value,
+           options on a new and an existing table, threads, fork
+  memoize  one caller computes while threads and processes wait (the order
+           made certain with pipes), a computer killed while it holds the
+           lock, a lock of another machine, an exception
+  django   AcornCache through django.core.cache.caches: every method, each
+           timeout case, versions, KEY_PREFIX, KEY_FUNCTION, key warnings
+Prints "PASS wheel-<mode> ..." or "FAIL wheel-<mode>: reason"; exits 0 or 1.
+Run by tests/dist/run (the wheel in a venv) and tests/python.bats (the
+package from the source tree).
+"""
+
+import math
+import os
+import pickle
+import select
+import signal
+import sqlite3
+import sys
+import threading
+import time
+import warnings
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def eq(got, want, what):
+    if got != want or type(got) is not type(want):
+        raise AssertionError(f"{what}: got {got!r}, expected {want!r}")
+
+
+def raises(exc, message, fn, *args, **kwargs):
+    try:
+        fn(*args, **kwargs)
+    except exc as e:
+        if message is not None and str(e) != message:
+            raise AssertionError(f"{fn.__name__}: message {str(e)!r}, expected {message!r}")
+        return e
+    raise AssertionError(f"{getattr(fn, '__name__', fn)}{args} did not raise {exc.__name__}")
+
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+def lifetime_set_by(fn, path, table, key, ttl):
+    """Call fn(); the entry's expires must be ttl seconds after a time
+    within the call (acorn reads the clock once per write)."""
+    t0 = now_ms()
+    fn()
+    t1 = now_ms()
+    (e,), = sql(path, f"SELECT expires FROM {table} WHERE key = ?", key)
+    check(t0 + ttl * 1000 <= e <= t1 + ttl * 1000 + 1,
+          f"{key}: expires {e}, expected {ttl} s after a time in {t0}..{t1}")
+
+
+def sql(path, q, *args):
+    """One query on a connection of its own (acorn loaded), all rows."""
+    import sqlite_acorn
+    c = sqlite3.connect(path, isolation_level=None)
+    sqlite_acorn.load(c)
+    c.text_factory = bytes
+    try:
+        return c.execute(q, args).fetchall()
+    finally:
+        c.close()
+
+
+# --------------------------------------------------------------------- cache
+def cache_values(d):
+    from sqlite_acorn import Cache
+    db = os.path.join(d, "values.db")
+    c = Cache(db)
+    values = [b"", b"\x00\xff", b"\xffp not a pickle", "", "h\u00e9llo \u2603", "\xff",
+              "\x00nul", 0, -7, 2**100, -(2**70), 1.5, -0.0, math.inf, None, True, False,
+              (1, "a"), {"k": [1, 2.5]}, frozenset({3})]
+    for i, v in enumerate(values):
+        check(c.set(i, v) is True, "set returns True")
+    for i, v in enumerate(values):
+        got = c.get(i)
+        eq(got, v, f"value {v!r} read back")
+    check(math.isnan(c.get(c.set("nan", math.nan) and "nan")), "nan read back")
+    # bytes and str are stored as themselves, the others as TEXT behind 0xFF
+    rows = dict((k, (t, v)) for k, t, v in sql(
+        db, "SELECT key, typeof(value), CAST(value AS BLOB) FROM cache WHERE typeof(key) = 'integer'"))
+    eq(rows[0], (b"blob", b""), "b'' stored")
+    eq(rows[1], (b"blob", b"\x00\xff"), "bytes stored")
+    eq(rows[4], (b"text", "h\u00e9llo \u2603".encode()), "str stored")
+    eq(rows[7], (b"text", b"\xffi0"), "int stored")
+    eq(rows[9], (b"text", b"\xffi" + str(2**100).encode()), "big int stored")
+    eq(rows[11], (b"text", b"\xfff1.5"), "float stored")
+    eq(rows[14], (b"text", b"\xffp" + pickle.dumps(None, pickle.HIGHEST_PROTOCOL)), "None pickled")
+    # what SQL stores is read as str and bytes
+    sql(db, "INSERT INTO cache(key, value) VALUES ('from-sql', 'text'), ('blob-sql', x'ff01')")
+    eq(c.get("from-sql"), "text", "TEXT from SQL")
+    eq(c.get("blob-sql"), b"\xff\x01", "BLOB from SQL")
+    sql(db, "INSERT INTO cache(key, value) VALUES ('odd', CAST(x'ff7a31' AS TEXT))")
+    raises(ValueError, "sqlite_acorn.Cache: a stored value starts with the byte 0xFF and then"
+           " 'z', which this version does not know", c.get, "odd")
+    # keys: str, bytes and int are three keys; others are refused
+    c.set("1", "s")
+    c.set(b"1", "b")
+    c.set(1, "i")
+    eq((c["1"], c[b"1"], c[1]), ("s", "b", "i"), "keys '1', b'1', 1")
+    raises(TypeError, "sqlite_acorn.Cache.set: key must be str, bytes or int, got float",
+           c.set, 1.0, "x")
+    raises(TypeError, "sqlite_acorn.Cache.get: key must be str, bytes or int, got tuple",
+           c.get, (1,))
+    raises(TypeError, "sqlite_acorn.Cache.get: key must be str, bytes or int, got bool",
+           c.get, True)
+    raises(ValueError, "sqlite_acorn.Cache.set: an int key must be in -2**63..2**63-1, got "
+           + str(2**63), c.set, 2**63, "x")
+    eq(c.get(-(2**63), "none"), "none", "smallest int key")
+    c.close()
+
+
+def cache_methods(d):
+    from sqlite_acorn import Cache, CacheStats
+    db = os.path.join(d, "methods.db")
+    with Cache(db, capacity="1MiB") as c:
+        eq(c.get("k"), None, "get of a missing key")
+        eq(c.get("k", 5), 5, "get's default")
+        raises(KeyError, "'k'", lambda: c["k"])
+        c["k"] = "v"
+        eq(c["k"], "v", "c[k] after c[k] = v")
+        check("k" in c and "x" not in c, "in")
+        eq(len(c), 1, "len")
+        del c["k"]
+        raises(KeyError, "'k'", c.__delitem__, "k")
+        eq((c.delete("k"), c.set("k", 1), c.delete("k")), (False, True, True), "delete")
+        # add
+        eq(c.add("a", "first"), True, "add of a new key")
+        eq(c.add("a", "second"), False, "add of a live key")
+        eq(c["a"], "first", "add kept the value")
+        c.set("gone", "x", expire=0)
+        eq(c.add("gone", "again"), True, "add over an expired entry")
+        eq(c["gone"], "again", "add over an expired entry stored")
+        # expire is the ttl column; expire 0 is expired at once
+        c.set("e", "x", expire=30)
+        c.set("f", "x", expire=0.25)
+        c.set("z", "x", expire=0)
+        rows = dict(sql(db, "SELECT key, expires - created FROM cache WHERE key IN ('e', 'f', 'a')"))
+        eq(rows, {b"e": 30000, b"f": 250, b"a": None}, "expires - created")
+        eq(c.get("z", "none"), "none", "expire=0")
+        check("z" not in c, "expire=0 not in")
+        raises(ValueError, "sqlite_acorn.Cache.set: expire must be None or a number of seconds"
+               " from 0 to 1000000000000, got -1", c.set, "k", "v", expire=-1)
+        raises(ValueError, "sqlite_acorn.Cache.set: expire must be None or a number of seconds"
+               " from 0 to 1000000000000, got '1h'", c.set, "k", "v", expire="1h")
+        # touch
+        lifetime_set_by(lambda: eq(c.touch("e", 100), True, "touch"), db, "cache", "e", 100)
+        eq(c.touch("e"), True, "touch for ever")
+        eq(sql(db, "SELECT expires FROM cache WHERE key = 'e'"), [(None,)], "touch(None)")
+        eq(c.touch("nope", 5), False, "touch of a missing key")
+        eq(c.touch("e", 0), True, "touch(0)")
+        check("e" not in c, "touch(0) expires it")
+        # incr / decr
+        eq(c.incr("n"), 1, "incr of a missing key")
+        eq(c.incr("n", 10), 11, "incr by 10")
+        eq(c.decr("n", 2), 9, "decr")
+        eq(c["n"], 9, "the stored count")
+        eq(c.incr("n", 2**70), 9 + 2**70, "incr past 64 bits")
+        eq(c.decr("m", 1, default=10), 9, "decr's default")
+        raises(KeyError, "'none'", c.incr, "none", default=None)
+        c.set("s", "text")
+        raises(TypeError, "sqlite_acorn.Cache.incr: the value of 's' is a str, not an int",
+               c.incr, "s")
+        c.set("t", 5, expire=100)
+        before = sql(db, "SELECT expires FROM cache WHERE key = 't'")
+        eq(c.incr("t"), 6, "incr of an entry with a lifetime")
+        eq(sql(db, "SELECT expires FROM cache WHERE key = 't'"), before, "incr keeps expires")
+        raises(TypeError, "sqlite_acorn.Cache.incr: delta must be an int, got float",
+               c.incr, "n", 1.5)
+        # tags and evict
+        c.set("u1/a", "x", tag="user:1")
+        c.set("u1/b", "y", tag="user:1")
+        c.set("u2/a", "z", tag="user:2")
+        eq(sql(db, "SELECT key FROM cache WHERE tag = 'user:1' ORDER BY key"),
+           [(b"u1/a",), (b"u1/b",)], "tags stored")
+        eq(c.evict("user:1"), 2, "evict")
+        eq(c.evict("user:1"), 0, "evict again")
+        check("u2/a" in c and "u1/a" not in c, "evict took one tag")
+        raises(TypeError, "sqlite_acorn.Cache.set: tag must be a str or None, got int",
+               c.set, "k", "v", tag=1)
+        # stats: contains and len are not uses, get is
+        s0 = c.stats()
+        check(isinstance(s0, CacheStats), "stats() is a CacheStats")
+        "u2/a" in c
+        len(c)
+        eq(c.stats().hits, s0.hits, "in and len count no hit")
+        c.get("u2/a")
+        c.get("missing")
+        s1 = c.stats()
+        eq((s1.hits - s0.hits, s1.misses - s0.misses), (1, 1), "get counts a hit and a miss")
+        eq(s1.capacity, 1048576, "stats capacity")
+        live = len(c)
+        eq(c.clear(), live, "clear returns the live entries")
+        eq(len(c), 0, "len after clear")
+
+
+def cache_options(d):
+    from sqlite_acorn import Cache
+    db = os.path.join(d, "options.db")
+    # eviction in LRU order within capacity; an entry larger than it is refused
+    c = Cache(db, table="small", capacity=100)
+    for k in ("a", "b", "c"):
+        c.set(k, b"x" * 29)
+    c.get("a")
+    c.set("d", b"x" * 29)
+    eq(sql(db, "SELECT key FROM small"), [(b"a",), (b"c",), (b"d",)], "lru eviction")
+    raises(ValueError, "sqlite_acorn.Cache.set: cache: entry of 104 bytes exceeds capacity of"
+           " 100 bytes", c.set, "big", b"x" * 101)
+    # an existing table: capacity applied by its command, fixed options checked
+    c2 = Cache(db, table="small", capacity=1000)
+    eq(c2.stats().capacity, 1000, "capacity applied to the existing table")
+    eq(c2["a"], b"x" * 29, "existing entries kept")
+    raises(ValueError, "sqlite_acorn.Cache: the table 'small' was created with policy 'lru',"
+           " not 'fifo'; policy is fixed when a table is created", Cache, db, "small",
+           policy="fifo")
+    f = Cache(db, table="f", policy="fifo", recency_buffer=10, max_entries=2, feed=5,
+              default_ttl="15m")
+    eq(Cache(db, table="f").stats().hits, None, "fifo reopened without options")
+    raises(ValueError, "sqlite_acorn.Cache: the table 'f' was created with recency_buffer '10',"
+           " not '20'; recency_buffer is fixed when a table is created", Cache, db, "f",
+           recency_buffer=20)
+    for k in "abc":
+        f.set(k, "v")
+    eq(sql(db, "SELECT key, expires - created FROM f"), [(b"b", 900000), (b"c", 900000)],
+       "max_entries and default_ttl")
+    eq(sql(db, "SELECT key, reason FROM cache_evictions('f')"), [(b"a", b"entries")], "feed")
+    Cache(db, table="f", default_ttl=0, max_entries=3)
+    f.set("d", "v")
+    eq(sql(db, "SELECT key, expires IS NULL FROM f"), [(b"b", 0), (b"c", 0), (b"d", 1)],
+       "default_ttl and max_entries changed on an existing table")
+    # bad input
+    raises(TypeError, "sqlite_acorn.Cache: unknown option 'capacty'; accepted options are"
+           " timeout, journal_mode, synchronous, capacity, recency_buffer, policy, autoflush,"
+           " default_ttl, max_entries, feed", Cache, db, capacty=1)
+    raises(ValueError, "sqlite_acorn.Cache: cache: bad capacity '0'; expected a positive number"
+           " of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or"
+           " '64MiB')", Cache, db, "t0", capacity=0)
+    raises(ValueError, "sqlite_acorn.Cache: bad capacity \"1'; DROP TABLE x\"; expected a whole"
+           " number or a word such as '64MiB', '15m', 'lru' (letters, digits, '_', '.', '+' and"
+           " '-')", Cache, db, "t0", capacity="1'; DROP TABLE x")
+    raises(ValueError, "sqlite_acorn.Cache: path must name a file: each thread opens its own"
+           " connection to it, and ':memory:' would give each its own empty database",
+           Cache, ":memory:")
+    raises(ValueError, "sqlite_acorn.Cache: table must be a name of letters, digits and '_'"
+           " that does not start with a digit, got 'a.b'", Cache, db, "a.b")
+    sql(db, "CREATE TABLE plain(x)")
+    raises(ValueError, f"sqlite_acorn.Cache: {db} has a table 'plain' that is not a cache table",
+           Cache, db, "plain")
+    raises(ValueError, "sqlite_acorn.Cache: bad journal_mode 'wall'; expected one of wal,"
+           " delete, truncate, persist, memory", Cache, db, journal_mode="wall")
+    eq(sql(db, "PRAGMA journal_mode"), [(b"wal",)], "journal_mode")
+
+
+def cache_threads_fork(d):
+    from sqlite_acorn import Cache
+    db = os.path.join(d, "threads.db")
+    c = Cache(db)
+    conns, errors = {}, []
+    barrier = threading.Barrier(4)
+
+    def work(i):
+        try:
+            barrier.wait()
+            for j in range(200):
+                c.set(f"{i}/{j}", j)
+                eq(c.get(f"{i}/{j}"), j, "a thread reads its own set")
+            conns[i] = id(c._db())
+        except Exception as e:
+            errors.append(e)
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    check(not errors, f"threads: {errors}")
+    eq(len(set(conns.values())), 4, "one connection per thread")
+    eq(len(c), 800, "every thread's sets")
+    # a child of fork() opens its own connection and leaves the parent's
+    mine = c._db()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            if c._db() is not mine and c.get("0/5") == 5 and c.set("child", "yes"):
+                code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    eq(os.waitstatus_to_exitcode(status), 0, "the child's get and set")
+    check(c._db() is mine, "the parent keeps its connection")
+    eq(c.get("child"), "yes", "the parent reads the child's set")
+    # close() closes every thread's connection; the next call opens another
+    c.close()
+    eq(c.get("child"), "yes", "a get after close")
+    check(c._db() is not mine, "a new connection after close")
+    c.close()
+
+
+def run_cache(d):
+    cache_values(d)
+    cache_methods(d)
+    cache_options(d)
+    cache_threads_fork(d)
+    return "values, every method, options, threads and fork"
+
+
+# ------------------------------------------------------------------- memoize
+class Waits:
+    """Replaces sqlite_acorn._cache._pause: the first pause of each thread
+    writes a byte to a pipe, so the test knows that caller found the lock
+    taken and waits."""
+
+    def __init__(self, fd):
+        import sqlite_acorn._cache as m
+        self.fd, self.local, self.real = fd, threading.local(), m._pause
+        m._pause = self
+
+    def __call__(self, seconds):
+        if not getattr(self.local, "told", False):
+            self.local.told = True
+            os.write(self.fd, b"w")
+        self.real(seconds)
+
+
+def read_n(fd, n, what):
+    """Read n bytes from the pipe fd: n callers reached a point.  A caller
+    that never gets there fails the test after 60 s instead of hanging it
+    (the bound only ends a failing run: a passing one never waits on it)."""
+    got = b""
+    deadline = time.monotonic() + 60
+    while len(got) < n:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise AssertionError(f"{what}: {len(got)} of {n} after 60 s")
+        b = os.read(fd, n - len(got))
+        check(b, "a pipe closed early")
+        got += b
+    return got
+
+
+def fork(fn):
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            code = fn()
+        except BaseException as e:
+            print(f"child {os.getpid()}: {type(e).__name__}: {e}", file=sys.stderr)
+        finally:
+            os._exit(code)
+    return pid
+
+
+def exit_code(pid):
+    """The exit code of child pid; one still running after 60 s is killed
+    and fails the test (again only a bound for a failing run)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    raise AssertionError(f"process {pid} still ran after 60 s")
+
+
+def run_memoize(d):
+    import sqlite_acorn._cache as m
+    from sqlite_acorn import Cache
+    db = os.path.join(d, "memo.db")
+    calls = os.path.join(d, "calls")
+    cache = Cache(db)
+    started_r, started_w = os.pipe()
+    go_r, go_w = os.pipe()
+    wait_r, wait_w = os.pipe()
+    blocker = [None]
+
+    @cache.memoize(lock_expire=3600)
+    def slow(x):
+        with open(calls, "a") as f:
+            f.write(f"{os.getpid()} {x}\n")
+        if os.getpid() == blocker[0]:
+            os.write(started_w, b"s")
+            os.read(go_r, 1)
+        return x * 2
+
+    def computer(x):
+        def run():
+            blocker[0] = os.getpid()
+            return 0 if slow(x) == x * 2 else 3
+        return run
+
+    def lines():
+        with open(calls) as f:
+            return f.read().splitlines()
+
+    # 1. one computer; 3 processes and 4 threads wait for its value
+    c = fork(computer(21))
+    read_n(started_r, 1, "the computer started")
+    real = m._pause
+    Waits(wait_w)
+    procs = [fork(lambda: 0 if slow(21) == 42 else 3) for _ in range(3)]
+    results = []
+    ts = [threading.Thread(target=lambda: results.append(slow(21))) for _ in range(4)]
+    for t in ts:
+        t.start()
+    read_n(wait_r, 7, "callers waiting on the lock")
+    os.write(go_w, b"g")
+    for t in ts:
+        t.join()
+    eq(results, [42] * 4, "the threads got the computer's value")
+    eq([exit_code(p) for p in procs + [c]], [0] * 4, "the processes got the computer's value")
+    eq(lines(), [f"{c} 21"], "computed once")
+    eq(slow(21), 42, "then a hit")
+    check(b"\x00lock" + slow.__cache_key__(21) not in cache, "the lock is gone")
+
+    # 2. the computer is killed while it holds the lock: a waiter sees its
+    # process gone (a zombie: not yet reaped) and computes, long before the
+    # lock's hour is up
+    c = fork(computer(5))
+    read_n(started_r, 1, "the computer started")
+    w = fork(lambda: 0 if slow(5) == 10 else 3)
+    read_n(wait_r, 1, "a caller waiting on the lock")
+    os.kill(c, signal.SIGKILL)
+    eq(exit_code(w), 0, "the waiter computed after the kill")
+    eq(exit_code(c), -signal.SIGKILL, "the computer was killed")
+    eq(lines()[1:], [f"{c} 5", f"{w} 5"], "computed by the killed one, then the waiter")
+
+    # 3. a lock of another machine: waited on while it lasts, taken once it
+    # is gone; one whose lifetime is over is taken at once
+    m._pause = real
+    Waits(wait_w)
+    lock = b"\x00lock" + slow.__cache_key__(7)
+    cache.add(lock, b"other-host 1 1 1-x", expire=3600)
+    out = []
+    t = threading.Thread(target=lambda: out.append(slow(7)))
+    t.start()
+    read_n(wait_r, 1, "a caller waiting on another machine's lock")
+    eq(lines()[3:], [], "nothing computed while the other machine holds the lock")
+    cache.delete(lock)
+    t.join()
+    eq((out, lines()[3:]), ([14], [f"{os.getpid()} 7"]), "computed once the lock went")
+    cache.add(b"\x00lock" + slow.__cache_key__(8), b"other-host 1 1 1-x", expire=0)
+    eq(slow(8), 16, "an expired lock is taken")
+
+    # 4. an exception reaches the caller, the lock is released, and the
+    # next call computes again; None is a result like any other
+    n = []
+
+    @cache.memoize(name="flaky", expire=60, tag="memo")
+    def flaky(x):
+        n.append(x)
+        if len(n) == 1:
+            raise RuntimeError("first call fails")
+        return None
+    raises(RuntimeError, "first call fails", flaky, 1)
+    check(b"\x00lock" + flaky.__cache_key__(1) not in cache, "released after an exception")
+    eq((flaky(1), flaky(1), n), (None, None, [1, 1]), "None is cached")
+    eq(sql(db, "SELECT expires - created, tag FROM cache WHERE key = ?", flaky.__cache_key__(1)),
+       [(60000, b"memo")], "memoize's expire and tag")
+    eq(cache.evict("memo"), 1, "memoized results evicted by tag")
+    raises(TypeError, "sqlite_acorn.Cache.memoize: name cannot be callable; write"
+           " @cache.memoize() with parentheses", cache.memoize, flaky)
+    check(slow.__cache_key__(1) != slow.__cache_key__(1.5), "keys of other arguments differ")
+    return "threads and processes wait for one computer; a killed computer, a lock of another" \
+           " machine, an expired lock, an exception"
+
+
+# -------------------------------------------------------------------- django
+SETTINGS = """
+SECRET_KEY = "test"
+USE_TZ = True
+CACHES = {{
+    "default": {{
+        "BACKEND": "sqlite_acorn.django.AcornCache",
+        "LOCATION": {db!r},
+        "TIMEOUT": 120,
+        "OPTIONS": {{"capacity": "1MiB"}},
+    }},
+    "other": {{
+        "BACKEND": "sqlite_acorn.django.AcornCache",
+        "LOCATION": {db!r},
+        "TIMEOUT": None,
+        "KEY_PREFIX": "site",
+        "VERSION": 3,
+        "KEY_FUNCTION": "acorn_test_settings.key_func",
+        "OPTIONS": {{"table": "other", "MAX_ENTRIES": 3, "capacity": 300}},
+    }},
+    "bad": {{
+        "BACKEND": "sqlite_acorn.django.AcornCache",
+        "LOCATION": {db!r},
+        "OPTIONS": {{"CULL_FREQUENCY": 3}},
+    }},
+}}
+
+
+def key_func(key, key_prefix, version):
+    return "%s|%s|%s" % (key_prefix, version, key)
+"""
+
+
+def run_django(d):
+    with open(os.path.join(d, "acorn_test_settings.py"), "w") as f:
+        f.write(SETTINGS.format(db=os.path.join(d, "django.db")))
+    sys.path.insert(0, d)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "acorn_test_settings"
+    import django
+    django.setup()
+    from django.core.cache import caches, cache
+    from django.core.cache.backends.base import CacheKeyWarning
+    from django.core.exceptions import ImproperlyConfigured
+    from sqlite_acorn.django import AcornCache
+    db = os.path.join(d, "django.db")
+
+    check(isinstance(caches["default"], AcornCache), "caches['default'] is an AcornCache")
+    life = lambda k: sql(db, f"SELECT expires - created FROM {k[0]} WHERE key = ?", k[1])
+
+    # get, set, add, delete
+    eq(cache.get("k"), None, "get of a missing key")
+    eq(cache.get("k", "dflt"), "dflt", "get's default")
+    eq(cache.set("k", {"a": [1, 2]}), None, "set returns None")
+    eq(cache.get("k"), {"a": [1, 2]}, "get after set")
+    eq(cache.add("k", "other"), False, "add of a live key")
+    eq(cache.add("n", 10), True, "add of a new key")
+    eq(cache.get("n"), 10, "add stored")
+    eq(cache.delete("n"), True, "delete")
+    eq(cache.delete("n"), False, "delete of a missing key")
+    eq(cache.has_key("k"), True, "has_key")
+    eq(cache.has_key("n"), False, "has_key of a missing key")
+    check("k" in cache, "in")
+    # KEY_PREFIX (empty) and version 1 make the stored key
+    eq(sql(db, "SELECT key FROM django_cache WHERE key LIKE '%k'"), [(b":1:k",)], "stored key")
+
+    # timeouts: the default (TIMEOUT 120), a number, None for ever, 0 and
+    # less expire at once
+    cache.set("t-default", 1)
+    cache.set("t-5", 1, 5)
+    cache.set("t-none", 1, None)
+    eq(life(("django_cache", ":1:t-default")), [(120000,)], "TIMEOUT is the default")
+    eq(life(("django_cache", ":1:t-5")), [(5000,)], "timeout=5")
+    eq(life(("django_cache", ":1:t-none")), [(10**15,)], "timeout=None: the longest ttl")
+    cache.set("t-zero", 1, 0)
+    eq(cache.get("t-zero", "expired"), "expired", "set with timeout 0")
+    cache.set("t-neg", 1, -1)
+    eq(cache.get("t-neg", "expired"), "expired", "set with a negative timeout")
+    cache.set("k2", "old")
+    cache.set("k2", "new", 0)
+    eq(cache.get("k2"), None, "set with timeout 0 removes the old value")
+    eq(cache.add("t-add0", 1, 0), True, "add with timeout 0")
+    eq(cache.get("t-add0"), None, "added with timeout 0: expired")
+    eq(cache.add("t-add0", 2), True, "add over the expired one")
+    # touch
+    touch = lambda *a: lambda: eq(cache.touch(*a), True, f"touch{a}")
+    lifetime_set_by(touch("t-5", 50), db, "django_cache", ":1:t-5", 50)
+    lifetime_set_by(touch("t-5"), db, "django_cache", ":1:t-5", 120)
+    lifetime_set_by(touch("t-5", None), db, "django_cache", ":1:t-5", 10**12)
+    eq(cache.touch("missing", 5), False, "touch of a missing key")
+    eq(cache.touch("t-5", 0), True, "touch with 0")
+    eq(cache.get("t-5"), None, "touch with 0 expires it")
+
+    # many keys
+    eq(cache.set_many({"a": 1, "b": "two", "c": b"3"}), [], "set_many")
+    eq(cache.get_many(["a", "b", "c", "missing"]), {"a": 1, "b": "two", "c": b"3"}, "get_many")
+    keys = [f"many{i}" for i in range(1203)]
+    cache.set_many({k: i for i, k in enumerate(keys)}, 30)
+    got = cache.get_many(keys)
+    eq(len(got), 1203, "get_many of more keys than one statement takes")
+    eq(got["many1202"], 1202, "get_many's values")
+    eq(life(("django_cache", ":1:many7")), [(30000,)], "set_many's timeout")
+    cache.delete_many(["a", "b"] + keys)
+    eq(cache.get_many(["a", "b", "c", "many1"]), {"c": b"3"}, "delete_many")
+    # get_or_set
+    eq(cache.get_or_set("g", "value"), "value", "get_or_set of a missing key")
+    eq(cache.get_or_set("g", "other"), "value", "get_or_set of a live key")
+    eq(cache.get_or_set("g2", lambda: "called", 7), "called", "get_or_set with a callable")
+    eq(life(("django_cache", ":1:g2")), [(7000,)], "get_or_set's timeout")
+    # incr and decr
+    cache.set("num", 1)
+    eq(cache.incr("num"), 2, "incr")
+    eq(cache.incr("num", 10), 12, "incr by 10")
+    eq(cache.decr("num"), 11, "decr")
+    eq(cache.decr("num", 20), -9, "decr by 20")
+    cache.set("fl", 1.5)
+    eq(cache.incr("fl"), 2.5, "incr of a float")
+    raises(ValueError, "Key 'nothing' not found", cache.incr, "nothing")
+    raises(ValueError, "Key 'nothing' not found", cache.decr, "nothing")
+    # versions
+    cache.set("v", "one", version=2)
+    eq((cache.get("v"), cache.get("v", version=2)), (None, "one"), "version 2")
+    eq(cache.incr_version("v", version=2), 3, "incr_version")
+    eq((cache.get("v", version=2), cache.get("v", version=3)), (None, "one"), "moved to 3")
+    eq(cache.decr_version("v", version=3), 2, "decr_version")
+    eq(cache.get("v", version=2), "one", "back at 2")
+    # clear
+    cache.clear()
+    eq(cache.get_many(["k", "g", "num"]), {}, "clear")
+
+    # the other alias: KEY_PREFIX, VERSION, KEY_FUNCTION, TIMEOUT None,
+    # MAX_ENTRIES and a capacity, its own table
+    o = caches["other"]
+    o.set("x", "1")
+    eq(sql(db, "SELECT key, expires - created FROM other"), [(b"site|3|x", 10**15)],
+       "KEY_FUNCTION, KEY_PREFIX, VERSION and TIMEOUT None")
+    for k in "abcd":
+        o.set(k, k)
+    eq(sql(db, "SELECT key FROM other"), [(b"site|3|b",), (b"site|3|c",), (b"site|3|d",)],
+       "MAX_ENTRIES")
+    o.set("b", b"x" * 400)
+    eq(o.get("b"), None, "a set larger than the capacity drops the old value")
+    eq(o.set_many({"c": b"x" * 400, "e": "e"}), ["c"], "set_many returns the keys not stored")
+    eq(o.get_many(["c", "d", "e"]), {"d": "d", "e": "e"}, "set_many stored the others")
+    eq(o.add("f", b"x" * 400), False, "add larger than the capacity")
+
+    # key warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        cache.set("with space", 1)
+        cache.get("x" * 260)
+    eq([(x.category, str(x.message)) for x in w],
+       [(CacheKeyWarning, "Cache key contains characters that will cause errors if used with"
+         " memcached: ':1:with space'"),
+        (CacheKeyWarning, "Cache key will cause errors if used with memcached: %r (longer"
+         " than 250)" % (":1:" + "x" * 260))], "CacheKeyWarning")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CacheKeyWarning)
+        eq(cache.get("with space"), 1, "a key with a space still works")
+        cache.close()
+        eq(cache.get("with space"), 1, "close() keeps the connection")
+
+    # one Cache per LOCATION and OPTIONS, shared by the threads' backends
+    other_thread = []
+    t = threading.Thread(target=lambda: other_thread.append(caches["default"]))
+    t.start()
+    t.join()
+    check(other_thread[0] is not caches["default"], "Django gives each thread its backend")
+    check(other_thread[0].cache is caches["default"].cache, "the backends share one Cache")
+
+    # bad options
+    raises(ImproperlyConfigured, "sqlite_acorn.django.AcornCache: CULL_FREQUENCY does not apply:"
+           " acorn evicts the least recently used entries, exactly as many as it must",
+           lambda: caches["bad"])
+    raises(ImproperlyConfigured, "sqlite_acorn.django.AcornCache: unknown option 'capacty';"
+           " accepted options are table, capacity, policy, recency_buffer, autoflush,"
+           " max_entries, feed, journal_mode, synchronous, busy_timeout, MAX_ENTRIES",
+           AcornCache, db, {"OPTIONS": {"capacty": 1}})
+    raises(ImproperlyConfigured, "sqlite_acorn.django.AcornCache: default_ttl is not an option"
+           " here: Django's TIMEOUT sets the default lifetime",
+           AcornCache, db, {"OPTIONS": {"default_ttl": 1}})
+    raises(ImproperlyConfigured, "sqlite_acorn.django.AcornCache: sqlite_acorn.Cache: cache:"
+           " bad policy 'random'; expected lru or fifo",
+           AcornCache, db, {"OPTIONS": {"policy": "random", "table": "p"}})
+    return f"(Django {django.get_version()}): every method, timeouts default/5/None/0/-1," \
+           " versions, KEY_PREFIX, KEY_FUNCTION, MAX_ENTRIES, key warnings"
+
+
+def main():
+    modes = {"cache": run_cache, "memoize": run_memoize, "django": run_django}
+    if len(sys.argv) != 3 or sys.argv[1] not in modes:
+        print("usage: python_cache_test.py cache|memoize|django DIR", file=sys.stderr)
+        return 2
+    name = "wheel-" + sys.argv[1]
+    try:
+        print(f"PASS {name} {modes[sys.argv[1]](sys.argv[2])}")
+    except Exception as e:  # one line per failure, whatever it is
+        import traceback
+        traceback.print_exc()
+        print(f"FAIL {name}: {type(e).__name__}: {e}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
