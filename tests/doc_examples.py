@@ -8,7 +8,15 @@ under sanitizers or under valgrind, like every other suite):
     doc_examples.py extract OUTDIR EXT FILE...
         Writes one sqlite3 script per ```sql block of the FILEs to
         OUTDIR/NNN.sql (it loads EXT first) and what the block expects to
-        OUTDIR/NNN.json.  Prints "N blocks, M statements checked".
+        OUTDIR/NNN.json; a ```python block gets only OUTDIR/NNN.json, with
+        its statements (the convention is at the top of tests/docs.bats).
+        Prints "N blocks, M statements checked".
+    doc_examples.py runpy OUTDIR/NNN.json
+        Runs a ```python block's statements one by one in one namespace, as
+        the Python REPL does (an expression's value is printed with repr()
+        unless it is None), and prints the output in the form compare reads.
+        An exception is printed as its last traceback line, a warning as
+        "Category: message"; the next statement runs on.
     doc_examples.py compare OUTDIR
         Reads OUTDIR/NNN.out and OUTDIR/NNN.err (sqlite3's stdout and stderr
         for NNN.sql) and prints every difference as FILE:LINE.  Exit status 1
@@ -30,11 +38,14 @@ under sanitizers or under valgrind, like every other suite):
         names an existing file and, for a markdown file, a heading in it
         (anchors made as GitHub makes them).  Exit status 1 if one does not.
 """
+import ast
 import json
 import os
 import re
 import sqlite3
 import sys
+import traceback
+import warnings
 
 MARK = "@@acorn-doc-example@@"
 NOT_RUN = "-- not run"
@@ -86,13 +97,13 @@ def parse_block(lines):
     return not_run, items
 
 
-def blocks_of(path):
-    """Yield (first_lineno, [(lineno, text), ...]) for each ```sql block."""
+def blocks_of(path, lang="sql"):
+    """Yield (first_lineno, [(lineno, text), ...]) for each ```LANG block."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     i = 0
     while i < len(lines):
-        m = re.match(r"^(\s*)```sql\s*$", lines[i])
+        m = re.match(r"^(\s*)```" + lang + r"\s*$", lines[i])
         if not m:
             i += 1
             continue
@@ -104,7 +115,7 @@ def blocks_of(path):
             body.append((i + 1, lines[i][indent:].rstrip()))
             i += 1
         if i == len(lines):
-            raise SyntaxError(f"{path}:{start}: ```sql block is not closed")
+            raise SyntaxError(f"{path}:{start}: ```{lang} block is not closed")
         yield start, body
         i += 1
 
@@ -156,6 +167,18 @@ def extract(outdir, ext, files):
             nblock += 1
             nstmt += len(stmts)
             nrun += sum(1 for s in stmts if not s["compiled_only"])
+        for start, body in blocks_of(path, "python"):
+            try:
+                not_run, stmts = parse_python_block(path, body)
+            except SyntaxError as e:
+                sys.exit(f"{path}: {e}")
+            name = f"{nblock:03d}"
+            with open(os.path.join(outdir, name + ".json"), "w") as f:
+                json.dump({"file": path, "start": start, "lang": "python",
+                           "stmts": stmts}, f)
+            nblock += 1
+            nstmt += len(stmts)
+            nrun += 0 if not_run else len(stmts)
     print(f"{nblock} blocks, {nstmt} statements: {nrun} run and compared, "
           f"{nstmt - nrun} compiled only")
 
@@ -265,6 +288,70 @@ def compare_js(outdir):
     for p in problems:
         print(p)
     return 1 if problems else 0
+PY_OUT = re.compile(r"^#(?P<kind>[>~])(?: (?P<text>.*))?$")
+
+
+def parse_python_block(path, lines):
+    """A ```python block's top-level statements, each with the output
+    lines right below it: "#> text" exact, "#~ text" by shape.  Returns
+    (not_run, stmts).  The whole block must parse; an output line that is
+    not right below a statement is an error."""
+    not_run = bool(lines) and lines[0][1].startswith("# not run")
+    text = "\n".join(t for _, t in lines) + "\n"
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as e:
+        raise SyntaxError(f"line {lines[0][0] + (e.lineno or 1) - 1}: {e.msg}") from None
+    out_at = {}
+    for i, (lno, t) in enumerate(lines):
+        m = PY_OUT.match(t)
+        if m:
+            out_at[i] = ("exact" if m["kind"] == ">" else "shape", m["text"] or "")
+    stmts = []
+    used = set()
+    for node in tree.body:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        last = node.end_lineno
+        src = "\n".join(t for _, t in lines[first - 1:last])
+        expected = []
+        i = last
+        while i in out_at:
+            kind, t = out_at[i]
+            expected.append((lines[i][0], kind, t))
+            used.add(i)
+            i += 1
+        if not_run and expected:
+            raise SyntaxError(f"line {expected[0][0]}: a block marked '# not run' shows "
+                              "output; it cannot be checked")
+        stmts.append({"file": path, "first": lines[first - 1][0], "src": src + "\n",
+                      "expected": [] if not_run else expected, "compiled_only": not_run})
+    for i in sorted(set(out_at) - used):
+        raise SyntaxError(f"line {lines[i][0]}: an output line that is not right below "
+                          "a statement")
+    return not_run, stmts
+
+
+def runpy(block_json):
+    """Run a ```python block (see the module's doc)."""
+    with open(block_json) as f:
+        block = json.load(f)
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"{category.__name__}: {message}")
+    warnings.showwarning = show
+    warnings.simplefilter("always")
+    ns = {"__name__": "__main__"}
+    for k, st in enumerate(block["stmts"]):
+        print(f"{MARK} {k}", flush=True)
+        try:
+            code = compile(st["src"], f"{st['file']}:{st['first']}", "single")
+            if not st["compiled_only"]:
+                exec(code, ns)
+        except BaseException as e:
+            print(traceback.format_exception_only(type(e), e)[-1].rstrip())
+        sys.stdout.flush()
+    print(f"{MARK} end", flush=True)
+    return 0
 
 
 def shape_regex(text):
@@ -336,7 +423,13 @@ def compare(outdir):
                 got[cur].append(line.rstrip())
         if not seen_end:
             problems.append(f"{block['file']}:{block['start']}: the block did not run "
-                            f"to its end (sqlite3 stopped early)")
+                            f"to its end ({block.get('lang', 'sqlite3')} stopped early)")
+        if block.get("lang") == "python":
+            # exceptions and warnings are printed as output: stderr is empty
+            for line in err:
+                if line.strip():
+                    problems.append(f"{block['file']}:{block['start']}: python said: {line}")
+            err = []
         # Errors go to stderr with the script line of their statement.
         for line in err:
             if not line.strip() or line.startswith("  "):
@@ -365,7 +458,8 @@ def compare(outdir):
             if not ok:
                 lines = [f"{s['file']}:{s['first']}: the output differs from the page"]
                 lines.append("  shown:")
-                lines += [f"    {'--~' if k == 'shape' else '--'} {w}" for _, k, w in exp] or ["    (nothing)"]
+                marks = ("#~", "#>") if block.get("lang") == "python" else ("--~", "--")
+                lines += [f"    {marks[0] if k == 'shape' else marks[1]} {w}" for _, k, w in exp] or ["    (nothing)"]
                 lines.append("  got:")
                 lines += [f"    {x}" for x in g] or ["    (nothing)"]
                 problems.append("\n".join(lines))
@@ -426,6 +520,8 @@ def main(argv):
         return 0
     if len(argv) == 3 and argv[1] == "compare-js":
         return compare_js(argv[2])
+    if len(argv) == 3 and argv[1] == "runpy":
+        return runpy(argv[2])
     if len(argv) >= 3 and argv[1] == "links":
         return links(argv[2:])
     sys.exit(__doc__)

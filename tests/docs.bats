@@ -38,7 +38,6 @@
 # - `.load` lines are skipped (the suite loads the build under test); other
 #   dot commands run.  Each block starts from an empty database and runs in
 #   a scratch directory, which is also $TMPDIR (bench_insert's default dir).
-# - Blocks other than ```sql (```sh, plain ```) are not run.
 # - ```js blocks are Node scripts, each run alone with node in a scratch
 #   directory, `require('sqlite-acorn')` giving the npm package as `make
 #   dist-npm` lays it out (with the build under test as its acorn.so) and
@@ -50,6 +49,17 @@
 #   stderr, and print no more and no less than its `// ->` lines.  A block
 #   whose first line starts with `// not run` (say why) is only parsed
 #   (node --check) and must show no output.
+# - ```python blocks run too, each in a fresh /usr/bin/python3 in an empty
+#   directory of its own, with the package sqlite_acorn of the source tree
+#   (ext/packages/python) and this build as its acorn.so.  Top-level
+#   statements run one by one, as the Python REPL runs them: an expression's
+#   value is printed with repr() unless it is None.  The lines right below a
+#   statement that start with `#> ` are its output (`#~ ` by shape, as
+#   `--~ `); an exception shows as its last traceback line
+#   (`#> KeyError: 'nope'`), a warning as `#> CacheKeyWarning: message`.  A
+#   block whose first line starts with `# not run` is only compiled.
+# - Blocks other than ```sql, ```js and ```python (```sh, plain ```) are
+#   not run.
 # - Relative links between the pages ([text](uuid.md#converters)) must lead
 #   to a file and a heading that exist.
 
@@ -73,8 +83,16 @@ check_docs() {
   mkdir -p "$dir/ex" "$dir/run"
   "$PYTHON" "$TESTS/doc_examples.py" extract "$dir/ex" "$ACORN" "$@" || return 1
   for s in "$dir"/ex/*.sql; do
+    [ -e "$s" ] || continue
     (cd "$dir/run" && TMPDIR="$dir/run" wrap "$SQLITE3" -batch :memory: \
        <"$s" >"${s%.sql}.out" 2>"${s%.sql}.err") || true
+  done
+  python_pkg "$dir/pkg"
+  for s in "$dir"/ex/*.json; do
+    [ -e "${s%.json}.sql" ] && continue
+    mkdir -p "$dir/py/${s##*/}"
+    (cd "$dir/py/${s##*/}" && PYTHONPATH="$dir/pkg" python_run "$TESTS/doc_examples.py" runpy "$s" \
+       >"${s%.json}.out" 2>"${s%.json}.err") || true
   done
   "$PYTHON" "$TESTS/doc_examples.py" compare "$dir/ex"
 }
@@ -232,6 +250,30 @@ need_node_examples() {
     '--~ 01a22945-d426-7674-963b-7ced8a55032f|0.041659|7' '```' >"$page"
   run check_docs "$BATS_TEST_TMPDIR/d" "$page"
   assert_failure "the output differs from the page"
+}
+
+@test "a python example's changed output, exception or warning fails the check, naming file and line" {
+  local page="$BATS_TEST_TMPDIR/page.md"
+  printf '%s\n' '```python' 'import sqlite_acorn' "c = sqlite_acorn.Cache('c.db')" \
+    "c.set('k', 'v')" '#> True' "c['k']" "#> 'v'" "c['nope']" "#> KeyError: 'nope'" \
+    "print('a'); print('b')" '#> a' '#> b' 'import warnings' "warnings.warn('w')" '#> UserWarning: w' \
+    'c.stats().capacity' '#~ 1073741824' '```' >"$page"
+  run check_docs "$BATS_TEST_TMPDIR/a" "$page"
+  echo "$output"
+  assert_success
+  sed -i "s/^#> 'v'\$/#> 'w'/" "$page"
+  run check_docs "$BATS_TEST_TMPDIR/b" "$page"
+  assert_failure "$page:6: the output differs from the page"
+  assert_output_contains "    'v'"
+  sed -i "s/^#> 'w'\$/#> 'v'/; s/^#> KeyError: 'nope'\$/#> KeyError: 'other'/" "$page"
+  run check_docs "$BATS_TEST_TMPDIR/c" "$page"
+  assert_failure "$page:8: the output differs from the page"
+  sed -i "s/^#> KeyError: 'other'\$/#> KeyError: 'nope'/; s/^#> b\$//" "$page"
+  run check_docs "$BATS_TEST_TMPDIR/d" "$page"
+  assert_failure "$page:10: the output differs from the page"
+  printf '%s\n' '```python' '1 + 1' '' '#> 2' '```' >"$page"
+  run check_docs "$BATS_TEST_TMPDIR/e" "$page"
+  assert_failure "line 4: an output line that is not right below a statement"
 }
 
 @test "a block marked not run is compiled: a query that no longer compiles fails" {
