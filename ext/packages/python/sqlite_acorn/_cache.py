@@ -367,7 +367,11 @@ class Cache:
         """The value of key, or default if it is missing or expired (a use)."""
         if type(key) is not str and type(key) is not bytes:
             _check_key(key, "get")
-        v = self._db().execute(self._sql_get, (key,)).fetchone()[0]
+        # _db() inlined: this is the path every get takes
+        c = getattr(self._local, "c", None)
+        if c is None or c.token is not self._token or c.epoch is not _epoch[0]:
+            c = self._db()
+        v = c.execute(self._sql_get, (key,)).fetchone()[0]
         if v is None:
             return default
         if type(v) is str and v[:1] == _TYPED:
