@@ -339,7 +339,12 @@ def runpy(block_json):
     def show(message, category, filename, lineno, file=None, line=None):
         print(f"{category.__name__}: {message}")
     warnings.showwarning = show
+    # every warning each time, but the deprecations inside libraries
+    # (Python's own default hides those too)
     warnings.simplefilter("always")
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    warnings.filterwarnings("ignore", category=PendingDeprecationWarning)
+    warnings.filterwarnings("always", category=DeprecationWarning, module="__main__")
     ns = {"__name__": "__main__"}
     for k, st in enumerate(block["stmts"]):
         print(f"{MARK} {k}", flush=True)
