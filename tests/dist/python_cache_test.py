@@ -244,8 +244,9 @@ def cache_options(d):
            " timeout, journal_mode, synchronous, capacity, recency_buffer, policy, autoflush,"
            " default_ttl, max_entries, feed", Cache, db, capacty=1)
     raises(ValueError, "sqlite_acorn.Cache: cache: bad capacity '0'; expected a positive number"
-           " of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or"
-           " '64MiB')", Cache, db, "t0", capacity=0)
+           " of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576,"
+           " '64MiB' or '1.5GiB'; a fraction needs a unit above B), at most"
+           " 4611686018427387904 bytes", Cache, db, "t0", capacity=0)
     raises(ValueError, "sqlite_acorn.Cache: bad capacity \"1'; DROP TABLE x\"; expected a whole"
            " number or a word such as '64MiB', '15m', 'lru' (letters, digits, '_', '.', '+' and"
            " '-')", Cache, db, "t0", capacity="1'; DROP TABLE x")
