@@ -52,8 +52,10 @@
 **     K n 0|1               the checker's verdict on an unfinished block n:
 **                           not committed / committed
 **   Op lines: S key ver exp tag (set; tag 0 none, 1..3 red, green, blue),
-**   U key ver exp (UPDATE value, expires), N key exp tag (UPDATE expires,
-**   ttl and tag alone: a renewal in place; exp 4 is a ttl of a day),
+**   U key ver exp (UPDATE value, expires), N key exp tag ttl (UPDATE expires,
+**   ttl and tag alone: a renewal in place; exp 4 is a ttl of a random number
+**   of days, given last, in MODE evict the only kind: its expires tells it
+**   from any other renewal),
 **   M key newkey (UPDATE key), D key, Z capacity, X max_entries (MODE
 **   evict and fifo only), P (purge), F (flush),
 **   O (close and reopen), G key ver, I n key ver ... (IN get), C key ver
@@ -111,6 +113,13 @@ typedef sqlite3_int64 i64;
 
 static char azKey[NKEY][48];
 static int gbFifo;               /* policy = fifo: no uses, set order */
+static i64 giStartMs;            /* unix ms before the first writer */
+
+static i64 nowMs(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (i64)ts.tv_sec*1000 + ts.tv_nsec/1000000;
+}
 /* The tags a set may give: 1..3 (0, none, is NULL). */
 static const char *const azTag[] = { 0, "red", "green", "blue" };
 
@@ -370,15 +379,20 @@ static void writerOp(writer *w, strbuf *pOps, int bTxn, int bLogFirst){
     sqlite3_bind_text(pStmt, 2, azKey[k2], -1, SQLITE_STATIC);
     writerStep(w, pStmt);
   }else if( r<44 ){
-    /* a renewal in place: expires NULL, past, future or a ttl of a day
-    ** (4), and a tag or none */
+    /* a renewal in place: expires NULL, past, future or a ttl of days
+    ** (4), and a tag or none.  The ttl is a random number of whole days,
+    ** so that the checker tells renewals apart by their expires: in MODE
+    ** evict (lru) a renewal is a use, and one that changed nothing else
+    ** would leave two models that differ only in recency order; there
+    ** every renewal is of kind 4. */
     static const int aExp[] = { 0, 1, 2, 4 };
-    int e = aExp[rnd(4)], iTag = (int)rnd(4);
-    sbAdd(pOps, "N %s %d %d\n", azKey[k], e, iTag);
+    int e = w->bEvict && !gbFifo ? 4 : aExp[rnd(4)], iTag = (int)rnd(4);
+    i64 ttl = e==4 ? 86400*(1 + (i64)rnd(1000000)) : 0;
+    sbAdd(pOps, "N %s %d %d %lld\n", azKey[k], e, iTag, ttl);
     LOG_FIRST();
     pStmt = w->aStmt[W_RENEW];
     sqlite3_bind_text(pStmt, 1, azKey[k], -1, SQLITE_STATIC);
-    if( e==4 ) sqlite3_bind_int64(pStmt, 3, 86400);
+    if( e==4 ) sqlite3_bind_int64(pStmt, 3, ttl);
     else if( e ) sqlite3_bind_int64(pStmt, 2, e==1 ? EXP_PAST : EXP_FUTURE);
     if( iTag ) sqlite3_bind_text(pStmt, 4, azTag[iTag], -1, SQLITE_STATIC);
     writerStep(w, pStmt);
@@ -543,7 +557,8 @@ struct m_entry {
   int bStored;          /* in the table (maybe expired, not reclaimed yet) */
   int eExp;             /* 0 NULL, 1 past, 2 future, 3 ttl 0 (the write's
                         ** time: expired at once, after every 1), 4 a
-                        ** renewal's ttl of a day */
+                        ** renewal's ttl of days */
+  i64 ttl;              /* eExp 4: the ttl in seconds (unique in the run) */
   int iTag;             /* azTag[iTag], 0 for none */
   i64 id, version, nVal, hits, rank;
 };
@@ -720,6 +735,7 @@ static void mSet(m_db *p, int k, i64 version, i64 nVal, int eExp, i64 hits,
   e->version = version;
   e->nVal = nVal;
   e->eExp = eExp;
+  e->ttl = 0;
   e->hits = hits;
   mEvict(p);
 }
@@ -877,20 +893,23 @@ static int mApply(replay *r, const char *zLine, m_sv *aSv, int *pnSv,
         m_entry old = p->a[k];
         p->a[k].bStored = 0;
         mSet(p, k2, old.version, old.nVal, old.eExp, old.hits, old.iTag);
+        p->a[k2].ttl = old.ttl;
       }
       return 0;
     case 'N': {
       /* a renewal keeps the entry (id, version, size, hits); under lru it
       ** is the most recent */
       int iTag = 0;
-      if( sscanf(zLine+2, "%63s %d %d", zA, &e, &iTag)!=3 || (k = keyIndex(zA))<0
-       || iTag<0 || iTag>3 ){
+      i64 ttl = 0;
+      if( sscanf(zLine+2, "%63s %d %d %lld", zA, &e, &iTag, &ttl)!=4
+       || (k = keyIndex(zA))<0 || iTag<0 || iTag>3 ){
         return fail(r, "bad log line '%s'", zLine);
       }
       if( !mLive(p, k) ) return 0;
       mFlush(p, c);
       mReclaim(p);
       p->a[k].eExp = e;
+      p->a[k].ttl = ttl;
       p->a[k].iTag = iTag;
       if( !gbFifo ) p->a[k].rank = ++p->seq;
       return 0;
@@ -1167,7 +1186,9 @@ static int matches(const replay *r, const m_db *p, const observed *o,
       return 0;
     }
     if( o->bExpNull[k]!=(e->eExp==0)
-     || (e->eExp==2 && o->expires[k]!=EXP_FUTURE) ){
+     || (e->eExp==2 && o->expires[k]!=EXP_FUTURE)
+     || (e->eExp==4 && (o->expires[k] - e->ttl*1000 < giStartMs
+                        || o->expires[k] - e->ttl*1000 > nowMs())) ){
       snprintf(zWhy, nWhy, "%s has expires %s%lld, the model %d", azKey[k],
                o->bExpNull[k] ? "NULL " : "", o->expires[k], e->eExp);
       return 0;
@@ -1394,6 +1415,7 @@ int main(int argc, char **argv){
   zJournal = argv[5];
   nTrial = atoi(argv[6]);
   iSeed = strtoull(argv[7], 0, 10);
+  giStartMs = nowMs();
   nMaxMs = atoi(argv[8]);
   initKeys();
   capacity0 = bEvict ? EVICT_CAP : KEEP_CAP;
