@@ -32,6 +32,7 @@ ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-fil
 .PHONY: all loadable auto static install uninstall clean deps deps-test deps-bench \
         demo test test-long test-matrix test-asan test-oom memcheck test-bindings test-cluster deps-cluster \
         bench bench-record bench-cache-1m help dist dist-npm dist-python dist-deb test-dist deps-dist \
+        dist-gem \
         fuzz fuzz-corpus fuzz-repro deps-fuzz
 
 all: loadable
@@ -58,7 +59,7 @@ help:
 	@echo "make uninstall       remove what make install installed"
 	@echo "make clean           remove dist/ and build/"
 	@echo "make deps            install the Debian packages to build (deps-test: to test, deps-bench: to benchmark)"
-	@echo "make dist            npm tarball, Python wheel and Debian package in dist/ (make dist-npm, dist-python, dist-deb: one)"
+	@echo "make dist            npm tarball, Python wheel, Ruby gem and Debian package in dist/ (make dist-npm, dist-python, dist-gem, dist-deb: one)"
 	@echo "make test-dist       build them and install, load and remove each one (deps-dist: its Debian packages)"
 	@echo "make fuzz            libFuzzer with ASan+UBSan on tests/fuzz/fuzz_acorn.c for FUZZ_SECONDS (60); a crash is"
 	@echo "                     saved as build/fuzz/crash-<sha1> and fails it (deps-fuzz: clang; FUZZ_SQLITE=.../sqlite3.c:"
@@ -402,6 +403,8 @@ build/get_ir: bench/get_ir.c
 #   dist/sqlite_acorn-$(VERSION)-py3-none-TAG.whl   Python (wheel pack);
 #        TAG is manylinux_2_N_x86_64 with 2.N the newest glibc symbol
 #        version the binary needs
+#   dist/sqlite_acorn-$(VERSION)-x86_64-linux.gem   Ruby (gem build), with
+#        ActiveSupport::Cache::AcornStore
 #   dist/acorn_$(VERSION)_amd64.deb                 Debian (dpkg-deb); it
 #        also holds the preload library, built and stripped the same way,
 #        and the public header
@@ -417,6 +420,7 @@ PKG_NODE_ARCH = linux-x64
 DEB_ARCH   = amd64
 DEB_LIBDIR = usr/lib/x86_64-linux-gnu
 DEB_PYTHON ?= /usr/bin/python3
+GEM       ?= gem
 NPM       ?= npm
 # Every date inside the packages (file times, the changelog, acorn_debug()'s
 # date) is the commit's, so building one commit twice gives the same files.
@@ -442,7 +446,7 @@ $(PKG_AUTO): $(AUTO_SRC) Makefile
 	  -o $(PKG)/acorn-auto.unstripped.so $(AUTO_SRC) -lsqlite3 -ldl -lpthread
 	$(PKG_STRIP) -o $@ $(PKG)/acorn-auto.unstripped.so
 
-dist: dist-npm dist-python dist-deb
+dist: dist-npm dist-python dist-deb dist-gem
 
 dist-npm: $(PKG_SO)
 	rm -rf $(PKG)/npm dist/sqlite-acorn-*.tgz
@@ -475,6 +479,25 @@ dist-python: $(PKG_SO)
 	if [ -f LICENSE ]; then cp LICENSE $(PKG)/wheel/sqlite_acorn-$(VERSION).dist-info/LICENSE; fi
 	SOURCE_DATE_EPOCH=$(PKG_EPOCH) $(DEB_PYTHON) -m wheel pack --dest-dir dist $(PKG)/wheel >/dev/null
 	@ls -l dist/sqlite_acorn-$(VERSION)-*.whl
+
+# Ruby: lib/sqlite_acorn.rb (SqliteAcorn.load), lib/sqlite_acorn/acorn.so and
+# lib/active_support/cache/acorn_store.rb, where ActiveSupport's
+# lookup_store(:acorn_store, ...) requires it; a platform gem (x86_64-linux).
+# gem build takes its dates from SOURCE_DATE_EPOCH.
+dist-gem: $(PKG_SO)
+	rm -rf $(PKG)/gem dist/sqlite_acorn-*.gem
+	@mkdir -p dist
+	mkdir -p $(PKG)/gem/lib/sqlite_acorn $(PKG)/gem/lib/active_support/cache
+	for f in sqlite_acorn.gemspec README.md lib/sqlite_acorn.rb; do \
+	  sed 's/@VERSION@/$(VERSION)/g' ext/packages/ruby/$$f > $(PKG)/gem/$$f || exit 1; \
+	done
+	cp ext/packages/ruby/lib/active_support/cache/acorn_store.rb $(PKG)/gem/lib/active_support/cache/
+	if [ -f LICENSE ]; then cp LICENSE $(PKG)/gem/LICENSE; fi
+	install -m 0755 $(PKG_SO) $(PKG)/gem/lib/sqlite_acorn/acorn.so
+	touch -d @$(PKG_EPOCH) $$(find $(PKG)/gem)
+	cd $(PKG)/gem && SOURCE_DATE_EPOCH=$(PKG_EPOCH) $(GEM) build --silent sqlite_acorn.gemspec \
+	  --output $(CURDIR)/dist/sqlite_acorn-$(VERSION)-x86_64-linux.gem
+	@ls -l dist/sqlite_acorn-$(VERSION)-x86_64-linux.gem
 
 # Debian: the extension and the preload library in the multiarch library
 # directory, where Debian's libsqlite3-mod-* packages put their extensions,
