@@ -1,0 +1,358 @@
+# The installed sqlite_acorn gem, used as a user would: SqliteAcorn.load on
+# a SQLite3::Database, and ActiveSupport::Cache::AcornStore found by
+# ActiveSupport.lookup_store(:acorn_store, ...).  tests/dist/run installs the
+# gem into a fresh GEM_HOME (the system's sqlite3 and activesupport on
+# GEM_PATH) and runs this file with minitest; ACORN_GEM_HOME names that
+# GEM_HOME, so the test can check it uses the installed gem and not a copy.
+#
+# Expiry is tested without waiting: entries are written already expired
+# (a negative expires_in) or with lifetimes far longer than the test.
+require "minitest/autorun"
+require "tmpdir"
+require "sqlite3"
+require "sqlite_acorn"
+require "active_support"
+require "active_support/cache"
+
+GEM_HOME_DIR = ENV.fetch("ACORN_GEM_HOME")
+V7 = /\A\h{8}-\h{4}-7\h{3}-[89ab]\h{3}-\h{12}\z/.freeze
+
+class SqliteAcornLoadTest < Minitest::Test
+  def test_loadable_path_is_the_installed_gems_acorn_so
+    path = SqliteAcorn.loadable_path
+    assert path.start_with?(File.join(GEM_HOME_DIR, "gems", "sqlite_acorn-")), path
+    assert_equal "acorn.so", File.basename(path)
+    assert File.file?(path)
+    assert_equal Gem.loaded_specs["sqlite_acorn"].version.to_s, SqliteAcorn::VERSION
+  end
+
+  def test_load_gives_a_database_acorn_and_leaves_load_extension_off
+    db = SQLite3::Database.new(":memory:")
+    assert_same db, SqliteAcorn.load(db)
+    a, b = db.get_first_row("SELECT uuid7(), uuid7()")
+    assert_match V7, a
+    assert a < b
+    assert_equal "v#{SqliteAcorn::VERSION}", db.get_first_value("SELECT acorn_version()")
+    e = assert_raises(SQLite3::Exception) { db.execute("SELECT load_extension('nothing')") }
+    assert_match(/not authorized/, e.message)
+    db.execute("CREATE VIRTUAL TABLE c USING cache(capacity = '1MiB')")
+    db.execute("INSERT INTO c(key, value, ttl) VALUES (?, ?, ?)", ["greeting", "hello, world".b, 3600])
+    assert_equal "hello, world", db.get_first_value("SELECT cache_get('c', 'greeting')")
+  end
+
+  def test_load_refuses_what_is_not_a_database
+    e = assert_raises(TypeError) { SqliteAcorn.load(nil) }
+    assert_equal "SqliteAcorn.load: db must be a SQLite3::Database; got NilClass", e.message
+    e = assert_raises(TypeError) { SqliteAcorn.load("x.db") }
+    assert_equal "SqliteAcorn.load: db must be a SQLite3::Database; got String", e.message
+  end
+end
+
+class AcornStoreTest < Minitest::Test
+  def setup
+    @dir = Dir.mktmpdir("acorn-store")
+    @path = File.join(@dir, "cache.db")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir)
+  end
+
+  def store(**options)
+    ActiveSupport::Cache.lookup_store(:acorn_store, @path, **options)
+  end
+
+  # A second connection on the file, for what the store does not show.
+  # Listing columns other than value reads no value: not a use.
+  def peek
+    @peek ||= SqliteAcorn.load(SQLite3::Database.new(@path))
+  end
+
+  def rows(table = "rails_cache")
+    peek.execute(%(SELECT key, tag, expires - created FROM "#{table}" ORDER BY key))
+  end
+
+  def test_lookup_store_finds_the_installed_store
+    s = store(capacity: "1MiB")
+    assert_instance_of ActiveSupport::Cache::AcornStore, s
+    file = $LOADED_FEATURES.grep(%r{/active_support/cache/acorn_store\.rb\z}).first
+    assert file&.start_with?(GEM_HOME_DIR), file.inspect
+    assert_equal 1_048_576, s.stats[:capacity]
+    assert_equal @path, s.path
+    assert_equal "rails_cache", s.table
+  end
+
+  def test_read_write_delete_exist
+    s = store
+    assert_nil s.read("city")
+    assert_equal true, s.write("city", "Duckburgh")
+    assert_equal "Duckburgh", s.read("city")
+    assert_equal({ a: [1, 2.5, nil] }, (s.write("h", { a: [1, 2.5, nil] }) && s.read("h")))
+    assert s.exist?("city")
+    assert_equal true, s.delete("city")
+    assert_equal false, s.delete("city")
+    refute s.exist?("city")
+    assert s.write("nil", nil)
+    assert s.exist?("nil")
+    assert_nil s.read("nil")
+  end
+
+  def test_fetch_runs_the_block_on_a_miss_only
+    s = store
+    calls = 0
+    assert_equal 42, s.fetch("answer") { calls += 1; 42 }
+    assert_equal 42, s.fetch("answer") { calls += 1; 43 }
+    assert_equal 1, calls
+    assert_equal 44, s.fetch("answer", force: true) { 44 }
+    assert_equal 44, s.read("answer")
+    assert_nil s.fetch("skip", skip_nil: true) { nil }
+    refute s.exist?("skip")
+    assert_raises(ArgumentError) { s.fetch("answer", force: true) }
+  end
+
+  def test_increment_and_decrement_change_an_existing_integer_only
+    s = store
+    assert_nil s.increment("n")
+    refute s.exist?("n")
+    s.write("n", 5)
+    assert_equal 8, s.increment("n", 3)
+    assert_equal 7, s.decrement("n")
+    assert_equal 7, s.read("n")
+  end
+
+  def test_increments_from_several_processes_are_never_lost
+    s = store(capacity: "1MiB")
+    s.write("n", 0)
+    50.times do |round|
+      pids = Array.new(3) do
+        fork do
+          ok = 10.times.all? { s.increment("n").is_a?(Integer) }
+          exit!(ok ? 0 : 1)
+        end
+      end
+      pids.each { |pid| Process.wait(pid); assert $?.success?, "round #{round}: a child failed" }
+      assert_equal 30 * (round + 1), s.read("n"), "round #{round}"
+    end
+  end
+
+  def test_a_forked_child_uses_its_own_connection
+    s = store
+    s.write("parent", 1)
+    parent_db = s.send(:connection)
+    r, w = IO.pipe
+    pid = fork do
+      r.close
+      w.write(s.send(:connection).equal?(parent_db) ? "same" : "own")
+      s.write("child", 2)
+      w.close
+      exit!(s.read("parent") == 1 ? 0 : 1)
+    end
+    w.close
+    Process.wait(pid)
+    assert $?.success?
+    assert_equal "own", r.read
+    assert_equal 2, s.read("child")
+    assert_same parent_db, s.send(:connection)
+  end
+
+  def test_read_multi_is_one_lookup_counting_hits_and_misses
+    s = store
+    s.write_multi("a" => 1, "b" => 2)
+    assert_equal({ "a" => 1, "b" => 2 }, s.read_multi("a", "b", "c"))
+    assert_equal [2, 1], s.stats.values_at(:hits, :misses)
+    assert_equal({ "b" => 2, "c" => "C" }, s.fetch_multi("b", "c") { |k| k.upcase })
+    assert_equal "C", s.read("c")
+    many = (1..1200).to_h { |i| ["k#{i}", i] }
+    s.write_multi(many)
+    assert_equal many, s.read_multi(*many.keys)
+  end
+
+  def test_expires_in_is_the_rows_ttl_and_an_expired_entry_is_gone
+    s = store(expires_in: 3600)
+    s.write("hour", 1)
+    s.write("minute", 1, expires_in: 60)
+    s.write("forever", 1, expires_in: nil)
+    s.write("gone", 1, expires_in: -1)
+    got = rows.to_h { |k, _, life| [k, life] }
+    assert_in_delta 3_600_000, got["hour"], 50
+    assert_in_delta 60_000, got["minute"], 50
+    assert_nil got["forever"]
+    refute got.key?("gone"), "a row written already expired is not visible"
+    assert_nil s.read("gone")
+    assert_equal 1, s.cleanup
+    assert_equal 0, s.cleanup
+  end
+
+  def test_race_condition_ttl_serves_the_stale_entry_while_one_recomputes
+    s = store
+    # expired one second ago; the row lives race_condition_ttl longer
+    s.write("page", "old", expires_in: -1, race_condition_ttl: 30)
+    assert_in_delta 29_000, rows.first[2], 50
+    seen = nil
+    value = s.fetch("page", race_condition_ttl: 30, expires_in: 600) do
+      seen = s.fetch("page", race_condition_ttl: 30) { "not run" }
+      "new"
+    end
+    assert_equal "new", value
+    assert_equal "old", seen, "while recomputing, the stale entry is served"
+    assert_equal "new", s.read("page")
+    # expired longer ago than race_condition_ttl: no row, recomputed at once
+    s.write("late", "old", expires_in: -60, race_condition_ttl: 30)
+    assert_equal [], rows.select { |k, _, _| k == "late" }
+    assert_equal "fresh", s.fetch("late", race_condition_ttl: 30) { "fresh" }
+  end
+
+  def test_versions_are_checked
+    s = store
+    s.write("post", "v1 body", version: 1)
+    assert_equal "v1 body", s.read("post", version: 1)
+    assert_nil s.read("post", version: 2)
+    assert_equal "v2 body", s.fetch("post", version: 2) { "v2 body" }
+  end
+
+  def test_the_namespace_prefixes_keys_and_is_the_tag
+    a = store(namespace: "a")
+    b = store(namespace: -> { "b" })
+    plain = store
+    a.write("k", 1)
+    b.write("k", 2)
+    plain.write("k", 3)
+    assert_equal [["a:k", "a", nil], ["b:k", "b", nil], ["k", nil, nil]], rows
+    assert_equal [1, 2, 3], [a.read("k"), b.read("k"), plain.read("k")]
+    assert_equal 1, a.clear
+    assert_equal [nil, 2, 3], [a.read("k"), b.read("k"), plain.read("k")]
+    assert_equal 2, plain.clear
+    assert_equal [], rows
+  end
+
+  def test_delete_matched_takes_a_regexp
+    s = store
+    %w[posts/1 posts/2 users/1].each { |k| s.write(k, k) }
+    n = store(namespace: "ns")
+    n.write("posts/9", 9)
+    assert_equal 2, s.delete_matched(%r{\Aposts/})
+    assert_equal ["ns:posts/9", "users/1"], rows.map(&:first)
+    assert_equal 1, n.delete_matched(/posts/)
+    assert_equal ["users/1"], rows.map(&:first)
+    e = assert_raises(ArgumentError) { s.delete_matched("posts/*") }
+    assert_equal 'ActiveSupport::Cache::AcornStore#delete_matched: matcher must be a Regexp; got String "posts/*"',
+                 e.message
+  end
+
+  def test_capacity_bounds_the_bytes_and_the_least_recently_used_goes_first
+    s = store(capacity: 16 * 1024, compress: false)
+    s.write("keep", "x" * 1024)
+    40.times do |i|
+      s.write("k#{i}", "x" * 1024)
+      assert_equal "x" * 1024, s.read("keep")
+    end
+    st = s.stats
+    assert st[:bytes] <= 16 * 1024, st.inspect
+    assert st[:evictions] > 20, st.inspect
+    assert s.exist?("keep")
+    assert s.exist?("k39")
+    refute s.exist?("k0")
+  end
+
+  def test_fifo_evicts_the_oldest_set_whatever_was_read
+    s = store(capacity: 8 * 1024, policy: :fifo, compress: false)
+    s.write("first", "x" * 1024)
+    10.times do |i|
+      s.write("k#{i}", "x" * 1024)
+      s.read("first")
+    end
+    refute s.exist?("first")
+    assert_nil s.stats[:hits]
+  end
+
+  def test_an_entry_larger_than_the_capacity_is_not_stored
+    s = store(capacity: 1000, compress: false)
+    s.write("small", "x")
+    assert_equal false, s.write("big", "x" * 2000)
+    refute s.exist?("big")
+    assert_equal "x", s.read("small")
+  end
+
+  def test_unless_exist_keeps_a_live_entry
+    s = store
+    assert_equal true, s.write("k", 1, unless_exist: true)
+    assert_equal false, s.write("k", 2, unless_exist: true)
+    assert_equal 1, s.read("k")
+  end
+
+  def test_compressed_entries_round_trip
+    s = store(compress_threshold: 100)
+    s.write("text", "abc" * 10_000)
+    assert_equal "abc" * 10_000, s.read("text")
+    size = peek.get_first_value("SELECT size FROM rails_cache WHERE key = 'text'")
+    assert size < 3_000, "stored #{size} bytes"
+  end
+
+  def test_a_payload_the_coder_cannot_read_is_a_miss
+    s = store
+    peek.execute("INSERT INTO rails_cache(key, value) VALUES ('raw', x'0102')")
+    assert_nil s.read("raw")
+    assert_equal({}, s.read_multi("raw"))
+  end
+
+  def test_the_local_cache_answers_repeated_reads_in_a_block
+    s = store
+    s.write("k", 1)
+    s.with_local_cache do
+      3.times { assert_equal 1, s.read("k") }
+    end
+    assert_equal 1, s.stats[:hits]
+  end
+
+  def test_two_stores_on_one_file_share_entries_and_the_table_keeps_its_settings
+    a = store(capacity: "1MiB", table: "shared")
+    b = store(table: "shared")
+    a.write("k", "from a")
+    assert_equal "from a", b.read("k")
+    assert_equal 1_048_576, b.stats[:capacity]
+    store(capacity: "2MiB", table: "shared")
+    assert_equal 2_097_152, a.stats[:capacity]
+    e = assert_raises(ArgumentError) { store(policy: :fifo, table: "shared") }
+    assert_equal "ActiveSupport::Cache::AcornStore.new: policy: :fifo, but the table \"shared\" in #{@path} " \
+                 "has policy :lru (fixed when a table is created: give :lru, or another table:)", e.message
+  end
+
+  def test_bad_options_are_refused_with_what_is_allowed
+    {
+      [{ policy: :random }, ArgumentError] =>
+        "ActiveSupport::Cache::AcornStore.new: policy must be :lru or :fifo; got :random",
+      [{ capacity: 1.5 }, TypeError] =>
+        "ActiveSupport::Cache::AcornStore.new: capacity must be an Integer number of bytes or a String " \
+        "with a unit B, kB, MB, GB, KiB, MiB or GiB (\"64MiB\"); got Float",
+      [{ capacity: 0 }, ArgumentError] =>
+        "ActiveSupport::Cache::AcornStore.new: capacity must be a positive number of bytes or a String " \
+        "with a unit B, kB, MB, GB, KiB, MiB or GiB (\"64MiB\"); got 0",
+      [{ table: "my cache" }, ArgumentError] =>
+        "ActiveSupport::Cache::AcornStore.new: table must be a name of letters, digits and _ " \
+        "(not starting with a digit); got \"my cache\"",
+      [{ capacity: "10 apples" }, ArgumentError] =>
+        "ActiveSupport::Cache::AcornStore.new: cache: bad capacity '10 apples'; expected a positive number " \
+        "of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')",
+    }.each do |(options, klass), message|
+      e = assert_raises(klass, options.inspect) { store(**options) }
+      assert_equal message, e.message
+    end
+    e = assert_raises(TypeError) { ActiveSupport::Cache::AcornStore.new(5) }
+    assert_equal "ActiveSupport::Cache::AcornStore.new: path must be a String or Pathname (the database " \
+                 "file, or \":memory:\"); got Integer", e.message
+  end
+
+  def test_threads_share_one_store
+    s = store
+    threads = Array.new(4) do |t|
+      Thread.new do
+        200.times do |i|
+          s.write("t#{t}/#{i}", i)
+          raise "t#{t}/#{i}" unless s.read("t#{t}/#{i}") == i
+        end
+      end
+    end
+    threads.each(&:join)
+    assert_equal 800, s.stats[:entries]
+  end
+end
