@@ -37,6 +37,16 @@ under sanitizers or under valgrind, like every other suite):
         Checks that every relative link [text](path#anchor) of the FILEs
         names an existing file and, for a markdown file, a heading in it
         (anchors made as GitHub makes them).  Exit status 1 if one does not.
+    doc_examples.py extract-ruby OUTDIR FILE...
+        Writes one Ruby script per ```ruby block of the FILEs to OUTDIR/NNN.rb
+        and what its `# -> ` and `# ~> ` lines expect to OUTDIR/NNN.json; a
+        block whose first line starts with `# not run` (say why) gets
+        OUTDIR/NNN.checkonly too, and is only parsed (ruby -c).  Prints "N
+        blocks, M output lines checked".
+    doc_examples.py compare-ruby OUTDIR
+        Reads OUTDIR/NNN.out, NNN.err and NNN.rc (ruby's stdout, stderr and
+        exit status for the script NNN) and prints every difference as
+        FILE:LINE.  Exit status 1 if there is any.
 """
 import ast
 import json
@@ -514,6 +524,110 @@ def links(files):
     return 1 if bad else 0
 
 
+RB_EXACT = "# -> "
+RB_SHAPE = "# ~> "
+RB_NOT_RUN = "# not run"
+
+
+def ruby_blocks_of(path):
+    """Yield (first_lineno, [(lineno, text), ...]) for each ```ruby block."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^(\s*)```ruby\s*$", lines[i])
+        if not m:
+            i += 1
+            continue
+        indent = len(m.group(1))
+        start = i + 1
+        body = []
+        i += 1
+        while i < len(lines) and lines[i].strip() != "```":
+            body.append((i + 1, lines[i][indent:].rstrip()))
+            i += 1
+        if i == len(lines):
+            raise SyntaxError(f"{path}:{start}: ```ruby block is not closed")
+        yield start, body
+        i += 1
+
+
+def extract_ruby(outdir, files):
+    """A script per ```ruby block; its expected output from its comments.
+
+    A line `# -> text` is a line the block prints, exactly; `# ~> text` one
+    compared by shape (as --~ in SQL blocks).  They are the block's whole
+    stdout, in order; a block without them must print nothing, and must exit
+    0 with nothing on stderr."""
+    os.makedirs(outdir, exist_ok=True)
+    nblock = nline = 0
+    for path in files:
+        for start, body in ruby_blocks_of(path):
+            expected = []
+            for lineno, text in body:
+                t = text.strip()
+                if t.startswith(RB_EXACT) or t == RB_EXACT.rstrip():
+                    expected.append((lineno, "exact", t[len(RB_EXACT):]))
+                elif t.startswith(RB_SHAPE) or t == RB_SHAPE.rstrip():
+                    expected.append((lineno, "shape", t[len(RB_SHAPE):]))
+            name = f"{nblock:03d}"
+            not_run = bool(body) and body[0][1].startswith(RB_NOT_RUN)
+            if not_run and expected:
+                sys.exit(f"{path}:{expected[0][0]}: a block marked '{RB_NOT_RUN}' shows "
+                         f"output; it cannot be checked")
+            if not_run:
+                open(os.path.join(outdir, name + ".checkonly"), "w").close()
+            with open(os.path.join(outdir, name + ".rb"), "w") as f:
+                f.write("\n".join(text for _, text in body) + "\n")
+            with open(os.path.join(outdir, name + ".json"), "w") as f:
+                json.dump({"file": path, "start": start, "expected": expected}, f)
+            nblock += 1
+            nline += len(expected)
+    print(f"{nblock} blocks, {nline} output lines checked")
+
+
+def compare_ruby(outdir):
+    problems = []
+    names = sorted(f[:-5] for f in os.listdir(outdir) if f.endswith(".json"))
+    for name in names:
+        with open(os.path.join(outdir, name + ".json")) as f:
+            block = json.load(f)
+        where = f"{block['file']}:{block['start']}"
+
+        def read(ext):
+            p = os.path.join(outdir, name + ext)
+            if not os.path.exists(p):
+                return ""
+            with open(p, encoding="utf-8") as f:
+                return f.read()
+        out = read(".out").split("\n")
+        if out and out[-1] == "":
+            out.pop()
+        err = read(".err").strip()
+        rc = read(".rc").strip()
+        if rc != "0" or err:
+            problems.append(f"{where}: the block failed (exit {rc or '?'}):\n"
+                            + "\n".join("    " + l for l in (err or "(no stderr)").split("\n")[:15]))
+            continue
+        exp = block["expected"]
+        for k in range(max(len(exp), len(out))):
+            e = exp[k] if k < len(exp) else None
+            g = out[k] if k < len(out) else None
+            if e is not None and g is not None and matches(e[1], e[2], g):
+                continue
+            line = e[0] if e else block["start"]
+            lines = [f"{block['file']}:{line}: the output differs from the page"]
+            lines.append("  shown:")
+            lines += [f"    {'# ~>' if kind == 'shape' else '# ->'} {w}" for _, kind, w in exp] or ["    (nothing)"]
+            lines.append("  got:")
+            lines += [f"    {x}" for x in out] or ["    (nothing)"]
+            problems.append("\n".join(lines))
+            break
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
 def main(argv):
     if len(argv) >= 4 and argv[1] == "extract":
         extract(argv[2], argv[3], argv[4:])
@@ -529,6 +643,11 @@ def main(argv):
         return runpy(argv[2])
     if len(argv) >= 3 and argv[1] == "links":
         return links(argv[2:])
+    if len(argv) >= 3 and argv[1] == "extract-ruby":
+        extract_ruby(argv[2], argv[3:])
+        return 0
+    if len(argv) == 3 and argv[1] == "compare-ruby":
+        return compare_ruby(argv[2])
     sys.exit(__doc__)
 
 

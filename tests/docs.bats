@@ -62,6 +62,15 @@
 #   not run.
 # - Relative links between the pages ([text](uuid.md#converters)) must lead
 #   to a file and a heading that exist.
+# - ```ruby blocks are Ruby scripts, each run alone with ruby in a scratch
+#   directory of its own, with `require "sqlite_acorn"` and ActiveSupport's
+#   lookup_store(:acorn_store, ...) finding the gem's files as `make
+#   dist-gem` lays them out (with the build under test as its acorn.so), and
+#   Debian's sqlite3 and activesupport.  Lines `# -> text` are what the block
+#   prints, in order, exactly; `# ~> text` a line compared by shape, as
+#   `--~`.  A block must exit 0 with nothing on stderr, and print no more and
+#   no less than its `# ->` lines.  A block whose first line starts with
+#   `# not run` (say why) is only parsed (ruby -c) and must show no output.
 
 load test_helper
 
@@ -286,4 +295,66 @@ need_node_examples() {
     "SELECT writes_per_sec FROM bench_insert WHERE nonesuch = 1;" '```' >"$page"
   run check_docs "$BATS_TEST_TMPDIR/b" "$page"
   assert_failure "$page:3: does not compile: no such column: nonesuch"
+}
+
+# check_ruby DIR FILE...: run every ```ruby example of the FILEs with ruby,
+# the gem's lib/ laid out in DIR/lib with this build's acorn.so; print the
+# differences, fail if any.
+check_ruby() {
+  local dir=$1 s b lib=$1/lib
+  shift
+  mkdir -p "$dir/ex" "$dir/run" "$lib/sqlite_acorn" "$lib/active_support/cache"
+  sed "s/@VERSION@/$(cat "$ROOT/VERSION")/g" "$ROOT/ext/packages/ruby/lib/sqlite_acorn.rb" >"$lib/sqlite_acorn.rb"
+  cp "$ROOT/ext/packages/ruby/lib/active_support/cache/acorn_store.rb" "$lib/active_support/cache/"
+  ln -sf "$ACORN.so" "$lib/sqlite_acorn/acorn.so"
+  "$PYTHON" "$TESTS/doc_examples.py" extract-ruby "$dir/ex" "$@" || return 1
+  for s in "$dir"/ex/*.rb; do
+    [ -e "$s" ] || continue
+    b=${s%.rb}
+    if [ -e "$b.checkonly" ]; then
+      ruby -c "$s" >/dev/null 2>"$b.err"; echo $? >"$b.rc"
+    else
+      mkdir -p "$dir/run/${b##*/}"
+      (cd "$dir/run/${b##*/}" && TMPDIR=$PWD timeout 120 ruby -I "$lib" "$s" >"$b.out" 2>"$b.err"; echo $? >"$b.rc")
+    fi
+  done
+  "$PYTHON" "$TESTS/doc_examples.py" compare-ruby "$dir/ex"
+}
+
+need_ruby_examples() {
+  [ -z "${ACORN_PRELOAD:-}" ] || skip "ruby cannot load the sanitized build; make test checks the Ruby examples"
+  command -v ruby >/dev/null && ruby -rsqlite3 -ractive_support -e '' 2>/dev/null ||
+    skip "no ruby with sqlite3 and activesupport here (tests/install-deps dist: ruby ruby-sqlite3 ruby-activesupport)"
+}
+
+@test "every Ruby example in README.md and docs/ gives the output the page shows" {
+  need_ruby_examples
+  run check_ruby "$BATS_TEST_TMPDIR" "${DOCS[@]}"
+  echo "$output"
+  assert_success
+  [[ "${lines[0]}" =~ ^[0-9]+\ blocks ]]
+  echo "# ${lines[0]}" >&3
+}
+
+@test "a Ruby example that prints another line, more lines, or raises fails the check" {
+  need_ruby_examples
+  local page="$BATS_TEST_TMPDIR/page.md"
+  printf '%s\n' '```ruby' 'require "active_support"' \
+    's = ActiveSupport::Cache.lookup_store(:acorn_store, ":memory:")' \
+    's.write("k", "v")' 'puts s.read("k")' '# -> v' '```' >"$page"
+  run check_ruby "$BATS_TEST_TMPDIR/a" "$page"
+  assert_success
+  sed -i 's|^# -> v$|# -> w|' "$page"
+  run check_ruby "$BATS_TEST_TMPDIR/b" "$page"
+  assert_failure "$page:6: the output differs from the page"
+  printf '%s\n' '```ruby' 'puts 1; puts 2' '# -> 1' '```' >"$page"
+  run check_ruby "$BATS_TEST_TMPDIR/c" "$page"
+  assert_failure "$page:1: the output differs from the page"
+  printf '%s\n' '```ruby' 'require "sqlite_acorn"' 'SqliteAcorn.load(nil)' '```' >"$page"
+  run check_ruby "$BATS_TEST_TMPDIR/d" "$page"
+  assert_failure "$page:1: the block failed (exit 1)"
+  assert_output_contains "SqliteAcorn.load: db must be a SQLite3::Database; got NilClass"
+  printf '%s\n' '```ruby' '# not run: it needs a Rails application' 'config.cache_store = :acorn_store, (' '```' >"$page"
+  run check_ruby "$BATS_TEST_TMPDIR/e" "$page"
+  assert_failure "$page:1: the block failed (exit 1)"
 }
