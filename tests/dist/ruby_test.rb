@@ -162,6 +162,8 @@ class AcornStoreTest < Minitest::Test
     assert_equal [2, 1], s.stats.values_at(:hits, :misses)
     assert_equal({ "b" => 2, "c" => "C" }, s.fetch_multi("b", "c") { |k| k.upcase })
     assert_equal "C", s.read("c")
+    assert_equal 2, s.delete_multi(%w[a c none])
+    assert_equal({ "b" => 2 }, s.read_multi("a", "b", "c"))
     many = (1..1200).to_h { |i| ["k#{i}", i] }
     s.write_multi(many)
     assert_equal many, s.read_multi(*many.keys)

@@ -4,7 +4,7 @@
 # table, bounded in bytes, evicting the least recently used entries (or the
 # oldest sets, policy: :fifo), shared by every process on the file.
 #
-#   config.cache_store = :acorn_store, "tmp/cache.db", capacity: "256MiB"
+#   config.cache_store = :acorn_store, "tmp/cache.db", { capacity: "256MiB" }
 #   # or
 #   store = ActiveSupport::Cache.lookup_store(:acorn_store, "tmp/cache.db", capacity: "256MiB")
 #
