@@ -235,8 +235,9 @@ module ActiveSupport
           end
         end
 
+        # One statement: atomic without a transaction of its own.
         def delete_entry(key, **options)
-          in_transaction { |db| delete_row(db, key) }
+          synchronize { delete_row(connection, key) }
         end
 
         # One SELECT ... WHERE key IN (...) per IN_CHUNK keys: each value
