@@ -58,8 +58,8 @@
 #   `--~ `); an exception shows as its last traceback line
 #   (`#> KeyError: 'nope'`), a warning as `#> CacheKeyWarning: message`.  A
 #   block whose first line starts with `# not run` is only compiled.
-# - Blocks other than ```sql, ```js and ```python (```sh, plain ```) are
-#   not run.
+# - Blocks other than ```sql, ```js, ```python and ```ruby (```sh, plain
+#   ```) are not run.
 # - Relative links between the pages ([text](uuid.md#converters)) must lead
 #   to a file and a heading that exist.
 # - ```ruby blocks are Ruby scripts, each run alone with ruby in a scratch
