@@ -334,7 +334,7 @@ class AcornStoreTest < Minitest::Test
         "(not starting with a digit); got \"my cache\"",
       [{ capacity: "10 apples" }, ArgumentError] =>
         "ActiveSupport::Cache::AcornStore.new: cache: bad capacity '10 apples'; expected a positive number " \
-        "of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576 or '64MiB')",
+        "of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576, '64MiB' or '1.5GiB'; a fraction needs a unit above B), at most 4611686018427387904 bytes",
     }.each do |(options, klass), message|
       e = assert_raises(klass, options.inspect) { store(**options) }
       assert_equal message, e.message
