@@ -106,7 +106,7 @@ static const struct {
     " WHERE key=?1 AND (expires IS NULL OR expires>?2)" },
   { CACHE_STMT_INSERT,
     "INSERT INTO \"%w\".\"%w_data\"(id, key, created, expires, value)"
-    " VALUES(?1, ?2, ?3, ?4, ?5)" },
+    " VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(key) DO NOTHING" },
   { CACHE_STMT_DELETE,
     "DELETE FROM \"%w\".\"%w_data\" WHERE id=?1" },
   { CACHE_STMT_ROW,
@@ -1250,43 +1250,115 @@ int acornCacheEvict(cache_op *op){
   return rc;
 }
 
+/* Bind a set's key or value (checked: TEXT, BLOB or INTEGER) for one step,
+** with no copy where it can be: a TEXT (in a UTF-8 database) or BLOB from
+** the value's own bytes, which outlive the step.  The caller binds the
+** parameter to NULL once the statement is reset (cacheUnbind), so that no
+** binding is left pointing at them. */
+static void cacheBindNoCopy(sqlite3_stmt *pStmt, int i, sqlite3_value *pVal,
+                            int bUtf16){
+  static const char aEmpty[1] = {0};
+  int e = sqlite3_value_type(pVal);
+  if( e==SQLITE_BLOB ){
+    const void *a = sqlite3_value_blob(pVal);
+    int n = sqlite3_value_bytes(pVal);
+    if( a || n==0 ){
+      sqlite3_bind_blob(pStmt, i, n ? a : aEmpty, n, SQLITE_STATIC);
+      return;
+    }
+  }else if( e==SQLITE_TEXT && !bUtf16 ){
+    const unsigned char *z = sqlite3_value_text(pVal);
+    if( z ){
+      sqlite3_bind_text(pStmt, i, (const char*)z, sqlite3_value_bytes(pVal),
+                        SQLITE_STATIC);
+      return;
+    }
+  }
+  acornCacheBindKey(pStmt, i, pVal);    /* (a value is never REAL) */
+}
+
+/* Insert the row of entry id, unless an entry has the key: *pbDone 0 then,
+** and nothing is written (INSERT ... ON CONFLICT(key) DO NOTHING). */
+static int cacheDataInsert(
+  cache_op *op, i64 id, sqlite3_value *pKey, sqlite3_value *pValue,
+  int bExpires, i64 iExpires, i64 iCreated, int *pbDone
+){
+  sqlite3_stmt *pStmt;
+  int bUtf16 = op->pTab->bUtf16;
+  int rc = acornCacheStmt(op, CACHE_STMT_INSERT, &pStmt);
+  *pbDone = 0;
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, id);
+  cacheBindNoCopy(pStmt, 2, pKey, bUtf16);
+  sqlite3_bind_int64(pStmt, 3, iCreated);
+  if( bExpires ) sqlite3_bind_int64(pStmt, 4, iExpires);
+  else sqlite3_bind_null(pStmt, 4);
+  cacheBindNoCopy(pStmt, 5, pValue, bUtf16);
+  rc = acornCacheRun(op, pStmt);
+  /* (the statement's own count: it is the last to finish on db) */
+  if( rc==SQLITE_OK ) *pbDone = sqlite3_changes(op->pTab->db)>0;
+  sqlite3_bind_null(pStmt, 2);        /* nothing left bound to the value's */
+  sqlite3_bind_null(pStmt, 5);        /* bytes, nor keeping them alive */
+  return rc;
+}
+
+/* Delete the stored entry that has the key (a set of it replaces it). */
+static int cacheDeleteKey(cache_op *op, sqlite3_value *pKey){
+  sqlite3_stmt *pStmt;
+  cache_entry eOld;
+  int bOld = 0;
+  int rc = acornCacheStmt(op, CACHE_STMT_FIND, &pStmt);
+  if( rc ) return rc;
+  acornCacheBindKey(pStmt, 1, pKey);
+  rc = cacheEntryStep(op, pStmt, &eOld, &bOld);
+  if( rc==SQLITE_OK && !bOld ){
+    return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_data\""
+                            " refused a key that no entry has",
+                            op->pTab->zDb, op->pTab->zName);
+  }
+  if( rc==SQLITE_OK ) rc = cacheDeleteKnown(op, &eOld, 0, CACHE_GONE_ASKED);
+  return rc;
+}
+
 /* Store key -> value as a new entry, the most recent one, replacing any
-** entry that has the key.  Expired entries are reclaimed first;
+** entry that has the key.  Expired entries are reclaimed first (an expired
+** entry of the key among them: it goes as expired);
 ** entries are evicted after, until the capacity holds: the entry just set
 ** is the most recent, so it is never among them.  nHits > 0 (an UPDATE
 ** keeps the hits) gives it a record; pTag (0 or NULL for none) its tag.
-** The new id in *pId. */
+** The new id in *pId.
+** The row is inserted first, and the key looked up only if an entry has it
+** (the insert then writes nothing): a set usually follows a get that
+** missed, and the lookup would cost as much again as the insert's own
+** check of the key. */
 int acornCacheSet(
   cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
   int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits,
   sqlite3_value *pTag, i64 *pId
 ){
   sqlite3_stmt *pStmt;
-  cache_entry eOld;
-  i64 id;
-  int bOld = 0;
+  i64 id = op->cfg.seq + 1;
+  int bDone = 0;
   int rc = acornCacheReclaimExpired(op);
-  if( rc==SQLITE_OK ) rc = acornCacheStmt(op, CACHE_STMT_FIND, &pStmt);
-  if( rc ) return rc;
-  acornCacheBindKey(pStmt, 1, pKey);
-  rc = cacheEntryStep(op, pStmt, &eOld, &bOld);
-  if( rc==SQLITE_OK && bOld ){
-    rc = cacheDeleteKnown(op, &eOld, 0, CACHE_GONE_ASKED);
-  }
-  if( rc ) return rc;
-  id = ++op->cfg.seq;
-  rc = acornCacheStmt(op, CACHE_STMT_INSERT, &pStmt);
   if( rc==SQLITE_OK ){
-    sqlite3_bind_int64(pStmt, 1, id);
-    acornCacheBindKey(pStmt, 2, pKey);
-    sqlite3_bind_int64(pStmt, 3, iCreated);
-    if( bExpires ) sqlite3_bind_int64(pStmt, 4, iExpires);
-    else sqlite3_bind_null(pStmt, 4);
-    sqlite3_bind_value(pStmt, 5, pValue);
-    rc = acornCacheRun(op, pStmt);
-    sqlite3_clear_bindings(pStmt);     /* do not keep the value alive */
+    rc = cacheDataInsert(op, id, pKey, pValue, bExpires, iExpires, iCreated,
+                         &bDone);
   }
-  if( rc==SQLITE_OK && bExpires ){
+  if( rc==SQLITE_OK && !bDone ){
+    rc = cacheDeleteKey(op, pKey);
+    if( rc==SQLITE_OK ){
+      rc = cacheDataInsert(op, id, pKey, pValue, bExpires, iExpires, iCreated,
+                           &bDone);
+    }
+    if( rc==SQLITE_OK && !bDone ){
+      rc = acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_data\""
+                            " refused a key just deleted",
+                            op->pTab->zDb, op->pTab->zName);
+    }
+  }
+  if( rc ) return rc;
+  op->cfg.seq = id;
+  if( bExpires ){
     rc = acornCacheStmt(op, CACHE_STMT_EXPIRY_ADD, &pStmt);
     if( rc==SQLITE_OK ){
       sqlite3_bind_int64(pStmt, 1, iExpires);
