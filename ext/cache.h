@@ -124,7 +124,7 @@ enum {
   CACHE_STMT_EXPIRES_SET,
   CACHE_STMT_EXPIRY_ADD,
   CACHE_STMT_EXPIRY_DEL,
-  CACHE_STMT_EXPIRED,
+  CACHE_STMT_EXPIRY_FIRST,
   CACHE_STMT_CHUNK_FIND,
   CACHE_STMT_CHUNK_NEXT,
   CACHE_STMT_CHUNK_OLDEST,
@@ -196,7 +196,25 @@ struct cache_config {
   i64 nFeed;            /* feed: removals kept, 0 for off */
   i64 iFeedSeq;         /* seq of the latest removal written to the feed */
   i64 nTagged;          /* entries with a tag: rows of <t>_tag */
+  i64 iExpLow;          /* no entry expires before it (below) */
 };
+
+/* iExpLow is a lower bound on the expiry of every entry: no row of
+** <t>_expiry has expires < iExpLow.  LLONG_MAX: no entry expires (no row);
+** LLONG_MIN: not known.  So while now < iExpLow no entry has expired, and a
+** write does not look for expired ones.  Kept true by every path that
+** writes expires: a set (INSERT, UPDATE, default_ttl, ttl: all through
+** acornCacheSet) lowers it to the entry's expiry; deletes leave it (a bound
+** it stays); the look for expired entries (acornCacheReclaimExpired), which
+** reads the least expiry, raises it to that, or LLONG_MAX when none is
+** left.  Stored in the config row (elow, NULL for LLONG_MAX) beside the seq
+** it was written at (eseq): it is read as written only while eseq is the
+** row's seq, so any write that did not keep it (acorn 0.2 writing a
+** converted table: its sets take a new seq; a conversion: eseq is -1)
+** leaves it not known, and the next look finds it again.  Rolled back with
+** the row, as every counter is.  integrity_check checks it. */
+#define CACHE_EXP_NONE     LLONG_MAX
+#define CACHE_EXP_UNKNOWN  LLONG_MIN
 
 /* What a connection holds of the config row (cache_table.eCfg).  Inside a
 ** transaction the row is read once and written at xSync and as a

@@ -8,8 +8,10 @@
 **             (their LRU order kept), <t>_lru emptied (it stays until the
 **             table is dropped).
 **   format 2  acorn 0.2: no option columns (dttl, maxent, feed, tagged,
-**             fseq) in the config row, no <t>_tag or <t>_feed.  Converted
-**             to 3: the columns added, 0 (off), and the tables made.
+**             fseq) in the config row, no <t>_tag or <t>_feed, no bound
+**             on the expiries (elow, eseq).  Converted to 3: the columns
+**             added, 0 (off), the bound not known (eseq -1: the first look
+**             for expired entries finds it), and the tables made.
 **             acorn 0.2 reads and writes a converted table as before: it
 **             names the columns it knows.
 **   format 3  this version's; what CREATE makes.
@@ -39,13 +41,13 @@ static int cacheConfigHas(sqlite3 *db, const char *zDb, const char *zName,
 }
 
 /* Which format is the stored table: 3; 2 (made by acorn 0.2: no option
-** columns dttl, maxent, feed, tagged, fseq in its config row, no <t>_tag
-** or <t>_feed); or 1 (made by acorn 0.1, recency in <t>_lru, no head
-** column either)?  fseq is the last thing the conversion adds. */
+** columns dttl, maxent, feed, tagged, fseq, elow, eseq in its config row,
+** no <t>_tag or <t>_feed); or 1 (made by acorn 0.1, recency in <t>_lru, no
+** head column either)?  eseq is the last thing the conversion adds. */
 int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
                             int *piFormat){
   int bHas = 0;
-  int rc = cacheConfigHas(db, zDb, zName, "fseq", &bHas);
+  int rc = cacheConfigHas(db, zDb, zName, "eseq", &bHas);
   if( rc==SQLITE_OK && bHas ){
     *piFormat = 3;
   }else if( rc==SQLITE_OK ){
@@ -119,7 +121,8 @@ static int cacheUpgrade1(cache_op *op){
 }
 
 /* Convert a format 1 or 2 table to format 3 (the option columns of the
-** config row, 0: off; <t>_tag and <t>_feed), inside the caller's write.  The statements of the
+** config row, 0: off; the bound on expiries, not known; <t>_tag and
+** <t>_feed), inside the caller's write.  The statements of the
 ** old format are finalized (the schema changes).  Only a write converts:
 ** a table that is only read stays as it is, and acorn 0.2 reads and
 ** writes a converted table as before (it names the columns it knows). */
@@ -144,7 +147,10 @@ int acornCacheUpgrade(cache_op *op){
         "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN tagged INTEGER NOT NULL"
         " DEFAULT 0;"
         "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN fseq INTEGER NOT NULL"
-        " DEFAULT 0;" CACHE_V3_DDL, d, n, d, n, d, n, d, n, d, n,
+        " DEFAULT 0;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN elow INTEGER;"
+        "ALTER TABLE \"%w\".\"%w_config\" ADD COLUMN eseq INTEGER NOT NULL"
+        " DEFAULT -1;" CACHE_V3_DDL, d, n, d, n, d, n, d, n, d, n, d, n, d, n,
         d, n, d, p->uid, n, d, n);
     rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);

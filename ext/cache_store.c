@@ -9,14 +9,17 @@
 **
 **   <t>_config(id=1, capacity, bytes, entries, seq, hits, misses,
 **              evictions, expired, uid, policy, head, low, dead, dttl,
-**              maxent, feed, tagged, fseq)
+**              maxent, feed, tagged, fseq, elow, eseq)
 **       One row.  uid is random at CREATE: the table's identity.  dttl,
 **       maxent and feed are the options default_ttl (seconds),
 **       max_entries and feed (0: off); tagged counts the rows of <t>_tag,
 **       fseq the removals ever written to <t>_feed.  Checked
 **       as it is read: a counter that is not an INTEGER in 0..2^62
 **       (capacity 1..2^62) is SQLITE_CORRUPT_VTAB, so no sum of counters
-**       can overflow.
+**       can overflow.  elow is a lower bound on every entry's expires
+**       (NULL: no entry expires), true while eseq = seq (eseq is written
+**       with seq by every write of this format, -1 where not known):
+**       cache_config.iExpLow in cache.h says how it is kept.
 **   <t>_data(id INTEGER PRIMARY KEY, key UNIQUE, created, expires, value)
 **       One row per entry; value last, so reading expires never walks a
 **       large value's overflow pages.  size is computed from the row.
@@ -58,7 +61,8 @@
 ** A WRITE (cache_op) reads the config row (or the transaction's copy) at
 ** its start, writes the connection's buffered uses first (so eviction sees
 ** them), then its change, and keeps the row for xSync.  Every set, update,
-** delete and command but integrity_check reclaims expired entries first.
+** delete and command but integrity_check reclaims expired entries first,
+** once the time reaches elow (before it, none has expired).
 */
 #include "cache.h"
 
@@ -72,7 +76,7 @@
 
 
 /* Columns of CACHE_STMT_CONFIG_READ (and READ1, READ2). */
-#define CACHE_CONFIG_NCOL 18
+#define CACHE_CONFIG_NCOL 20
 
 static const struct {
   int eStmt;                 /* its index, checked by assert() */
@@ -80,20 +84,21 @@ static const struct {
 } aCacheStmt[CACHE_NSTMT] = {
   { CACHE_STMT_CONFIG_READ,
     "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
-    " uid, policy, head, low, dead, dttl, maxent, feed, fseq, tagged"
-    " FROM \"%w\".\"%w_config\" WHERE id=1" },
+    " uid, policy, head, low, dead, dttl, maxent, feed, fseq, tagged,"
+    " elow, eseq FROM \"%w\".\"%w_config\" WHERE id=1" },
   { CACHE_STMT_CONFIG_READ1,     /* format 1, before its conversion */
     "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
-    " uid, 0, 0, 0, 0, 0, 0, 0, 0, 0 FROM \"%w\".\"%w_config\" WHERE id=1" },
+    " uid, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, -1"
+    " FROM \"%w\".\"%w_config\" WHERE id=1" },
   { CACHE_STMT_CONFIG_READ2,     /* format 2, before its conversion */
     "SELECT capacity, bytes, entries, seq, hits, misses, evictions, expired,"
-    " uid, policy, head, low, dead, 0, 0, 0, 0, 0"
+    " uid, policy, head, low, dead, 0, 0, 0, 0, 0, NULL, -1"
     " FROM \"%w\".\"%w_config\" WHERE id=1" },
   { CACHE_STMT_CONFIG_WRITE,
     "UPDATE \"%w\".\"%w_config\" SET capacity=?1, bytes=?2, entries=?3,"
     " seq=?4, hits=?5, misses=?6, evictions=?7, expired=?8, head=?9,"
     " low=?10, dead=?11, dttl=?12, maxent=?13, feed=?14, fseq=?15,"
-    " tagged=?16 WHERE id=1" },
+    " tagged=?16, elow=?17, eseq=?18 WHERE id=1" },
   { CACHE_STMT_FIND,
     "SELECT id, expires, " CACHE_SIZE_SQL " FROM \"%w\".\"%w_data\""
     " WHERE key=?1" },
@@ -124,8 +129,9 @@ static const struct {
     "INSERT INTO \"%w\".\"%w_expiry\"(expires, id) VALUES(?1, ?2)" },
   { CACHE_STMT_EXPIRY_DEL,
     "DELETE FROM \"%w\".\"%w_expiry\" WHERE expires=?1 AND id=?2" },
-  { CACHE_STMT_EXPIRED,
-    "SELECT id FROM \"%w\".\"%w_expiry\" WHERE expires<=?1 LIMIT 1" },
+  { CACHE_STMT_EXPIRY_FIRST,
+    "SELECT expires, id FROM \"%w\".\"%w_expiry\""
+    " ORDER BY expires, id LIMIT 1" },
   { CACHE_STMT_CHUNK_FIND,
     "SELECT lo, recs FROM \"%w\".\"%w_rec\" WHERE lo<=?1"
     " ORDER BY lo DESC LIMIT 1" },
@@ -791,15 +797,17 @@ static int cacheSweep(cache_op *op){
 ** range?  A row edited by hand: the config read refuses it with
 ** SQLITE_CORRUPT_VTAB, and integrity_check reports it in the same words.
 ** capacity 1..2^62; bytes, entries, seq, hits, misses, evictions, expired,
-** head, low, dead, dttl, maxent, feed and fseq 0..2^62; all INTEGER (uid
-** and policy are free; how head and low stand to seq, and the options to
-** their bounds, is integrity_check's to judge). */
+** head, low, dead, dttl, maxent, feed and fseq 0..2^62; all INTEGER (uid,
+** policy and eseq are free, elow too and may be NULL; how head and low
+** stand to seq, the options to their bounds and elow to the entries is
+** integrity_check's to judge). */
 static int cacheConfigBad(sqlite3_stmt *pStmt){
   int i;
   for(i=0; i<CACHE_CONFIG_NCOL; i++){
     i64 v;
-    if( sqlite3_column_type(pStmt, i)!=SQLITE_INTEGER ) return 1;
-    if( i==8 || i==9 ) continue;                     /* uid, policy */
+    int e = sqlite3_column_type(pStmt, i);
+    if( e!=SQLITE_INTEGER && (i!=18 || e!=SQLITE_NULL) ) return 1;
+    if( i==8 || i==9 || i>=18 ) continue;    /* uid, policy, elow, eseq */
     v = sqlite3_column_int64(pStmt, i);
     if( v<(i==0) || v>CACHE_MAX_COUNTER ) return 1;
   }
@@ -811,14 +819,15 @@ static char *cacheConfigText(sqlite3_stmt *pStmt){
   static const char *const azName[CACHE_CONFIG_NCOL] = {
     "capacity", "bytes", "entries", "seq", "hits", "misses", "evictions",
     "expired", 0, 0, "head", "low", "dead", "default_ttl", "max_entries",
-    "feed", "feed_seq", "tagged"
+    "feed", "feed_seq", "tagged", "expiry_low", "expiry_seq"
   };
   char *z = 0;
   int i;
   for(i=0; i<CACHE_CONFIG_NCOL; i++){
+    const char *zVal = (const char*)sqlite3_column_text(pStmt, i);
     if( azName[i]==0 ) continue;
     z = sqlite3_mprintf("%z%s%s %s", z, i ? ", " : "", azName[i],
-                        (const char*)sqlite3_column_text(pStmt, i));
+                        zVal ? zVal : "NULL");
     if( z==0 ) break;
   }
   return z;
@@ -845,6 +854,13 @@ static void cacheConfigColumns(sqlite3_stmt *pStmt, cache_config *pCfg){
   pCfg->nFeed = sqlite3_column_int64(pStmt, 15);
   pCfg->iFeedSeq = sqlite3_column_int64(pStmt, 16);
   pCfg->nTagged = sqlite3_column_int64(pStmt, 17);
+  if( sqlite3_column_int64(pStmt, 19)!=pCfg->seq ){
+    pCfg->iExpLow = CACHE_EXP_UNKNOWN;    /* not kept since: find it again */
+  }else if( sqlite3_column_type(pStmt, 18)==SQLITE_NULL ){
+    pCfg->iExpLow = CACHE_EXP_NONE;
+  }else{
+    pCfg->iExpLow = sqlite3_column_int64(pStmt, 18);
+  }
 }
 
 /* Read the config row into op->cfg: the held copy if there is one.  A
@@ -931,6 +947,13 @@ static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
   sqlite3_bind_int64(pStmt, 14, pCfg->nFeed);
   sqlite3_bind_int64(pStmt, 15, pCfg->iFeedSeq);
   sqlite3_bind_int64(pStmt, 16, pCfg->nTagged);
+  if( pCfg->iExpLow==CACHE_EXP_NONE || pCfg->iExpLow==CACHE_EXP_UNKNOWN ){
+    sqlite3_bind_null(pStmt, 17);
+  }else{
+    sqlite3_bind_int64(pStmt, 17, pCfg->iExpLow);
+  }
+  sqlite3_bind_int64(pStmt, 18, pCfg->iExpLow==CACHE_EXP_UNKNOWN ? -1
+                                                              : pCfg->seq);
   return acornCacheRun(op, pStmt);
 }
 
@@ -1090,25 +1113,31 @@ int acornCacheDeleteEntry(cache_op *op, i64 id, int *pbFound){
   return cacheDeleteEntryWhy(op, id, pbFound, CACHE_GONE_ASKED);
 }
 
-/* Reclaim every entry that expired at or before op->now. */
+/* Reclaim every entry that expired at or before op->now, in order of
+** expiry; the least expiry left becomes the bound iExpLow (cache.h).  No
+** look at all while now is below the bound. */
 int acornCacheReclaimExpired(cache_op *op){
   sqlite3_stmt *pStmt;
-  int rc;
-  for(;;){
-    i64 id;
+  int rc = SQLITE_OK;
+  while( op->now>=op->cfg.iExpLow ){
+    i64 id, iExpires;
     int bFound = 0;
-    rc = acornCacheStmt(op, CACHE_STMT_EXPIRED, &pStmt);
+    rc = acornCacheStmt(op, CACHE_STMT_EXPIRY_FIRST, &pStmt);
     if( rc ) break;
-    sqlite3_bind_int64(pStmt, 1, op->now);
     if( sqlite3_step(pStmt)!=SQLITE_ROW ){
       rc = acornCacheOpError(op, sqlite3_reset(pStmt));
+      if( rc==SQLITE_OK ) op->cfg.iExpLow = CACHE_EXP_NONE;
       break;
     }
-    id = sqlite3_column_int64(pStmt, 0);
+    iExpires = sqlite3_column_int64(pStmt, 0);
+    id = sqlite3_column_int64(pStmt, 1);
     rc = acornCacheOpError(op, sqlite3_reset(pStmt));
-    if( rc==SQLITE_OK ){
-      rc = cacheDeleteEntryWhy(op, id, &bFound, CACHE_GONE_EXPIRED);
+    if( rc ) break;
+    if( iExpires>op->now ){
+      op->cfg.iExpLow = iExpires;   /* the least: none has expired */
+      break;
     }
+    rc = cacheDeleteEntryWhy(op, id, &bFound, CACHE_GONE_EXPIRED);
     if( rc ) break;
     if( !bFound ){
       return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_expiry\""
@@ -1359,6 +1388,7 @@ int acornCacheSet(
   if( rc ) return rc;
   op->cfg.seq = id;
   if( bExpires ){
+    if( iExpires<op->cfg.iExpLow ) op->cfg.iExpLow = iExpires;
     rc = acornCacheStmt(op, CACHE_STMT_EXPIRY_ADD, &pStmt);
     if( rc==SQLITE_OK ){
       sqlite3_bind_int64(pStmt, 1, iExpires);
@@ -1504,7 +1534,8 @@ static const char *const azCacheCheck2[] = {
   " (SELECT 1 FROM \"%w\".\"%w_rec\" WHERE lo=0)",
 };
 
-/* Format 3 only: the options in range, and the bound on entries. */
+/* Format 3 only: the options in range, the bound on entries, the bound on
+** expiries (while it is known: eseq = seq). */
 static const char *const azCacheCheck3[] = {
   "SELECT 'default_ttl ' || dttl || ', max_entries ' || maxent || ', feed '"
   " || feed || ', feed_seq ' || fseq || ' or tagged ' || tagged ||"
@@ -1516,6 +1547,13 @@ static const char *const azCacheCheck3[] = {
   " OR maxent<0 OR maxent>4611686018427387904"
   " OR feed<0 OR feed>1000000"                            /* CACHE_MAX_FEED */
   " OR fseq<0 OR fseq>4611686018427387904",
+  "SELECT 'expiry_low ' || coalesce(elow, 'NULL') || ' at expiry_seq ' ||"
+  " eseq || ' is not a lower bound of the expiries' || CASE WHEN m IS NULL"
+  " THEN '' ELSE ' (the least is ' || m || ')' END"
+  " FROM \"%w\".\"%w_config\","
+  " (SELECT min(expires) AS m FROM \"%w\".\"%w_expiry\")"
+  " WHERE typeof(elow) NOT IN ('integer','null') OR typeof(eseq)!='integer'"
+  " OR (eseq=seq AND m<coalesce(elow, 9223372036854775807))",
   "SELECT 'entries is ' || entries || ', above max_entries ' || maxent"
   " FROM \"%w\".\"%w_config\" WHERE maxent>0 AND entries>maxent",
   "SELECT 'tagged is ' || c.tagged || ' but the tag table holds ' || n ||"

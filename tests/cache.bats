@@ -556,7 +556,7 @@ SELECT quote($col) FROM t_config;"
 CREATE VIRTUAL TABLE t USING cache;
 UPDATE t_config SET hits = 9223372036854775807;
 INSERT INTO t(key, value) VALUES (1, 'one');"
-  assert_output "$(shell_error 7 'cache: "main"."t_config": a counter is out of range: capacity 1073741824, bytes 0, entries 0, seq 0, hits 9223372036854775807, misses 0, evictions 0, expired 0, head 0, low 0, dead 0, default_ttl 0, max_entries 0, feed 0, feed_seq 0, tagged 0' 11)"
+  assert_output "$(shell_error 7 'cache: "main"."t_config": a counter is out of range: capacity 1073741824, bytes 0, entries 0, seq 0, hits 9223372036854775807, misses 0, evictions 0, expired 0, head 0, low 0, dead 0, default_ttl 0, max_entries 0, feed 0, feed_seq 0, tagged 0, expiry_low NULL, expiry_seq 0' 11)"
   # acorn 0.1's recency rows hold hits as they are: read and converted in
   # the range a record holds
   local db="$BATS_TEST_TMPDIR/old.db"
@@ -802,6 +802,85 @@ SELECT key, size, hits, quote(tag) FROM t WHERE key IN ('k3', 'k7', 'k9');" "$db
   done
   [ "${w[5]}" -ge 16 ] || fail "the set of a 64 KiB value wrote ${w[5]} pages"
   [[ "$output" == *"k3|65538|1|'h'"*"k7|65538|0|'g'"*"k9|65538|0|NULL" ]] || fail "$output"
+}
+
+@test "writes look for expired entries only once the time reaches the least expiry, a bound kept in the config row by every write of expires" {
+  local db="$BATS_TEST_TMPDIR/e.db"
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache(feed = 10);
+SELECT quote(elow), eseq = seq FROM t_config;
+INSERT INTO t(key, value, expires) VALUES ('far', 'x', 4102444800000);
+SELECT elow, eseq = seq FROM t_config;
+INSERT INTO t(key, value, expires) VALUES ('old', 'x', 5);
+SELECT elow FROM t_config;
+-- this write reclaims 'old' (5 <= now) and raises the bound to the least left
+INSERT INTO t(key, value) VALUES ('k', 'v');
+SELECT elow, eseq = seq FROM t_config;
+-- a delete leaves the bound: still below every expiry; no look before it
+DELETE FROM t WHERE key = 'far';
+INSERT INTO t(t) VALUES ('purge');
+SELECT elow FROM t_config;
+UPDATE t SET expires = 7 WHERE key = 'k';
+SELECT elow FROM t_config;
+-- the look finds 'k' expired, and no expiry left
+INSERT INTO t(t) VALUES ('purge');
+SELECT quote(elow), (SELECT count(*) FROM t) FROM t_config;
+INSERT INTO t(t, value) VALUES ('default_ttl', '1d');
+INSERT INTO t(key, value) VALUES ('d', 'v');
+SELECT elow = (SELECT expires FROM t WHERE key = 'd') FROM t_config;
+UPDATE t SET ttl = 0 WHERE key = 'd';
+SELECT elow = (SELECT expires FROM t_data WHERE key = 'd') FROM t_config;
+INSERT INTO t(key, value) VALUES ('e', 'v');
+SELECT group_concat(key || ' ' || reason, ', ') FROM cache_evictions('t');
+INSERT INTO t(t) VALUES ('integrity_check');" "$db"
+  assert_success
+  assert_output "NULL|1
+4102444800000|1
+5
+4102444800000|1
+4102444800000
+7
+NULL|0
+1
+1
+old expired, k expired, d expired"
+  # acorn 0.2 writing a converted table sets as below: a new seq, the bound
+  # left as it was.  It then no longer claims anything (eseq is not seq),
+  # and the next write looks, finds the entry expired and the bound again.
+  run acorn_sql ".output /dev/null
+.dbconfig defensive off
+.output stdout
+INSERT INTO t_data(id, key, created, expires, value)
+  SELECT seq + 1, 'by02', 0, 9, 'x' FROM t_config;
+INSERT INTO t_expiry(expires, id) SELECT 9, seq + 1 FROM t_config;
+UPDATE t_config SET seq = seq + 1, entries = entries + 1, bytes = bytes + 5;
+INSERT INTO t(t) VALUES ('integrity_check');
+SELECT count(*) FROM t WHERE key = 'by02';
+INSERT INTO t(key, value) VALUES ('z', 'v');
+SELECT key, reason FROM cache_evictions('t') ORDER BY seq DESC LIMIT 1;
+SELECT elow = (SELECT min(expires) FROM t_expiry), eseq = seq FROM t_config;
+INSERT INTO t(t) VALUES ('integrity_check');" "$db"
+  assert_success
+  assert_output "0
+by02|expired
+1|1"
+  # a bound above an expiry, or NULL while one is stored, is reported
+  local seq
+  seq=$(acorn_sql "SELECT seq FROM t_config;" "$db")
+  run cache_sql "" ".output /dev/null
+.dbconfig defensive off
+.output stdout
+UPDATE t_config SET elow = elow + 1;
+INSERT INTO t(t) VALUES ('integrity_check');
+UPDATE t_config SET elow = NULL;
+INSERT INTO t(t) VALUES ('integrity_check');
+UPDATE t_config SET eseq = -1;
+INSERT INTO t(t) VALUES ('integrity_check');
+SELECT 'passed';" "$db"
+  local least
+  least=$(acorn_sql "SELECT min(expires) FROM t_expiry;" "$db")
+  assert_output "passed
+$(shell_error 6 "cache: integrity_check of \"t\": expiry_low $((least + 1)) at expiry_seq $seq is not a lower bound of the expiries (the least is $least)" 11)
+$(shell_error 8 "cache: integrity_check of \"t\": expiry_low NULL at expiry_seq $seq is not a lower bound of the expiries (the least is $least)" 11)"
 }
 
 @test "ttl sets expires to now plus seconds (REAL too) on INSERT and renews it on UPDATE; it reads as NULL" {
@@ -1057,7 +1136,7 @@ INSERT INTO t(t) VALUES ('integrity_check');
 UPDATE t_config SET maxent = -1;
 INSERT INTO t(t) VALUES ('integrity_check');" "$db"
   assert_output_contains 'cache: integrity_check of "t": entries is 2, above max_entries 1'
-  assert_output_contains 'a counter is out of range: capacity 1073741824, bytes 4, entries 2, seq 3, hits 0, misses 0, evictions 1, expired 0, head 2, low 0, dead 0, default_ttl 0, max_entries -1, feed 0, feed_seq 0, tagged 0'
+  assert_output_contains 'a counter is out of range: capacity 1073741824, bytes 4, entries 2, seq 3, hits 0, misses 0, evictions 1, expired 0, head 2, low 0, dead 0, default_ttl 0, max_entries -1, feed 0, feed_seq 0, tagged 0, expiry_low NULL, expiry_seq 3'
 }
 
 @test "tag: one TEXT or NULL per entry, kept by UPDATE, read by name; SELECT and DELETE WHERE tag = ? find that tag's entries; counters exact" {

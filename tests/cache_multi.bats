@@ -145,3 +145,32 @@ p12 (8, 'entries')
 3600000 5
 ok"
 }
+
+@test "an expiry set by one connection lowers the bound every connection reads: another's next write reclaims the entry once expired" {
+  local db="$BATS_TEST_TMPDIR/x.db" j
+  for j in wal delete; do
+    rm -f "$db"*
+    run python_run - "$ACORN" "$db" "$j" <<'PY'
+import sqlite3, sys
+def conn():
+    c = sqlite3.connect(sys.argv[2], isolation_level=None)
+    c.enable_load_extension(True)
+    c.load_extension(sys.argv[1])
+    return c
+a, b = conn(), conn()
+a.execute("PRAGMA journal_mode=" + sys.argv[3])
+a.execute("CREATE VIRTUAL TABLE t USING cache(feed = 5)")
+# b writes first: it holds the config row, with no expiry in the table
+b.execute("INSERT INTO t(key, value) VALUES ('b1', 'v')")
+a.execute("INSERT INTO t(key, value, expires) VALUES ('a1', 'v', 1)")
+b.execute("INSERT INTO t(key, value) VALUES ('b2', 'v')")
+print(b.execute("SELECT group_concat(key || ' ' || reason) FROM cache_evictions('t')").fetchone()[0],
+      b.execute("SELECT expired, entries FROM cache_stats('t')").fetchone())
+b.execute("INSERT INTO t(t) VALUES ('integrity_check')")
+print("ok")
+PY
+    assert_success
+    assert_output "a1 expired (1, 2)
+ok"
+  done
+}
