@@ -137,9 +137,9 @@ static const struct {
     " ORDER BY lo DESC LIMIT 1" },
   { CACHE_STMT_CHUNK_NEXT,
     "SELECT lo FROM \"%w\".\"%w_rec\" WHERE lo>?1 ORDER BY lo LIMIT 1" },
-  { CACHE_STMT_CHUNK_OLDEST,
-    "SELECT lo, recs FROM \"%w\".\"%w_rec\" WHERE minused IS NOT NULL"
-    " ORDER BY minused LIMIT 1" },
+  { CACHE_STMT_CHUNK_OLDEST,     /* (the index alone: the chunk is loaded */
+    "SELECT lo FROM \"%w\".\"%w_rec\" WHERE minused IS NOT NULL"
+    " ORDER BY minused LIMIT 1" },  /* by cacheChunkLoad, usually held) */
   { CACHE_STMT_CHUNK_WRITE,
     "INSERT OR REPLACE INTO \"%w\".\"%w_rec\"(lo, minused, recs)"
     " VALUES(?1, ?2, ?3)" },
