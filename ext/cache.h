@@ -216,6 +216,9 @@ struct cache_config {
 #define CACHE_EXP_NONE     LLONG_MAX
 #define CACHE_EXP_UNKNOWN  LLONG_MIN
 
+/* Parameters of CACHE_STMT_CONFIG_WRITE. */
+#define CACHE_CFG_NBIND 18
+
 /* What a connection holds of the config row (cache_table.eCfg).  Inside a
 ** transaction the row is read once and written at xSync and as a
 ** savepoint begins; a write to the table reads and writes cfg instead (one
@@ -397,6 +400,9 @@ struct cache_table {
   sqlite3_stmt *aStmt[CACHE_NSTMT];
   char aGetKey[CACHE_KEY_BUF];  /* the key GET is bound to (cache_get) */
   u64 iStmtGen;         /* bumped each time aStmt is finalized */
+  int bCfgBound;        /* aCfgBound holds what CONFIG_WRITE of generation */
+  u64 iCfgBoundGen;     /* iCfgBoundGen has bound (cacheConfigWrite) */
+  i64 aCfgBound[CACHE_CFG_NBIND];
   sqlite3_stmt *aRead[CACHE_NREAD];
   unsigned char aReadBusy[CACHE_NREAD];
   cache_chunk aChunk[CACHE_NCHUNK];  /* chunks last read or written */

@@ -926,34 +926,37 @@ int acornCacheConfigLoad(cache_op *op){
   return rc;
 }
 
-/* Write cfg to the config row. */
+/* Write cfg to the config row.  Bindings stay on a statement from one
+** step to the next: only the values that differ from those it has bound
+** (aCfgBound, while it is the statement of generation iCfgBoundGen) are
+** bound again, a handful of 18 for a set, each bind a call that locks. */
 static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
+  cache_table *p = op->pTab;
   sqlite3_stmt *pStmt;
+  i64 aVal[CACHE_CFG_NBIND];
+  int i, bAll;
   int rc = acornCacheStmt(op, CACHE_STMT_CONFIG_WRITE, &pStmt);
   if( rc ) return rc;
-  sqlite3_bind_int64(pStmt, 1, pCfg->capacity);
-  sqlite3_bind_int64(pStmt, 2, pCfg->bytes);
-  sqlite3_bind_int64(pStmt, 3, pCfg->entries);
-  sqlite3_bind_int64(pStmt, 4, pCfg->seq);
-  sqlite3_bind_int64(pStmt, 5, pCfg->hits);
-  sqlite3_bind_int64(pStmt, 6, pCfg->misses);
-  sqlite3_bind_int64(pStmt, 7, pCfg->evictions);
-  sqlite3_bind_int64(pStmt, 8, pCfg->expired);
-  sqlite3_bind_int64(pStmt, 9, pCfg->iHead);
-  sqlite3_bind_int64(pStmt, 10, pCfg->iLow);
-  sqlite3_bind_int64(pStmt, 11, pCfg->nDead);
-  sqlite3_bind_int64(pStmt, 12, pCfg->nDefaultTtl);
-  sqlite3_bind_int64(pStmt, 13, pCfg->nMaxEntries);
-  sqlite3_bind_int64(pStmt, 14, pCfg->nFeed);
-  sqlite3_bind_int64(pStmt, 15, pCfg->iFeedSeq);
-  sqlite3_bind_int64(pStmt, 16, pCfg->nTagged);
-  if( pCfg->iExpLow==CACHE_EXP_NONE || pCfg->iExpLow==CACHE_EXP_UNKNOWN ){
-    sqlite3_bind_null(pStmt, 17);
-  }else{
-    sqlite3_bind_int64(pStmt, 17, pCfg->iExpLow);
+  aVal[0] = pCfg->capacity;     aVal[1] = pCfg->bytes;
+  aVal[2] = pCfg->entries;      aVal[3] = pCfg->seq;
+  aVal[4] = pCfg->hits;         aVal[5] = pCfg->misses;
+  aVal[6] = pCfg->evictions;    aVal[7] = pCfg->expired;
+  aVal[8] = pCfg->iHead;        aVal[9] = pCfg->iLow;
+  aVal[10] = pCfg->nDead;       aVal[11] = pCfg->nDefaultTtl;
+  aVal[12] = pCfg->nMaxEntries; aVal[13] = pCfg->nFeed;
+  aVal[14] = pCfg->iFeedSeq;    aVal[15] = pCfg->nTagged;
+  /* elow: LLONG_MAX binds NULL (no expiry; or not known, with eseq -1) */
+  aVal[16] = pCfg->iExpLow==CACHE_EXP_UNKNOWN ? LLONG_MAX : pCfg->iExpLow;
+  aVal[17] = pCfg->iExpLow==CACHE_EXP_UNKNOWN ? -1 : pCfg->seq;
+  bAll = !p->bCfgBound || p->iCfgBoundGen!=p->iStmtGen;
+  for(i=0; i<CACHE_CFG_NBIND; i++){
+    if( !bAll && aVal[i]==p->aCfgBound[i] ) continue;
+    if( i==16 && aVal[i]==LLONG_MAX ) sqlite3_bind_null(pStmt, i+1);
+    else sqlite3_bind_int64(pStmt, i+1, aVal[i]);
+    p->aCfgBound[i] = aVal[i];
   }
-  sqlite3_bind_int64(pStmt, 18, pCfg->iExpLow==CACHE_EXP_UNKNOWN ? -1
-                                                              : pCfg->seq);
+  p->bCfgBound = 1;
+  p->iCfgBoundGen = p->iStmtGen;
   return acornCacheRun(op, pStmt);
 }
 
