@@ -22,9 +22,12 @@
 **   set-used  as set, but every entry was read once (in the same order as
 **             get) and that recency flushed before the loop: each eviction
 **             takes an entry that has a recency record
+**   set-stored  INSERT INTO t(key, value) VALUES(?, ?) of a stored key (in
+**             the same order as get), autocommit: each replaces an entry
+**             of the same size and evicts none
 **
 ** After the loop it checks what the operations did (hits, or evictions
-** and entries, from cache_stats) and prints N.  Nothing is timed here: the
+** and entries, from cache_stats: none evicted by set-stored) and prints N.  Nothing is timed here: the
 ** count of instructions is the measure.
 */
 #include <sqlite3.h>
@@ -93,7 +96,7 @@ static void stepDone(sqlite3 *db, sqlite3_stmt *p, int rcWant){
 ** so callgrind can collect exactly it. */
 __attribute__((noinline)) long long opLoop(sqlite3 *db, sqlite3_stmt *pGet,
     sqlite3_stmt *pSet, sqlite3_stmt *pBegin, sqlite3_stmt *pCommit,
-    int bGet, int bTxn, long long nOp, long long nEntry){
+    int bGet, int bTxn, int bStored, long long nOp, long long nEntry){
   long long i, nByte = 0;
   for(i=0; i<nOp; i++){
     if( bGet ){
@@ -103,7 +106,7 @@ __attribute__((noinline)) long long opLoop(sqlite3 *db, sqlite3_stmt *pGet,
       sqlite3_reset(pGet);
     }else{
       if( bTxn && i%TXN_SETS==0 ){ stepDone(db, pBegin, SQLITE_DONE); sqlite3_reset(pBegin); }
-      bindKey(pSet, nEntry + i);
+      bindKey(pSet, bStored ? perm(i, nEntry) : nEntry + i);
       stepDone(db, pSet, SQLITE_DONE);
       sqlite3_reset(pSet);
       if( bTxn && (i%TXN_SETS==TXN_SETS-1 || i==nOp-1) ){
@@ -120,10 +123,10 @@ int main(int argc, char **argv){
   char *zErr = 0, *zPath;
   const char *zOp;
   long long nOp, nEntry = 4000, i, nByte, nEvict0, nHit0;
-  int bGet, bTxn, bUsed;
+  int bGet, bTxn, bUsed, bStored;
 
   if( argc<5 || argc>6 ){
-    fprintf(stderr, "usage: cache_ir EXTENSION DIR get|set|set-txn|set-used N [ENTRIES]\n");
+    fprintf(stderr, "usage: cache_ir EXTENSION DIR get|set|set-txn|set-used|set-stored N [ENTRIES]\n");
     return 2;
   }
   zOp = argv[3];
@@ -132,7 +135,8 @@ int main(int argc, char **argv){
   bGet = strcmp(zOp, "get")==0;
   bTxn = strcmp(zOp, "set-txn")==0;
   bUsed = strcmp(zOp, "set-used")==0;
-  if( !bGet && !bTxn && !bUsed && strcmp(zOp, "set")!=0 ){
+  bStored = strcmp(zOp, "set-stored")==0;
+  if( !bGet && !bTxn && !bUsed && !bStored && strcmp(zOp, "set")!=0 ){
     fprintf(stderr, "cache_ir: unknown operation '%s'\n", zOp);
     return 2;
   }
@@ -182,11 +186,15 @@ int main(int argc, char **argv){
   nEvict0 = int1(db, "SELECT evictions FROM cache_stats('t')");
   nHit0 = int1(db, "SELECT hits FROM cache_stats('t')");
 
-  nByte = opLoop(db, pGet, pSet, pBegin, pCommit, bGet, bTxn, nOp, nEntry);
+  nByte = opLoop(db, pGet, pSet, pBegin, pCommit, bGet, bTxn, bStored, nOp,
+                 nEntry);
 
   if( bGet ){
     if( nByte!=nOp*VALUE_BYTES ) die(0, "a get did not read its value");
     if( int1(db, "SELECT hits FROM cache_stats('t')")-nHit0!=nOp ) die(0, "gets were not all hits");
+  }else if( bStored ){
+    if( int1(db, "SELECT evictions FROM cache_stats('t')")!=nEvict0 ) die(0, "a set of a stored key evicted");
+    if( int1(db, "SELECT entries FROM cache_stats('t')")!=nEntry ) die(0, "the cache is no longer full");
   }else{
     if( int1(db, "SELECT evictions FROM cache_stats('t')")-nEvict0!=nOp ) die(0, "a set did not evict exactly one entry");
     if( int1(db, "SELECT entries FROM cache_stats('t')")!=nEntry ) die(0, "the cache is no longer full");

@@ -19,6 +19,8 @@
 #   set, txn     the same in transactions of 100 (BEGIN/COMMIT counted)
 #   set, used    as set, after every entry was read once and that recency
 #                written: each eviction takes an entry with a recency record
+#   set, stored  INSERT of a stored key, autocommit: each replaces an entry
+#                of the same size, evicting none
 # Printed: instructions per operation of this build, of the base build, and
 # their ratio (this/base: below 1.000 this build does less work); then the
 # same without the C library's allocator (the instructions inside malloc,
@@ -80,7 +82,7 @@ echo "acorn: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff
 echo "sqlite3 $(sqlite3 --version | cut -d' ' -f1); valgrind $(valgrind --version); $ENTRIES entries of 1 KiB, $N operations a run, journal=wal synchronous=normal policy=lru"
 printf '%-12s %12s %12s %10s   %13s %13s %10s\n' operation "this ir/op" "base ir/op" this/base \
   "this ex-alloc" "base ex-alloc" this/base
-for sc in "get:get" "set:set" "set, txn:set-txn" "set, used:set-used"; do
+for sc in "get:get" "set:set" "set, txn:set-txn" "set, used:set-used" "set, stored:set-stored"; do
   IFS=: read -r name op <<< "$sc"
   read -r t tn <<< "$(run ./dist/acorn "$op")"
   read -r b bn <<< "$(run "$base_so" "$op")"
