@@ -397,6 +397,8 @@ struct cache_table {
   int nBufferMax;       /* recency_buffer option */
   int nNextFlush;       /* try a flush when the uses reach this */
   int bAutoflush;       /* autoflush option: may write recency on its own */
+  int bSetLookFirst;    /* the last set replaced an entry: the next looks
+                        ** its key up before it inserts (cacheSetRow) */
   sqlite3_stmt *aStmt[CACHE_NSTMT];
   char aGetKey[CACHE_KEY_BUF];  /* the key GET is bound to (cache_get) */
   u64 iStmtGen;         /* bumped each time aStmt is finalized */

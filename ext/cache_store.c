@@ -1334,21 +1334,54 @@ static int cacheDataInsert(
   return rc;
 }
 
-/* Delete the stored entry that has the key (a set of it replaces it). */
-static int cacheDeleteKey(cache_op *op, sqlite3_value *pKey){
+/* Delete the stored entry that has the key, if there is one (*pbFound): a
+** set of the key replaces it. */
+static int cacheDeleteKey(cache_op *op, sqlite3_value *pKey, int *pbFound){
   sqlite3_stmt *pStmt;
   cache_entry eOld;
-  int bOld = 0;
   int rc = acornCacheStmt(op, CACHE_STMT_FIND, &pStmt);
+  *pbFound = 0;
   if( rc ) return rc;
   acornCacheBindKey(pStmt, 1, pKey);
-  rc = cacheEntryStep(op, pStmt, &eOld, &bOld);
-  if( rc==SQLITE_OK && !bOld ){
-    return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_data\""
-                            " refused a key that no entry has",
-                            op->pTab->zDb, op->pTab->zName);
+  rc = cacheEntryStep(op, pStmt, &eOld, pbFound);
+  if( rc==SQLITE_OK && *pbFound ){
+    rc = cacheDeleteKnown(op, &eOld, 0, CACHE_GONE_ASKED);
   }
-  if( rc==SQLITE_OK ) rc = cacheDeleteKnown(op, &eOld, 0, CACHE_GONE_ASKED);
+  return rc;
+}
+
+/* The entry row of a set: the key's stored entry, if any, deleted, and the
+** new row inserted.  Either the key is looked up first, or the row is
+** inserted first and the key looked up only if the insert finds it taken
+** (and writes nothing): a lookup costs about what the insert's own check
+** of the key costs, and a set that follows a get that missed (a cache read
+** through) would pay it for nothing, while a set of a stored key would
+** pay for a failed insert.  The table guesses from its last set
+** (bSetLookFirst: that one replaced an entry). */
+static int cacheSetRow(
+  cache_op *op, i64 id, sqlite3_value *pKey, sqlite3_value *pValue,
+  int bExpires, i64 iExpires, i64 iCreated
+){
+  cache_table *p = op->pTab;
+  int bLook = p->bSetLookFirst, bFound = 0, bDone = 0, rc = SQLITE_OK;
+  if( bLook ) rc = cacheDeleteKey(op, pKey, &bFound);
+  if( rc==SQLITE_OK ){
+    rc = cacheDataInsert(op, id, pKey, pValue, bExpires, iExpires, iCreated,
+                         &bDone);
+  }
+  if( rc==SQLITE_OK && !bDone && !bLook ){
+    rc = cacheDeleteKey(op, pKey, &bFound);
+    if( rc==SQLITE_OK && bFound ){
+      rc = cacheDataInsert(op, id, pKey, pValue, bExpires, iExpires, iCreated,
+                           &bDone);
+    }
+  }
+  if( rc==SQLITE_OK && !bDone ){
+    rc = acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_data\""
+                          " refused key as taken, but no entry has it",
+                          p->zDb, p->zName);
+  }
+  p->bSetLookFirst = bFound;
   return rc;
 }
 
@@ -1358,11 +1391,7 @@ static int cacheDeleteKey(cache_op *op, sqlite3_value *pKey){
 ** entries are evicted after, until the capacity holds: the entry just set
 ** is the most recent, so it is never among them.  nHits > 0 (an UPDATE
 ** keeps the hits) gives it a record; pTag (0 or NULL for none) its tag.
-** The new id in *pId.
-** The row is inserted first, and the key looked up only if an entry has it
-** (the insert then writes nothing): a set usually follows a get that
-** missed, and the lookup would cost as much again as the insert's own
-** check of the key. */
+** The new id in *pId. */
 int acornCacheSet(
   cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
   int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits,
@@ -1370,23 +1399,9 @@ int acornCacheSet(
 ){
   sqlite3_stmt *pStmt;
   i64 id = op->cfg.seq + 1;
-  int bDone = 0;
   int rc = acornCacheReclaimExpired(op);
   if( rc==SQLITE_OK ){
-    rc = cacheDataInsert(op, id, pKey, pValue, bExpires, iExpires, iCreated,
-                         &bDone);
-  }
-  if( rc==SQLITE_OK && !bDone ){
-    rc = cacheDeleteKey(op, pKey);
-    if( rc==SQLITE_OK ){
-      rc = cacheDataInsert(op, id, pKey, pValue, bExpires, iExpires, iCreated,
-                           &bDone);
-    }
-    if( rc==SQLITE_OK && !bDone ){
-      rc = acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_data\""
-                            " refused a key just deleted",
-                            op->pTab->zDb, op->pTab->zName);
-    }
+    rc = cacheSetRow(op, id, pKey, pValue, bExpires, iExpires, iCreated);
   }
   if( rc ) return rc;
   op->cfg.seq = id;

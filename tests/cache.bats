@@ -235,6 +235,38 @@ b|16
 2|2 24"
 }
 
+@test "a set replaces the stored entry of its key whatever the set before it did (a new key or a stored one): counters, tags, expiries and feed stay exact" {
+  # A set either looks its key up first or inserts first and looks only if
+  # the key is taken, guessing from the set before it: every order of new
+  # and stored keys, with tags, expiries and a whole REAL key, ends the same.
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache(feed = 10, capacity = 100);
+INSERT INTO t(key, value, tag) VALUES ('a', 'v1', 'x');
+INSERT INTO t(key, value) VALUES ('a', 'v22');
+INSERT INTO t(key, value, expires) VALUES ('a', 'v333', 4102444800000);
+INSERT INTO t(key, value) VALUES ('b', 'w');
+INSERT INTO t(key, value, tag) VALUES ('b', 'ww', 'y');
+INSERT INTO t(key, value) VALUES ('c', 'z');
+INSERT INTO t(key, value) VALUES (7, 'n');
+INSERT INTO t(key, value) VALUES (7.0, 'nn');
+INSERT INTO t(key, value) VALUES (7, 'nnn');
+INSERT INTO t(key, value) VALUES (x'', 'e');
+INSERT INTO t(key, value) VALUES ('d', 'q');
+INSERT INTO t(key, value) VALUES (x'', 'ee');
+INSERT INTO t(key, value, expires) VALUES ('old', 'o', 1);
+INSERT INTO t(key, value) VALUES ('old', 'oo');
+SELECT group_concat(quote(key) || '=' || value || ':' || size || ':' || coalesce(tag, '-'), ' ') FROM t;
+SELECT entries, bytes, evictions, expired FROM cache_stats('t');
+SELECT (SELECT count(*) FROM t_tag), (SELECT tagged FROM t_config), (SELECT count(*) FROM t_expiry);
+SELECT group_concat(key || ' ' || reason) FROM cache_evictions('t');
+INSERT INTO t(t) VALUES ('integrity_check');"
+  assert_success
+  assert_output "'a'=v333:5:- 'b'=ww:3:y 'c'=z:2:- 7=nnn:11:- 'd'=q:2:- X''=ee:2:- 'old'=oo:5:-
+7|30|0|1
+1|1|1
+old expired"
+}
+
 @test "keys are compared as SQLite compares values: 1, '1' and x'31' are three keys" {
   run acorn_sql "
 CREATE VIRTUAL TABLE t USING cache;
