@@ -141,8 +141,9 @@ static const struct {
     "SELECT lo FROM \"%w\".\"%w_rec\" WHERE minused IS NOT NULL"
     " ORDER BY minused LIMIT 1" },  /* by cacheChunkLoad, usually held) */
   { CACHE_STMT_CHUNK_WRITE,
-    "INSERT OR REPLACE INTO \"%w\".\"%w_rec\"(lo, minused, recs)"
-    " VALUES(?1, ?2, ?3)" },
+    "UPDATE \"%w\".\"%w_rec\" SET minused=?2, recs=?3 WHERE lo=?1" },
+  { CACHE_STMT_CHUNK_ADD,
+    "INSERT INTO \"%w\".\"%w_rec\"(lo, minused, recs) VALUES(?1, ?2, ?3)" },
   { CACHE_STMT_CHUNK_DELETE,
     "DELETE FROM \"%w\".\"%w_rec\" WHERE lo=?1" },
   { CACHE_STMT_CHUNK_SETMIN,
@@ -628,7 +629,27 @@ static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
   return SQLITE_OK;
 }
 
-/* Write row lo of <t>_rec from aRec[0..n). */
+/* Bind row lo of <t>_rec to pStmt (CHUNK_WRITE or CHUNK_ADD), run it, and
+** unbind the blob (aBuf is the caller's). */
+static int cacheChunkRun(cache_op *op, int eStmt, i64 lo, int n, i64 minUsed,
+                         const unsigned char *aBuf, int nByte){
+  sqlite3_stmt *pStmt;
+  int rc = acornCacheStmt(op, eStmt, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, lo);
+  if( n ) sqlite3_bind_int64(pStmt, 2, minUsed);
+  else sqlite3_bind_null(pStmt, 2);
+  sqlite3_bind_blob(pStmt, 3, aBuf, nByte, SQLITE_STATIC);
+  rc = acornCacheRun(op, pStmt);
+  sqlite3_bind_null(pStmt, 3);
+  return rc;
+}
+
+/* Write row lo of <t>_rec from aRec[0..n): the row updated, or made if
+** there is none (a piece split off).  Not INSERT OR REPLACE: a statement
+** that may delete a row before it inserts one opens a statement savepoint
+** inside the transaction, and every savepoint that begins writes the
+** table's config row (cacheSavepoint): once a chunk written. */
 static int cacheChunkWriteRow(cache_op *op, i64 lo, const cache_rec *aRec,
                               int n, unsigned char *aBuf){
   sqlite3_stmt *pStmt;
@@ -640,18 +661,14 @@ static int cacheChunkWriteRow(cache_op *op, i64 lo, const cache_rec *aRec,
     sqlite3_bind_int64(pStmt, 1, lo);
     return acornCacheRun(op, pStmt);
   }
-  rc = acornCacheStmt(op, CACHE_STMT_CHUNK_WRITE, &pStmt);
-  if( rc ) return rc;
   for(i=0; i<n; i++){
     if( aRec[i].used<minUsed ) minUsed = aRec[i].used;
   }
   nByte = cacheChunkEncode(aRec, n, aBuf);
-  sqlite3_bind_int64(pStmt, 1, lo);
-  if( n ) sqlite3_bind_int64(pStmt, 2, minUsed);
-  else sqlite3_bind_null(pStmt, 2);
-  sqlite3_bind_blob(pStmt, 3, aBuf, nByte, SQLITE_STATIC);
-  rc = acornCacheRun(op, pStmt);
-  sqlite3_clear_bindings(pStmt);
+  rc = cacheChunkRun(op, CACHE_STMT_CHUNK_WRITE, lo, n, minUsed, aBuf, nByte);
+  if( rc==SQLITE_OK && sqlite3_changes(op->pTab->db)==0 ){
+    rc = cacheChunkRun(op, CACHE_STMT_CHUNK_ADD, lo, n, minUsed, aBuf, nByte);
+  }
   return rc;
 }
 
