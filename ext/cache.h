@@ -205,7 +205,8 @@ struct cache_config {
 ** LLONG_MIN: not known.  So while now < iExpLow no entry has expired, and a
 ** write does not look for expired ones.  Kept true by every path that
 ** writes expires: a set (INSERT, UPDATE, default_ttl, ttl: all through
-** acornCacheSet) lowers it to the entry's expiry; deletes leave it (a bound
+** acornCacheSet) and a renewal in place (acornCacheRenew) lower it to the
+** entry's expiry; deletes leave it (a bound
 ** it stays); the look for expired entries (acornCacheReclaimExpired), which
 ** reads the least expiry, raises it to that, or LLONG_MAX when none is
 ** left.  Stored in the config row (elow, NULL for LLONG_MAX) beside the seq

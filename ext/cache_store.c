@@ -1485,6 +1485,7 @@ static int cacheExpiresSet(cache_op *op, const cache_entry *pE, int bExpires,
     sqlite3_bind_int64(pStmt, 1, iExpires);
     sqlite3_bind_int64(pStmt, 2, pE->id);
     rc = acornCacheRun(op, pStmt);
+    if( iExpires<op->cfg.iExpLow ) op->cfg.iExpLow = iExpires;
   }
   return rc;
 }

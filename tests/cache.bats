@@ -2870,3 +2870,21 @@ SELECT key, hits FROM t ORDER BY key;" "$db"
 c|1
 d|0"
 }
+
+@test "a renewal to an earlier expiry lowers the bound on expiries: the next write reclaims the entry it made expired" {
+  run acorn_sql "
+CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', 'x'), ('b', 'y');
+UPDATE t SET ttl = 0 WHERE key = 'a';
+INSERT INTO t(key, value) VALUES ('c', 'z');
+SELECT entries, expired FROM cache_stats('t');
+UPDATE t SET expires = 1000 WHERE key = 'b';
+INSERT INTO t(key, value) VALUES ('d', 'w');
+SELECT entries, expired FROM cache_stats('t');
+SELECT group_concat(key) FROM t;
+INSERT INTO t(t) VALUES ('integrity_check');"
+  assert_success
+  assert_output "2|1
+2|2
+c,d"
+}
