@@ -9,7 +9,8 @@
 **   cache_table.c  how a connection holds a table: the per-connection
 **                  state, binding instances, flushing on its own
 **   cache_store.c  the stored table: statements, the config row, entries,
-**                  recency records, eviction, expiry, the integrity check
+**                  recency records, eviction, expiry
+**   cache_check.c  the integrity check of the stored table
 **   cache_format.c the formats of older versions' tables, and their
 **                  conversion at the first write
 **   cache_uses.c   a connection's recency buffer: the pending uses and the
@@ -535,6 +536,10 @@ int acornCacheRenew(cache_op *op, i64 id, int bSetExpires, int bExpires,
 int acornCacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot, i64 *pId);
 int acornCacheStoredUse(cache_table *pTab, i64 id, int *pbFound, i64 *pMs,
                    i64 *pHits, char **pzErr);
+int acornCacheChunkDecode(cache_chunk *c, i64 lo, const unsigned char *a,
+                          int n);
+
+/* cache_check.c */
 int acornCacheIntegrity(cache_table *pTab, char **pzErr);
 
 /* cache_feed.c: tags and the feed of removals */
