@@ -193,111 +193,6 @@ def extract(outdir, ext, files):
           f"{nstmt - nrun} compiled only")
 
 
-JS_EXACT = "// -> "
-JS_SHAPE = "// ~> "
-
-
-def js_blocks_of(path):
-    """Yield (first_lineno, [(lineno, text), ...]) for each ```js block."""
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
-    i = 0
-    while i < len(lines):
-        m = re.match(r"^(\s*)```js\s*$", lines[i])
-        if not m:
-            i += 1
-            continue
-        indent = len(m.group(1))
-        start = i + 1
-        body = []
-        i += 1
-        while i < len(lines) and lines[i].strip() != "```":
-            body.append((i + 1, lines[i][indent:].rstrip()))
-            i += 1
-        if i == len(lines):
-            raise SyntaxError(f"{path}:{start}: ```js block is not closed")
-        yield start, body
-        i += 1
-
-
-def extract_js(outdir, files):
-    """A script per ```js block; its expected output from its comments.
-
-    A line `// -> text` is a line the block prints, exactly; `// ~> text`
-    one compared by shape (as --~ in SQL blocks).  They are the block's
-    whole stdout, in order; a block without them must print nothing, and
-    must exit 0 with nothing on stderr."""
-    os.makedirs(outdir, exist_ok=True)
-    nblock = nline = 0
-    for path in files:
-        for start, body in js_blocks_of(path):
-            expected = []
-            for lineno, text in body:
-                t = text.strip()
-                if t.startswith(JS_EXACT) or t == JS_EXACT.rstrip():
-                    expected.append((lineno, "exact", t[len(JS_EXACT):]))
-                elif t.startswith(JS_SHAPE) or t == JS_SHAPE.rstrip():
-                    expected.append((lineno, "shape", t[len(JS_SHAPE):]))
-            esm = any(re.match(r"^import\s", text) for _, text in body)
-            name = f"{nblock:03d}"
-            ext = ".mjs" if esm else ".cjs"
-            not_run = bool(body) and body[0][1].startswith("// not run")
-            if not_run and expected:
-                sys.exit(f"{path}:{expected[0][0]}: a block marked '// not run' shows "
-                         f"output; it cannot be checked")
-            if not_run:
-                # only parsed (node --check): the runner sees this file
-                open(os.path.join(outdir, name + ".checkonly"), "w").close()
-            with open(os.path.join(outdir, name + ext), "w") as f:
-                f.write("\n".join(text for _, text in body) + "\n")
-            with open(os.path.join(outdir, name + ".json"), "w") as f:
-                json.dump({"file": path, "start": start, "script": name + ext,
-                           "expected": expected}, f)
-            nblock += 1
-            nline += len(expected)
-    print(f"{nblock} blocks, {nline} output lines checked")
-
-
-def compare_js(outdir):
-    problems = []
-    names = sorted(f[:-5] for f in os.listdir(outdir) if f.endswith(".json"))
-    for name in names:
-        with open(os.path.join(outdir, name + ".json")) as f:
-            block = json.load(f)
-        where = f"{block['file']}:{block['start']}"
-
-        def read(ext):
-            p = os.path.join(outdir, name + ext)
-            if not os.path.exists(p):
-                return ""
-            with open(p, encoding="utf-8") as f:
-                return f.read()
-        out = read(".out").split("\n")
-        if out and out[-1] == "":
-            out.pop()
-        err = read(".err").strip()
-        rc = read(".rc").strip()
-        if rc != "0" or err:
-            problems.append(f"{where}: the block failed (exit {rc or '?'}):\n"
-                            + "\n".join("    " + l for l in (err or "(no stderr)").split("\n")[:15]))
-            continue
-        exp = block["expected"]
-        for k in range(max(len(exp), len(out))):
-            e = exp[k] if k < len(exp) else None
-            g = out[k] if k < len(out) else None
-            if e is not None and g is not None and matches(e[1], e[2], g):
-                continue
-            line = e[0] if e else block["start"]
-            lines = [f"{block['file']}:{line}: the output differs from the page"]
-            lines.append("  shown:")
-            lines += [f"    {'// ~>' if kind == 'shape' else '// ->'} {w}" for _, kind, w in exp] or ["    (nothing)"]
-            lines.append("  got:")
-            lines += [f"    {x}" for x in out] or ["    (nothing)"]
-            problems.append("\n".join(lines))
-            break
-    for p in problems:
-        print(p)
-    return 1 if problems else 0
 PY_OUT = re.compile(r"^#(?P<kind>[>~])(?: (?P<text>.*))?$")
 
 
@@ -524,60 +419,52 @@ def links(files):
     return 1 if bad else 0
 
 
-RB_EXACT = "# -> "
-RB_SHAPE = "# ~> "
-RB_NOT_RUN = "# not run"
+# Pages' scripts run whole by their interpreter (tests/docs.bats runs them):
+# the lines of output each shows, exactly or by shape, and the first-line
+# mark of a block that is only parsed.
+SCRIPTS = {
+    "js": {"exact": "// -> ", "shape": "// ~> ", "not_run": "// not run"},
+    "ruby": {"exact": "# -> ", "shape": "# ~> ", "not_run": "# not run"},
+}
 
 
-def ruby_blocks_of(path):
-    """Yield (first_lineno, [(lineno, text), ...]) for each ```ruby block."""
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
-    i = 0
-    while i < len(lines):
-        m = re.match(r"^(\s*)```ruby\s*$", lines[i])
-        if not m:
-            i += 1
-            continue
-        indent = len(m.group(1))
-        start = i + 1
-        body = []
-        i += 1
-        while i < len(lines) and lines[i].strip() != "```":
-            body.append((i + 1, lines[i][indent:].rstrip()))
-            i += 1
-        if i == len(lines):
-            raise SyntaxError(f"{path}:{start}: ```ruby block is not closed")
-        yield start, body
-        i += 1
+def script_ext(lang, body):
+    """The file name's ending: a JavaScript block with a line starting
+    `import ` is an ES module (top-level await works), any other CommonJS."""
+    if lang == "ruby":
+        return ".rb"
+    return ".mjs" if any(re.match(r"^import\s", text) for _, text in body) else ".cjs"
 
 
-def extract_ruby(outdir, files):
-    """A script per ```ruby block; its expected output from its comments.
+def extract_script(lang, outdir, files):
+    """A script per ```LANG block; its expected output from its comments.
 
-    A line `# -> text` is a line the block prints, exactly; `# ~> text` one
-    compared by shape (as --~ in SQL blocks).  They are the block's whole
-    stdout, in order; a block without them must print nothing, and must exit
-    0 with nothing on stderr."""
+    A line `// -> text` (ruby: `# -> text`) is a line the block prints,
+    exactly; `// ~> text` one compared by shape (as --~ in SQL blocks).
+    They are the block's whole stdout, in order; a block without them must
+    print nothing, and must exit 0 with nothing on stderr.  A block whose
+    first line starts with the not-run mark is only parsed (the runner sees
+    NAME.checkonly) and must show no output."""
+    mark = SCRIPTS[lang]
     os.makedirs(outdir, exist_ok=True)
     nblock = nline = 0
     for path in files:
-        for start, body in ruby_blocks_of(path):
+        for start, body in blocks_of(path, lang):
             expected = []
             for lineno, text in body:
                 t = text.strip()
-                if t.startswith(RB_EXACT) or t == RB_EXACT.rstrip():
-                    expected.append((lineno, "exact", t[len(RB_EXACT):]))
-                elif t.startswith(RB_SHAPE) or t == RB_SHAPE.rstrip():
-                    expected.append((lineno, "shape", t[len(RB_SHAPE):]))
+                for kind in ("exact", "shape"):
+                    if t.startswith(mark[kind]) or t == mark[kind].rstrip():
+                        expected.append((lineno, kind, t[len(mark[kind]):]))
+                        break
             name = f"{nblock:03d}"
-            not_run = bool(body) and body[0][1].startswith(RB_NOT_RUN)
+            not_run = bool(body) and body[0][1].startswith(mark["not_run"])
             if not_run and expected:
-                sys.exit(f"{path}:{expected[0][0]}: a block marked '{RB_NOT_RUN}' shows "
+                sys.exit(f"{path}:{expected[0][0]}: a block marked '{mark['not_run']}' shows "
                          f"output; it cannot be checked")
             if not_run:
                 open(os.path.join(outdir, name + ".checkonly"), "w").close()
-            with open(os.path.join(outdir, name + ".rb"), "w") as f:
+            with open(os.path.join(outdir, name + script_ext(lang, body)), "w") as f:
                 f.write("\n".join(text for _, text in body) + "\n")
             with open(os.path.join(outdir, name + ".json"), "w") as f:
                 json.dump({"file": path, "start": start, "expected": expected}, f)
@@ -586,7 +473,10 @@ def extract_ruby(outdir, files):
     print(f"{nblock} blocks, {nline} output lines checked")
 
 
-def compare_ruby(outdir):
+def compare_script(lang, outdir):
+    """Compare each block's .out, .err and .rc (written by the runner) with
+    what the page shows; print each difference."""
+    mark = SCRIPTS[lang]
     problems = []
     names = sorted(f[:-5] for f in os.listdir(outdir) if f.endswith(".json"))
     for name in names:
@@ -618,7 +508,7 @@ def compare_ruby(outdir):
             line = e[0] if e else block["start"]
             lines = [f"{block['file']}:{line}: the output differs from the page"]
             lines.append("  shown:")
-            lines += [f"    {'# ~>' if kind == 'shape' else '# ->'} {w}" for _, kind, w in exp] or ["    (nothing)"]
+            lines += [f"    {mark[kind].rstrip()} {w}" for _, kind, w in exp] or ["    (nothing)"]
             lines.append("  got:")
             lines += [f"    {x}" for x in out] or ["    (nothing)"]
             problems.append("\n".join(lines))
@@ -634,20 +524,16 @@ def main(argv):
         return 0
     if len(argv) == 3 and argv[1] == "compare":
         return compare(argv[2])
-    if len(argv) >= 3 and argv[1] == "extract-js":
-        extract_js(argv[2], argv[3:])
+    m = re.match(r"^(extract|compare)-(js|ruby)$", argv[1]) if len(argv) >= 3 else None
+    if m and m[1] == "extract":
+        extract_script(m[2], argv[2], argv[3:])
         return 0
-    if len(argv) == 3 and argv[1] == "compare-js":
-        return compare_js(argv[2])
+    if m and len(argv) == 3:
+        return compare_script(m[2], argv[2])
     if len(argv) == 3 and argv[1] == "runpy":
         return runpy(argv[2])
     if len(argv) >= 3 and argv[1] == "links":
         return links(argv[2:])
-    if len(argv) >= 3 and argv[1] == "extract-ruby":
-        extract_ruby(argv[2], argv[3:])
-        return 0
-    if len(argv) == 3 and argv[1] == "compare-ruby":
-        return compare_ruby(argv[2])
     sys.exit(__doc__)
 
 
