@@ -630,21 +630,55 @@ static int cacheRollback(sqlite3_vtab *pVtab){
 ** (SQLite rolls the b-trees back before it calls xRollbackTo) then reads
 ** it again.  A DROP TABLE rolled back to a savepoint brings the counters
 ** back with the table that way too.  Between savepoints (the writes of one
-** statement) the row stays held.  If the row cannot be written the
-** savepoint fails, and nothing is done at its level: SQLite may still roll
-** back to it (a statement's savepoint, on the error), and what is held is
-** then how the level began, not what the b-tree has (iCfgFail). */
+** statement) the row stays held.
+**
+** A level whose xSavepoint did not write the row: ours failed (the
+** savepoint fails with it), or another table's failed before SQLite came
+** to this one (SQLite stops at the first error, then rolls every table in
+** the transaction back to the level).  Either way the level ends at once
+** with nothing done in it, so what is held is how it began, and ROLLBACK
+** TO it keeps that: the b-tree has an older row.  So does a savepoint
+** opened by the config row's own write (a trigger on the config table
+** makes it one, and other tables' writes of theirs may open more inside
+** it): the row is not written again from inside that write (bCfgWriting).
+**
+** aCfgSaved[k] says, for each open level k this table knows of, whether
+** the b-tree holds the row as the level began: the row was written then,
+** or was not newer than the b-tree's (held clean, or not held).  A level
+** it was not told of is one of the levels just described, known the same
+** way: was the row newer when it began?  It still is, since nothing was
+** done in it.  Levels that began before the table joined the transaction,
+** when it had written nothing, are known so too, and so is the
+** transaction's own start (level -1: ROLLBACK TO the savepoint that began
+** it). */
+static int cacheLevelSaved(const cache_table *p, int iLevel){
+  if( iLevel<0 ) return 1;
+  if( iLevel<p->nCfgSaved ) return p->aCfgSaved[iLevel];
+  return p->eCfg!=CACHE_CFG_DIRTY;
+}
+
 static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
   cache_table *p = ((cache_vtab*)pVtab)->pTab;
-  int rc;
+  int rc, k;
   if( p==0 ) return SQLITE_OK;
   if( !p->txn.bOpen ) acornCacheTableJoin(p);
+  if( iSavepoint<0 ) return cacheSync(pVtab);   /* (not made by SQLite) */
+  if( iSavepoint>=p->nCfgSavedAlloc ){
+    int nNew = iSavepoint + 8;
+    unsigned char *aNew = sqlite3_realloc64(p->aCfgSaved, (size_t)nNew);
+    if( aNew==0 ) return SQLITE_NOMEM;   /* the level fails, not known */
+    p->aCfgSaved = aNew;
+    p->nCfgSavedAlloc = nNew;
+  }
+  for(k=p->nCfgSaved; k<iSavepoint; k++){
+    p->aCfgSaved[k] = (unsigned char)cacheLevelSaved(p, k);
+  }
   if( iSavepoint>p->txn.iLevel ) p->txn.iLevel = iSavepoint;
   rc = cacheSync(pVtab);
-  if( rc ){
-    if( iSavepoint<p->iCfgFail ) p->iCfgFail = iSavepoint;
-  }else if( iSavepoint<=p->iCfgFail ){
-    p->iCfgFail = INT_MAX;           /* the level began again, written */
+  if( p->txn.bOpen ){     /* (a write that failed out of memory may have
+                          ** rolled the whole transaction back) */
+    p->aCfgSaved[iSavepoint] = (unsigned char)(p->eCfg!=CACHE_CFG_DIRTY);
+    p->nCfgSaved = iSavepoint+1;
   }
   acornCacheTableCheck(p);
   return rc;
@@ -656,12 +690,14 @@ static int cacheRelease(sqlite3_vtab *pVtab, int iSavepoint){
   ** of it, cacheDestroy): nothing to move */
   if( p==0 || !p->txn.bOpen ) return SQLITE_OK;
   acornCacheTxnRelease(&p->txn, iSavepoint);
-  if( iSavepoint<=p->iCfgFail ) p->iCfgFail = INT_MAX;
+  if( p->nCfgSaved>iSavepoint ) p->nCfgSaved = iSavepoint<0 ? 0 : iSavepoint;
+  acornCacheTableCheck(p);
   return SQLITE_OK;
 }
 
 static int cacheRollbackTo(sqlite3_vtab *pVtab, int iSavepoint){
   cache_table *p = ((cache_vtab*)pVtab)->pTab;
+  int bSaved;
   if( p==0 ) return SQLITE_OK;
   p->iGen++;
   acornCacheChunkDropAll(p);
@@ -669,11 +705,10 @@ static int cacheRollbackTo(sqlite3_vtab *pVtab, int iSavepoint){
   /* not in the transaction (a DROP TABLE in it ended what the table held
   ** of it): what is held of the table may be out of date now */
   if( !p->txn.bOpen ) return SQLITE_OK;
+  bSaved = cacheLevelSaved(p, iSavepoint);
   acornCacheTxnRollback(&p->txn, &p->uses, iSavepoint);
-  if( iSavepoint<p->iCfgFail ){
-    p->eCfg = CACHE_CFG_NONE;        /* the b-tree has the row as it began */
-    p->iCfgFail = INT_MAX;
-  }
+  if( p->nCfgSaved>iSavepoint+1 ) p->nCfgSaved = iSavepoint+1;
+  if( bSaved ) p->eCfg = CACHE_CFG_NONE;  /* the b-tree has it as it began */
   acornCacheTableCheck(p);
   return SQLITE_OK;
 }

@@ -416,9 +416,12 @@ struct cache_table {
   cache_txn txn;        /* the transaction mirror */
   int eCfg;             /* CACHE_CFG_*: is cfg the config row now? */
   cache_config cfg;     /* the config row as the transaction has it */
-  int iCfgFail;         /* the least savepoint level whose xSavepoint could
-                        ** not write the config row, INT_MAX for none: a
-                        ** ROLLBACK TO it keeps the row held (cacheSavepoint) */
+  unsigned char *aCfgSaved;  /* [k] for open savepoint levels k <
+                        ** nCfgSaved: did the b-tree hold the config row as
+                        ** it was when level k began?  (cacheSavepoint) */
+  int nCfgSaved, nCfgSavedAlloc;
+  int bCfgWriting;      /* the config row is being written: a savepoint
+                        ** that statement opens does not write it again */
   u64 iGen;             /* bumped when what is held may be out of date
                         ** (64 bits: a chunk's never comes round again) */
   unsigned iVersion;    /* the file's data version when what is held was

@@ -959,8 +959,17 @@ static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
   cache_table *p = op->pTab;
   sqlite3_stmt *pStmt;
   i64 aVal[CACHE_CFG_NBIND];
-  int i, bAll;
-  int rc = acornCacheStmt(op, CACHE_STMT_CONFIG_WRITE, &pStmt);
+  int i, bAll, rc;
+  /* A trigger on the config table (possible outside defensive mode) makes
+  ** the write a statement with a savepoint, whose xSavepoint would come
+  ** back here while the statement runs: bCfgWriting stops that
+  ** (acornCacheConfigSync) and this refuses any other way back. */
+  if( p->bCfgWriting ){
+    return acornCacheOpFail(op, SQLITE_ERROR, "cache: the config row of"
+                            " \"%w\" is written while it is being written",
+                            p->zName);
+  }
+  rc = acornCacheStmt(op, CACHE_STMT_CONFIG_WRITE, &pStmt);
   if( rc ) return rc;
   aVal[0] = pCfg->capacity;     aVal[1] = pCfg->bytes;
   aVal[2] = pCfg->entries;      aVal[3] = pCfg->seq;
@@ -982,7 +991,10 @@ static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
   }
   p->bCfgBound = 1;
   p->iCfgBoundGen = p->iStmtGen;
-  return acornCacheRun(op, pStmt);
+  p->bCfgWriting = 1;
+  rc = acornCacheRun(op, pStmt);
+  p->bCfgWriting = 0;
+  return rc;
 }
 
 /* The end of a write: op->cfg is the config row now; inside a transaction
@@ -1004,7 +1016,7 @@ int acornCacheConfigSave(cache_op *op){
 int acornCacheConfigSync(cache_op *op){
   cache_table *p = op->pTab;
   int rc = SQLITE_OK;
-  if( p->eCfg==CACHE_CFG_DIRTY ){
+  if( p->eCfg==CACHE_CFG_DIRTY && !p->bCfgWriting ){
     rc = cacheConfigWrite(op, &p->cfg);
     if( rc==SQLITE_OK ) p->eCfg = CACHE_CFG_CLEAN;
   }

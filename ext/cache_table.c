@@ -104,6 +104,8 @@ void acornCacheTableCheck(const cache_table *p){
   acornCacheTxnCheck(&p->txn);
   assert( p->txn.bOpen || p->eCfg!=CACHE_CFG_DIRTY );
   assert( !p->txn.bDrop || p->eCfg==CACHE_CFG_NONE );
+  assert( p->nCfgSaved>=0 && p->nCfgSaved<=p->nCfgSavedAlloc );
+  assert( p->nCfgSaved<=p->txn.iLevel+1 );
   assert( p->nRef>=0 );
 }
 #endif
@@ -115,6 +117,7 @@ static void cacheTableFree(cache_table *p){
   for(i=0; i<CACHE_NCHUNK; i++) sqlite3_free(p->aChunk[i].aRec);
   acornCacheUsesFree(&p->uses);
   acornCacheTxnFree(&p->txn);
+  sqlite3_free(p->aCfgSaved);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
   sqlite3_free(p);
@@ -228,7 +231,6 @@ static int cacheTableNew(cache_conn *pConn, const char *zDb,
   p->nBufferMax = p->nNextFlush = CACHE_DEFAULT_BUFFER;
   p->bAutoflush = 1;
   p->iDataVersion = p->iSchemaVersion = p->iNotedVersion = -1;
-  p->iCfgFail = INT_MAX;
   acornCacheTxnInit(&p->txn);
   rc = (p->zDb && p->zName) ? cacheTableProbe(p) : SQLITE_NOMEM;
   if( rc ){
@@ -489,7 +491,7 @@ void acornCacheTableJoin(cache_table *p){
   acornCacheHeldValidate(p);
   p->txn.bOpen = 1;
   p->txn.iLevel = -1;
-  p->iCfgFail = INT_MAX;
+  p->nCfgSaved = 0;
   if( acornCacheDropEnd(p) ){
     i64 iDropSeq = p->txn.iDropSeq;
     p->txn.bDrop = 0;
@@ -522,7 +524,7 @@ void acornCacheTableTxnEnd(cache_table *p, int bCommit){
   }
   acornCacheFormatStale(p, 1);
   if( bCommit ) p->bFormatStale = 0;
-  p->iCfgFail = INT_MAX;
+  p->nCfgSaved = 0;
   acornCacheTxnEnd(&p->txn);
   acornCacheTableCheck(p);
 }

@@ -2276,6 +2276,35 @@ INSERT INTO t(t) VALUES ('integrity_check');"
 1|38"
 }
 
+@test "a statement's savepoint that another cache table fails to begin (a trigger on its config table): no crash, and neither table loses a set" {
+  # u's config row is written as the multi-row INSERT's savepoint begins;
+  # the trigger makes that write a statement with a savepoint of its own
+  # (which once came back to write the row again, without end), then fails
+  # it.  t's row, newer than the b-tree's, must survive the rollback of a
+  # level t had not been told of.
+  run cache_sql "" "
+CREATE VIRTUAL TABLE u USING cache(capacity = 1000);
+CREATE VIRTUAL TABLE t USING cache(capacity = 1000);
+BEGIN;
+INSERT INTO u(key, value) VALUES ('x', 'v');
+INSERT INTO t(key, value) VALUES ('a', 'v');
+CREATE TEMP TRIGGER no_u BEFORE UPDATE ON u_config
+  BEGIN SELECT RAISE(ABORT, 'u_config is locked'); END;
+INSERT INTO u(key, value) VALUES ('y', 'v');
+INSERT INTO t(key, value) VALUES ('b', 'v');
+INSERT INTO t(key, value) VALUES ('c', 'v'), ('d', 'v');
+DROP TRIGGER no_u;
+COMMIT;
+SELECT 't', entries, (SELECT count(*) FROM t) FROM cache_stats('t');
+SELECT 'u', entries, (SELECT count(*) FROM u) FROM cache_stats('u');
+INSERT INTO t(t) VALUES ('integrity_check');
+INSERT INTO u(u) VALUES ('integrity_check');"
+  assert_failure
+  assert_output "t|2|2
+u|2|2
+Runtime error near line 12: constraint failed (19)"
+}
+
 @test "DROP TABLE rolled back to a savepoint, then the whole transaction rolled back: no counter or use of it survives" {
   # after ROLLBACK TO the table is back inside a transaction its instance no
   # longer follows: its config row was held past the ROLLBACK (entries 2 for
