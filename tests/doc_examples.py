@@ -47,6 +47,12 @@ under sanitizers or under valgrind, like every other suite):
         Reads OUTDIR/NNN.out, NNN.err and NNN.rc (ruby's stdout, stderr and
         exit status for the script NNN) and prints every difference as
         FILE:LINE.  Exit status 1 if there is any.
+    doc_examples.py extract-c OUTDIR FILE...,  compare-c OUTDIR
+    doc_examples.py extract-go OUTDIR FILE..., compare-go OUTDIR
+        The same for ```c blocks (OUTDIR/NNN.c, each a whole program, run by
+        tests/docs.bats) and ```go blocks (OUTDIR/NNN.go, each a package
+        main, run by tests/bindings/run), with `// -> ` and `// ~> ` lines
+        and `// not run` as in JavaScript.
 """
 import ast
 import json
@@ -425,14 +431,16 @@ def links(files):
 SCRIPTS = {
     "js": {"exact": "// -> ", "shape": "// ~> ", "not_run": "// not run"},
     "ruby": {"exact": "# -> ", "shape": "# ~> ", "not_run": "# not run"},
+    "c": {"exact": "// -> ", "shape": "// ~> ", "not_run": "// not run"},
+    "go": {"exact": "// -> ", "shape": "// ~> ", "not_run": "// not run"},
 }
 
 
 def script_ext(lang, body):
     """The file name's ending: a JavaScript block with a line starting
     `import ` is an ES module (top-level await works), any other CommonJS."""
-    if lang == "ruby":
-        return ".rb"
+    if lang in ("ruby", "c", "go"):
+        return {"ruby": ".rb", "c": ".c", "go": ".go"}[lang]
     return ".mjs" if any(re.match(r"^import\s", text) for _, text in body) else ".cjs"
 
 
@@ -524,7 +532,7 @@ def main(argv):
         return 0
     if len(argv) == 3 and argv[1] == "compare":
         return compare(argv[2])
-    m = re.match(r"^(extract|compare)-(js|ruby)$", argv[1]) if len(argv) >= 3 else None
+    m = re.match(r"^(extract|compare)-(js|ruby|c|go)$", argv[1]) if len(argv) >= 3 else None
     if m and m[1] == "extract":
         extract_script(m[2], argv[2], argv[3:])
         return 0

@@ -58,8 +58,14 @@
 #   `--~ `); an exception shows as its last traceback line
 #   (`#> KeyError: 'nope'`), a warning as `#> CacheKeyWarning: message`.  A
 #   block whose first line starts with `# not run` is only compiled.
-# - Blocks other than ```sql, ```js, ```python and ```ruby (```sh, plain
-#   ```) are not run.
+# - ```c blocks are whole C programs, each compiled against the system's
+#   libsqlite3 with -Wall -Wextra -Werror and run in a scratch directory
+#   whose dist/acorn.so is the build under test; `// -> ` and `// ~> ` lines
+#   as in JavaScript.  A block whose first line starts with `// not run` is
+#   only compiled (-fsyntax-only).  ```go blocks are built and run the same
+#   way by make test-bindings (tests/bindings/run), where Go is installed.
+# - Blocks other than ```sql, ```js, ```python, ```ruby, ```c and ```go
+#   (```sh, plain ```) are not run.
 # - Relative links between the pages ([text](uuid.md#converters)) must lead
 #   to a file and a heading that exist.
 # - ```ruby blocks are Ruby scripts, each run alone with ruby in a scratch
@@ -180,6 +186,49 @@ need_node_examples() {
   assert_output_contains "Cache: db must be a better-sqlite3 Database or a node:sqlite DatabaseSync; got null"
 }
 
+# check_c DIR FILE...: compile every ```c example of the FILEs against the
+# system's libsqlite3 and run it in a scratch directory whose dist/acorn.so
+# is this build; print the differences, fail if any.  A block marked
+# `// not run` is only compiled (-fsyntax-only, with ext/ for acorn's header).
+check_c() {
+  local dir=$1 s b
+  shift
+  mkdir -p "$dir/ex"
+  "$PYTHON" "$TESTS/doc_examples.py" extract-c "$dir/ex" "$@" || return 1
+  for s in "$dir"/ex/*.c; do
+    [ -e "$s" ] || continue
+    b=${s%.c}
+    if [ -e "$b.checkonly" ]; then
+      cc -fsyntax-only -I "$ROOT/ext" "$s" >"$b.out" 2>"$b.err"; echo $? >"$b.rc"
+    elif ! cc -std=c99 -Wall -Wextra -Werror -o "$b.bin" "$s" -lsqlite3 >"$b.out" 2>"$b.err"; then
+      echo 1 >"$b.rc"
+    else
+      mkdir -p "$dir/run/${b##*/}/dist"
+      ln -sf "$ACORN.so" "$dir/run/${b##*/}/dist/acorn.so"
+      (cd "$dir/run/${b##*/}" && timeout 120 "$b.bin" >"$b.out" 2>"$b.err"; echo $? >"$b.rc")
+    fi
+  done
+  "$PYTHON" "$TESTS/doc_examples.py" compare-c "$dir/ex"
+}
+
+@test "every C example in README.md and docs/ compiles without a warning and prints what the page shows" {
+  [ -z "${ACORN_PRELOAD:-}" ] || skip "a program linking the system libsqlite3 cannot load the sanitized build; make test checks the C examples"
+  run check_c "$BATS_TEST_TMPDIR" "${DOCS[@]}"
+  echo "$output"
+  assert_success
+  [[ "${lines[0]}" =~ ^[1-9][0-9]*\ blocks ]]
+  echo "# ${lines[0]}" >&3
+  # and the check catches a changed line and a warning
+  local page="$BATS_TEST_TMPDIR/page.md"
+  printf '%s\n' '```c' '#include <stdio.h>' 'int main(void){ puts("a"); return 0; }' '// -> b' '```' >"$page"
+  run check_c "$BATS_TEST_TMPDIR/a" "$page"
+  assert_failure "$page:4: the output differs from the page"
+  printf '%s\n' '```c' 'int main(void){ int x; return 0; }' '```' >"$page"
+  run check_c "$BATS_TEST_TMPDIR/b" "$page"
+  assert_failure "$page:1: the block failed (exit 1)"
+  assert_output_contains "unused variable"
+}
+
 @test "every link between README.md and docs/ leads to a file and heading that exist" {
   run "$PYTHON" "$TESTS/doc_examples.py" links "${DOCS[@]}"
   assert_success
@@ -193,12 +242,20 @@ need_node_examples() {
   [[ "$output" != *"#converters"* ]]
 }
 
-@test "the README's quick start is among the examples checked" {
+@test "the README's examples for each language are among the examples checked" {
   run "$PYTHON" "$TESTS/doc_examples.py" extract "$BATS_TEST_TMPDIR/ex" "$ACORN" "$ROOT/README.md"
   assert_success
-  grep -q 'uuid7()' "$BATS_TEST_TMPDIR"/ex/000.sql
-  grep -q 'USING cache' "$BATS_TEST_TMPDIR"/ex/000.sql
-  grep -q 'bench_insert' "$BATS_TEST_TMPDIR"/ex/000.sql
+  # the shell's: ids, the cache with a ttl, bench_insert, in one block
+  grep -l 'uuid7_blob()' "$BATS_TEST_TMPDIR"/ex/*.sql | xargs grep -l 'USING cache' |
+    xargs grep -l 'ttl' | xargs grep -q 'bench_insert'
+  grep -l 'RETURNING id' "$BATS_TEST_TMPDIR"/ex/*.json | xargs grep -q 'ttl'    # Python
+  local lang
+  for lang in js ruby c go; do
+    run "$PYTHON" "$TESTS/doc_examples.py" extract-$lang "$BATS_TEST_TMPDIR/$lang" "$ROOT/README.md"
+    assert_success
+    grep -l 'cache_get' "$BATS_TEST_TMPDIR/$lang"/* | xargs grep -q 'ttl' ||
+      fail "no $lang example of the cache with a ttl in README.md"
+  done
 }
 
 # The check itself must fail when a page and the code disagree.  Each case
