@@ -59,7 +59,7 @@ help:
 	@echo "make uninstall       remove what make install installed"
 	@echo "make clean           remove dist/ and build/"
 	@echo "make deps            install the Debian packages to build (deps-test: to test, deps-bench: to benchmark)"
-	@echo "make dist            npm tarball, Python wheel, Ruby gem and Debian package in dist/ (make dist-npm, dist-python, dist-gem, dist-deb: one)"
+	@echo "make dist            dist/acorn.so, and the npm tarball, Python wheel, Ruby gem and Debian package in dist/ (make dist-npm, dist-python, dist-gem, dist-deb: one)"
 	@echo "make test-dist       build them and install, load and remove each one (deps-dist: its Debian packages)"
 	@echo "make fuzz            libFuzzer with ASan+UBSan on tests/fuzz/fuzz_acorn.c for FUZZ_SECONDS (60); a crash is"
 	@echo "                     saved as build/fuzz/crash-<sha1> and fails it (deps-fuzz: clang; FUZZ_SQLITE=.../sqlite3.c:"
@@ -446,7 +446,7 @@ $(PKG_AUTO): $(AUTO_SRC) Makefile
 	  -o $(PKG)/acorn-auto.unstripped.so $(AUTO_SRC) -lsqlite3 -ldl -lpthread
 	$(PKG_STRIP) -o $@ $(PKG)/acorn-auto.unstripped.so
 
-dist: dist-npm dist-python dist-deb dist-gem
+dist: dist/acorn.so dist-npm dist-python dist-deb dist-gem
 
 dist-npm: $(PKG_SO)
 	rm -rf $(PKG)/npm dist/sqlite-acorn-*.tgz

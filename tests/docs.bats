@@ -246,7 +246,7 @@ check_c() {
   run "$PYTHON" "$TESTS/doc_examples.py" extract "$BATS_TEST_TMPDIR/ex" "$ACORN" "$ROOT/README.md"
   assert_success
   # the shell's: ids, the cache with a ttl, bench_insert, in one block
-  grep -l 'uuid7_blob()' "$BATS_TEST_TMPDIR"/ex/*.sql | xargs grep -l 'USING cache' |
+  grep -l 'uuid7()' "$BATS_TEST_TMPDIR"/ex/*.sql | xargs grep -l 'USING cache' |
     xargs grep -l 'ttl' | xargs grep -q 'bench_insert'
   grep -l 'RETURNING id' "$BATS_TEST_TMPDIR"/ex/*.json | xargs grep -q 'ttl'    # Python
   local lang
