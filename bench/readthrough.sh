@@ -17,28 +17,42 @@
 #   READTHROUGH_RETURNING=1  the hand-written sides with UPDATE/DELETE ...
 #                         RETURNING (slower) instead of SELECT, then write
 # Databases go to a temporary directory under $TMPDIR (default /tmp),
-# removed at the end; the tables go to stdout.
+# removed at the end; the tables go to stdout.  Every side of every point
+# also goes to $BENCH_OUT/readthrough.csv (default build/bench, as
+# bench/experiments.sh), and, when gnuplot (or $GNUPLOT) is found, a picture
+# of the requests a second of every side to $BENCH_OUT/readthrough.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make -s dist/acorn.so build/readthrough
+out=${BENCH_OUT:-build/bench}
+mkdir -p "$out"
+GNUPLOT=${GNUPLOT:-gnuplot}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/acorn-readthrough.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 sizes=${READTHROUGH_SIZES:-10000 100000}
 [ "${READTHROUGH_1M:-0}" = 1 ] && sizes="$sizes 1000000"
 value=${READTHROUGH_VALUE:-1024}
+started=$(date -u +%Y-%m-%dT%H:%MZ)
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench/readthrough.sh: $(nproc) cores, $(uname -r), databases in $dir" \
-     "($(df -T "$dir" | awk 'NR==2{print $2}')), $(date -u +%Y-%m-%dT%H:%MZ)," \
-     "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+     "($(df -T "$dir" | awk 'NR==2{print $2}')), $started, load average $load0"
 ratios=()
+csv=$out/readthrough.csv
+echo "keys,s,mode,value_bytes,side,requests_per_sec,hit_ratio,pages_per_request" > "$csv.tmp"
 for n in $sizes; do
   for s in 0.99 0.7; do
     for mode in auto txn; do
       if [ "$mode" = auto ]; then req=${READTHROUGH_REQUESTS:-40000}
       else req=${READTHROUGH_REQUESTS_TXN:-200000}; fi
       echo
-      out=$(./build/readthrough ./dist/acorn "$dir" "$n" "$s" "$mode" "$value" "$req")
-      printf '%s\n' "$out" | grep -v '^ratios: '
-      ratios+=("$(printf '%s\n' "$out" | sed -n 's/^ratios: //p')")
+      res=$(./build/readthrough ./dist/acorn "$dir" "$n" "$s" "$mode" "$value" "$req")
+      printf '%s\n' "$res" | grep -v '^ratios: '
+      ratios+=("$(printf '%s\n' "$res" | sed -n 's/^ratios: //p')")
+      # the table's rows come in the program's order of the sides
+      printf '%s\n' "$res" | awk -F' *[|] *' -v n="$n" -v s="$s" -v m="$mode" -v v="$value" '
+        BEGIN { split("lru fifo a1 a2 b1 b2", side, " ") }
+        /^[|] (acorn|[ab][12]:)/ { k++; print n "," s "," m "," v "," side[k] "," $3 "," $4 "," $5 }
+        END { if (k != 6) exit 1 }' >> "$csv.tmp"
     done
   done
 done
@@ -52,3 +66,58 @@ for r in "${ratios[@]}"; do
   m=$([ "$mode" = auto ] && echo autocommit || echo "100 per transaction")
   echo "| $n | $s | $m | $la | $a2 | $fb | $b2 |"
 done
+mv "$csv.tmp" "$csv"
+echo
+echo "Every side of every point: $csv"
+
+command -v "$GNUPLOT" >/dev/null 2>&1 || {
+  echo "No picture: $GNUPLOT not found (tests/install-deps bench installs gnuplot-nox)"
+  exit 0
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$dir" "$tmp"' EXIT
+# one line per (keys, s) and one column per side, for each mode
+for mode in auto txn; do
+  awk -F, -v m="$mode" '
+    NR == 1 || $3 != m { next }
+    { p = ($1 == 10000 ? "10^4" : $1 == 100000 ? "10^5" : $1 == 1000000 ? "10^6" : $1) " keys, s=" $2
+      if (!(p in seen)) { seen[p] = 1; pt[++np] = p }
+      r[p, $5] = $6 }
+    END {
+          for (i = 1; i <= np; i++) { p = pt[i]
+            printf "\"%s\" %s %s %s %s %s %s\n", p, r[p,"lru"], r[p,"a1"], r[p,"a2"], r[p,"fifo"], r[p,"b1"], r[p,"b2"] } }
+  ' "$csv" > "$tmp/$mode.dat"
+done
+label="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cpus; SQLite $(sqlite3 --version | cut -d' ' -f1); acorn $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $started; load average at start $load0"
+xmax=$(awk 'END { print NR - 0.4 }' "$tmp/auto.dat")
+"$GNUPLOT" <<GP
+set terminal pngcairo size 1000,800 font 'DejaVu Sans,10'
+set termoption noenhanced
+set output '$out/readthrough.png'
+set multiplot layout 2,1 title 'Read-through cache under Zipf traffic, $value-byte values, capacity 10% of the data: requests/s (WAL, synchronous=normal)'
+set label 99 "$label" at screen 0.01,0.012 font ',7'
+set bmargin 4
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set grid ytics
+set key outside top center vertical maxrows 3 width 2
+set yrange [0:*]
+set xrange [-0.6:$xmax]
+set ylabel 'requests/s'
+set title 'autocommit'
+plot '$tmp/auto.dat' using 2:xtic(1) title 'acorn lru' lc rgb '#1f4e9c', \\
+  '' using 3 title 'LRU by hand, total in memory' lc rgb '#6f9fd8', \\
+  '' using 4 title 'LRU by hand, total in a table' lc rgb '#b9d2ee', \\
+  '' using 5 title 'acorn fifo' lc rgb '#a33a0b', \\
+  '' using 6 title 'FIFO by hand, total in memory' lc rgb '#e58a4e', \\
+  '' using 7 title 'FIFO by hand, total in a table' lc rgb '#f5c9a6'
+set title '100 requests per transaction'
+unset label 99
+plot '$tmp/txn.dat' using 2:xtic(1) notitle lc rgb '#1f4e9c', \\
+  '' using 3 notitle lc rgb '#6f9fd8', '' using 4 notitle lc rgb '#b9d2ee', \\
+  '' using 5 notitle lc rgb '#a33a0b', '' using 6 notitle lc rgb '#e58a4e', \\
+  '' using 7 notitle lc rgb '#f5c9a6'
+unset multiplot
+GP
+echo "Picture: $out/readthrough.png"
