@@ -55,14 +55,20 @@ sql_cmd() {
 # start_sql SQL: run SQL in sqlite3 with acorn loaded, in the background, as
 # wrap would, exec'd so that $! is the sqlite3 (or valgrind) process itself;
 # with IGNORE_SIG set, that signal is ignored (SIG_IGN) from the start.
-# Output in $BATS_TEST_TMPDIR/out.
+# Otherwise SIGTERM and SIGHUP have their default action whatever the test
+# run inherited (under nohup, or a runner that ignores SIGHUP, the process
+# would inherit SIG_IGN, which a shell cannot undo, and the tests that send
+# them would test an ignored signal).  Output in $BATS_TEST_TMPDIR/out.
 start_sql() {
   local in="$BATS_TEST_TMPDIR/script.sql" out="$BATS_TEST_TMPDIR/out"
   printf '.load %s\n%s\n' "$ACORN" "$1" > "$in"
   sql_cmd
   (
-    [ -z "${IGNORE_SIG:-}" ] || trap '' "$IGNORE_SIG"
-    exec "${SQLCMD[@]}" < "$in" > "$out" 2>&1
+    if [ -n "${IGNORE_SIG:-}" ]; then
+      trap '' "$IGNORE_SIG"
+      exec "${SQLCMD[@]}" < "$in" > "$out" 2>&1
+    fi
+    exec env --default-signal=HUP,TERM "${SQLCMD[@]}" < "$in" > "$out" 2>&1
   ) &
 }
 
