@@ -1312,6 +1312,17 @@ static int benchRunAlloc(bench_run *r, bench_worker **paW, int nW){
   return SQLITE_OK;
 }
 
+/* A new name "file:/<zPrefix><16 hex digits>?vfs=memdb": an in-memory
+** database that every connection of this process opening the name shares.
+** 0 if out of memory. */
+static char *benchMemdbName(const char *zPrefix){
+  unsigned char a[8];
+  acorn_random(a, sizeof(a));
+  return sqlite3_mprintf("file:/%s%02x%02x%02x%02x%02x%02x%02x%02x?vfs=memdb",
+                         zPrefix, a[0], a[1], a[2], a[3], a[4], a[5], a[6],
+                         a[7]);
+}
+
 /* Does the memdb VFS of this SQLite keep a writer from committing while
 ** another connection reads?  Before SQLite's fix of December 2022 (3.38
 ** has not got it, Debian 12's 3.40.1 and 3.52 have) it did not: a
@@ -1325,13 +1336,8 @@ static int benchMemdbLocks(void){
   int v = __atomic_load_n(&iKnown, __ATOMIC_ACQUIRE);
   if( v<0 ){
     sqlite3 *a = 0, *b = 0;
-    unsigned char x[8];
-    char *zName;
+    char *zName = benchMemdbName("acorn-bench-probe-");
     const int flags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_URI;
-    acorn_random(x, sizeof(x));
-    zName = sqlite3_mprintf("file:/acorn-bench-probe-%02x%02x%02x%02x%02x%02x"
-                            "%02x%02x?vfs=memdb", x[0], x[1], x[2], x[3],
-                            x[4], x[5], x[6], x[7]);
     if( zName
      && sqlite3_open_v2(zName, &a, flags, 0)==SQLITE_OK
      && sqlite3_open_v2(zName, &b, flags, 0)==SQLITE_OK
@@ -1372,11 +1378,7 @@ static int benchRunScratch(bench_run *r, char **pzErr){
                                     &r->zOpen, 0, pzErr);
     r->openFlags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_NOFOLLOW;
   }else{
-    unsigned char a[8];
-    acorn_random(a, sizeof(a));
-    r->zOpen = sqlite3_mprintf("file:/acorn-bench-%02x%02x%02x%02x%02x"
-        "%02x%02x%02x?vfs=memdb", a[0], a[1], a[2], a[3], a[4], a[5],
-        a[6], a[7]);
+    r->zOpen = benchMemdbName("acorn-bench-");
     if( r->zOpen==0 ) rc = SQLITE_NOMEM;
     r->openFlags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_URI;
   }
