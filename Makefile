@@ -181,6 +181,7 @@ $(eval $(call test_prog,sha1_kat,ext/sha1.c,-DSQLITE_CORE -Iext))
 # (tests/cache_crash.bats), and several processes on one file
 $(eval $(call test_prog,cache_crash))
 $(eval $(call test_prog,cache_load))
+$(eval $(call test_prog,cache_wait))
 # the cache's recency buffer driven from C, with assert() on in every
 # build: ext/cache_uses.c alone
 $(eval $(call test_prog,cache_uses,ext/cache_uses.c,-DSQLITE_CORE -UNDEBUG -Iext))

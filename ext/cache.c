@@ -370,13 +370,18 @@ static int cacheCreateTables(sqlite3 *db, const char *zDb, const char *zName,
   return rc;
 }
 
+/* Free instance p and give back its reference on its connection's
+** cache_conn (an instance may outlive the module's registration:
+** sqlite3_drop_modules ends that while tables are connected). */
 static void cacheVtabFree(cache_vtab *p){
   if( p ){
+    cache_conn *pConn = p->pConn;
     sqlite3_free(p->pSpare);
     sqlite3_free(p->zDb);
     sqlite3_free(p->zName);
     sqlite3_free(p->base.zErrMsg);
     sqlite3_free(p);
+    acornCacheConnRelease(pConn);
   }
 }
 
@@ -422,6 +427,7 @@ static int cacheInit(
   if( p==0 ) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
   p->pConn = pConn;
+  acornCacheConnRef(pConn);
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
   p->nBufferMax = opt.nBuffer;
@@ -438,9 +444,12 @@ static int cacheInit(
     }while( uid==0 );
     rc = cacheCreateTables(db, p->zDb, p->zName, &opt, uid, pzErr);
     if( rc==SQLITE_OK ) rc = acornCacheVtabAttach(p, uid, 3, opt.ePolicy);
-  }else{
+  }else if( sqlite3_get_autocommit(db)
+         || sqlite3_txn_state(db, p->zDb)!=SQLITE_TXN_NONE ){
     /* If the config row cannot be read now (a lock, or a schema reload
-    ** inside a statement), p is bound at its first use. */
+    ** inside a statement), p is bound at its first use.  Inside a
+    ** transaction that has not read this schema yet, it is not read now:
+    ** see "WHICH READS HAPPEN WHERE" in cache_table.c. */
     char *zErr = 0;
     rc = acornCacheVtabBind(p, &zErr);
     sqlite3_free(zErr);

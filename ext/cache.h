@@ -467,7 +467,8 @@ struct cache_name {
 
 struct cache_conn {
   sqlite3 *db;
-  int nRef;             /* registrations on db that use it */
+  int nRef;             /* registrations on db that use it, and
+                        ** instances of its tables */
   cache_conn *pNext;    /* the process-wide list (registration only) */
   cache_table *pTabList;
   cache_vtab *pVtabList;
@@ -577,6 +578,7 @@ void acornCacheTableCheck(const cache_table *pTab);
 #endif
 
 cache_conn *acornCacheConnAcquire(sqlite3 *db);
+void acornCacheConnRef(cache_conn *pConn);
 void acornCacheConnRelease(void *pConn);
 
 /* cache_func.c */

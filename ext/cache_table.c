@@ -36,6 +36,27 @@
 **   A uid read from the config row that is not the table's means another
 **   table has the name (dropped and created again by another connection):
 **   the old state is retired, never written (acornCacheTableSwitch).
+**
+** WHICH READS HAPPEN WHERE
+**
+**   A write must wait for the write lock as a plain table's does, and
+**   SQLite waits (calls the busy handler) only for a transaction that has
+**   not read yet: one that holds a read snapshot when it first writes gets
+**   SQLITE_BUSY (or SQLITE_BUSY_SNAPSHOT, in WAL mode, when another
+**   connection committed since) at once.  A write statement on a cache
+**   table takes the write lock as it begins (OP_Transaction, before
+**   xBegin), so every read the cache makes from xBegin on is under it.
+**   What runs before that, as the statement is prepared, is xConnect: it
+**   reads the table's format and config row (acornCacheVtabBind) only
+**   when that starts no snapshot the user's transaction did not have: in
+**   autocommit mode (the read ends with it), or when the transaction has
+**   already read that schema.  Inside a transaction that has not, the
+**   instance is bound at its first use: under the write lock for a write,
+**   as part of the read for a read.  xBestIndex reads nothing.  The
+**   functions (cache_get, cache_read, cache_stats) read: they are reads.
+**   A flush of buffered uses in a transaction of its own (autocommit
+**   only) begins with a read, and its write may then meet SQLITE_BUSY: it
+**   is given up, the uses kept (acornCacheFlushStandalone).
 */
 #include "cache.h"
 
@@ -71,7 +92,15 @@ cache_conn *acornCacheConnAcquire(sqlite3 *db){
   return p;
 }
 
-/* Give back a reference (the destructor of each registration).  The last
+/* One more reference on p (an instance of a cache table holds one). */
+void acornCacheConnRef(cache_conn *p){
+  pthread_mutex_lock(&gCacheConnMutex);
+  p->nRef++;
+  pthread_mutex_unlock(&gCacheConnMutex);
+}
+
+/* Give back a reference (the destructor of each registration, and each
+** instance as it goes).  The last
 ** goes as the connection closes, after every instance is disconnected:
 ** the tables left then (uses that could not be written) go with it. */
 void acornCacheConnRelease(void *pArg){

@@ -97,3 +97,38 @@ PRAGMA integrity_check;" "$db"
 1
 ok"
 }
+
+# twelve_writers DB ROUNDS: ROUNDS times, twelve sqlite3 processes at once,
+# each `BEGIN; INSERT INTO t ...; COMMIT` with .timeout 5000 on one fresh
+# connection, in WAL mode and then with a rollback journal: every one must
+# succeed (a plain table's would: its write waits for the lock), and every
+# entry be there.
+twelve_writers() {
+  local db=$1 rounds=$2 mode r i pids rc bad
+  for mode in wal delete; do
+    rm -f "$db" "$db"-*
+    run acorn_sql "PRAGMA journal_mode=$mode; CREATE VIRTUAL TABLE t USING cache;" "$db"
+    assert_success
+    for (( r = 1; r <= rounds; r++ )); do
+      pids=()
+      for i in $(seq 1 12); do
+        printf '.load %s\n.timeout 5000\nBEGIN;\nINSERT INTO t(key, value) VALUES (%d, %s);\nCOMMIT;\n' \
+          "$ACORN" $(( r * 100 + i )) "'v$i'" \
+          | wrap "$SQLITE3" -batch -bail "$db" >"$BATS_TEST_TMPDIR/w$i.out" 2>&1 &
+        pids+=($!)
+      done
+      bad=0
+      for i in $(seq 1 12); do
+        rc=0; wait "${pids[$((i - 1))]}" || rc=$?
+        if [ "$rc" -ne 0 ] || [ -s "$BATS_TEST_TMPDIR/w$i.out" ]; then
+          echo "$mode, round $r, process $i: exit $rc: $(cat "$BATS_TEST_TMPDIR/w$i.out")" >&2
+          bad=1
+        fi
+      done
+      [ "$bad" -eq 0 ] || return 1
+    done
+    run acorn_sql "SELECT count(*) FROM t; INSERT INTO t(t) VALUES ('integrity_check');" "$db"
+    assert_success
+    assert_output "$(( 12 * rounds ))"
+  done
+}

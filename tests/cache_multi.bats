@@ -174,3 +174,17 @@ PY
 ok"
   done
 }
+
+@test "a write in a deferred transaction on a fresh connection waits for the write lock as a plain table's does, and succeeds" {
+  # tests/c/cache_wait.c: the order of events is set by the program (a busy
+  # handler that commits the other connection; a commit between prepare and
+  # step), for every kind of write, WAL and rollback journal
+  run wrap "$BUILD/cache_wait" "$ACORN" "$BATS_TEST_TMPDIR"
+  assert_success
+  assert_output "ok 36 cases"
+}
+
+@test "twelve sqlite3 processes each BEGIN, INSERT into a cache table, COMMIT with .timeout 5000: none fails" {
+  # tests/long/cache.bats runs it 50 times
+  twelve_writers "$BATS_TEST_TMPDIR/r.db" 1
+}

@@ -16,3 +16,7 @@ load ../cache
 @test "two processes writing one WAL file, 3,000 sets each: capacity holds after every commit and no entry is lost but by eviction" {
   check_two_writers "$(big 3000)"
 }
+
+@test "twelve sqlite3 processes each BEGIN, INSERT into a cache table, COMMIT with .timeout 5000, 50 rounds: none fails" {
+  twelve_writers "$BATS_TEST_TMPDIR/r.db" "$(big 50)"
+}
