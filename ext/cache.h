@@ -465,15 +465,34 @@ struct cache_name {
                                 ** name with the dot in an attached database
                                 ** (none is attached) */
 
+/* The -wal file's bound (cache_table.c, "THE -WAL FILE"): what a
+** connection that writes cache tables keeps of it.
+** Invariants: nLimit 0..CACHE_MAX_CAPACITY; iRetry >= 0; nPage 0 or the
+** page size of schema zPageDb. */
+#define CACHE_DEFAULT_WAL_LIMIT  ((i64)64<<20)
+typedef struct cache_wal cache_wal;
+struct cache_wal {
+  i64 nLimit;           /* bytes the -wal file is kept under; 0: none */
+  int bLooked;          /* the hook in place was looked at since nLimit
+                        ** was set (acornCacheWalHook) */
+  i64 iRetry;           /* frames: after a checkpoint that readers kept
+                        ** from finishing, the next is tried at this log
+                        ** length */
+  int nPage;            /* page size of zPageDb, 0 if not known */
+  char zPageDb[32];     /* the schema nPage is of */
+};
+
 struct cache_conn {
   sqlite3 *db;
   int nRef;             /* registrations on db that use it, and
                         ** instances of its tables */
-  cache_conn *pNext;    /* the process-wide list (registration only) */
+  cache_conn *pNext;    /* the process-wide list (registration, and the
+                        ** -wal hook finding its connection's bound) */
   cache_table *pTabList;
   cache_vtab *pVtabList;
   cache_name aName[CACHE_NNAME];  /* names cache_get() looked up */
   int iNameNext;        /* the slot the next name goes to */
+  cache_wal wal;        /* the -wal file's bound */
 };
 
 /* One write to the stored table, or a read of its config row. */
@@ -580,6 +599,8 @@ void acornCacheTableCheck(const cache_table *pTab);
 cache_conn *acornCacheConnAcquire(sqlite3 *db);
 void acornCacheConnRef(cache_conn *pConn);
 void acornCacheConnRelease(void *pConn);
+void acornCacheWalHook(cache_conn *pConn);
+void acornCacheWalLimit(cache_conn *pConn, i64 nLimit);
 
 /* cache_func.c */
 int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn);

@@ -777,10 +777,51 @@ static sqlite3_module cacheStatsModule = {
 #endif
 };
 
+/* --------------------------------------------------- cache_wal_limit */
+
+/* cache_wal_limit([bytes]): the connection's bound on the -wal file (THE
+** -WAL FILE in cache_table.c), set first if bytes is given: a whole number
+** 0 (no bound) .. 2^62, or a size as capacity takes it ('64MiB').  NULL
+** and anything else is an error naming the allowed values. */
+static void cacheWalLimitFunc(sqlite3_context *ctx, int argc,
+                              sqlite3_value **argv){
+  cache_conn *pConn = (cache_conn*)sqlite3_user_data(ctx);
+  if( argc==1 ){
+    i64 n = -1;
+    int e = sqlite3_value_type(argv[0]);
+    if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ){
+      if( !acornCacheWholeNumber(argv[0], &n) ) n = -1;
+    }else if( e==SQLITE_TEXT ){
+      const char *z = (const char*)sqlite3_value_text(argv[0]);
+      if( z==0 ){
+        sqlite3_result_error_nomem(ctx);
+        return;
+      }
+      if( (int)strlen(z)!=sqlite3_value_bytes(argv[0]) ){
+        n = -1;                                 /* a NUL inside */
+      }else if( acornCacheParseWhole(z, 0, &n, &z)==0 && *z==0 ){
+        n = 0;                                  /* '0' */
+      }else if( acornCacheParseSize((const char*)sqlite3_value_text(argv[0]),
+                                    &n) ){
+        n = -1;
+      }
+    }
+    if( n<0 || n>CACHE_MAX_CAPACITY ){
+      acorn_result_error(ctx, "cache_wal_limit: bad bound; expected 0 (no"
+                         " bound) or a number of bytes, optionally with a unit"
+                         " B, kB, MB, GB, KiB, MiB or GiB (e.g. 67108864 or"
+                         " '64MiB'), at most 4611686018427387904 bytes");
+      return;
+    }
+    acornCacheWalLimit(pConn, n);
+  }
+  sqlite3_result_int64(ctx, pConn->wal.nLimit);
+}
+
 /* cache_read() and cache_stats() on db, each with its reference on pConn
 ** (given back by its destructor). */
 int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn){
-  int rc;
+  int rc, i;
   acornCacheConnAcquire(db);
   rc = sqlite3_create_module_v2(db, "cache_stats", &cacheStatsModule, pConn,
                                 acornCacheConnRelease);
@@ -793,6 +834,15 @@ int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn){
     acornCacheConnAcquire(db);
     rc = sqlite3_create_function_v2(db, "cache_get", 2, SQLITE_UTF8, pConn,
                                     cacheGetFunc, 0, 0, acornCacheConnRelease);
+  }
+  for(i=0; rc==SQLITE_OK && i<2; i++){
+    /* it changes how the connection checkpoints: not for a schema's views
+    ** and triggers */
+    acornCacheConnAcquire(db);
+    rc = sqlite3_create_function_v2(db, "cache_wal_limit", i,
+                                    SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
+                                    cacheWalLimitFunc, 0, 0,
+                                    acornCacheConnRelease);
   }
   return rc;
 }

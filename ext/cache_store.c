@@ -1031,6 +1031,7 @@ int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
   op->pTab = pTab;
   op->pVtab = pVtab;
   op->now = acornCacheNowMs();
+  acornCacheWalHook(pTab->pConn);
   acornCacheHeldCheck(pTab);
   rc = acornCacheConfigLoad(op);
   if( rc==SQLITE_OK && op->bChanged ) rc = SQLITE_ABORT;

@@ -57,6 +57,34 @@
 **   A flush of buffered uses in a transaction of its own (autocommit
 **   only) begins with a read, and its write may then meet SQLITE_BUSY: it
 **   is given up, the uses kept (acornCacheFlushStandalone).
+**
+** THE -WAL FILE
+**
+**   In WAL mode a checkpoint copies the log into the database, and the log
+**   starts again from its beginning only when no reader still uses a
+**   snapshot in it.  SQLite's own hook (wal_autocheckpoint) runs a
+**   checkpoint that waits for nobody after every commit that leaves the
+**   log longer than 1000 pages; with several processes reading all the
+**   time there is always a reader in the log, so it never starts again and
+**   grows without bound.  A connection that writes a cache table
+**   (acornCacheWalHook, at the start of its first write, and of the first
+**   after each cache_wal_limit()) puts acorn's hook in place of SQLite's,
+**   if SQLite's is the one in place (PRAGMA wal_autocheckpoint reads more
+**   than 0; another hook, or none, is left alone; acorn's is never taken
+**   away, since what a hook is cannot be read without replacing it).  It
+**   does what SQLite's does, and when the log passes half the
+**   bound (cache_wal_limit(), 64 MiB by default) it runs a checkpoint that
+**   waits for the writers and readers in the log
+**   (SQLITE_CHECKPOINT_TRUNCATE, within the connection's busy timeout),
+**   copies all of it and truncates the file; the other half is for the
+**   commits other connections make before it has the write lock.  One that
+**   readers kept from finishing is tried again once the log has grown by
+**   another half; one that found another checkpoint running, at the next
+**   commit.  The hook's argument is the
+**   wal_autocheckpoint it replaced, and the bound is found from the
+**   connection through the process-wide list: a hook left behind by a
+**   connection whose registration went (sqlite3_drop_modules) does what
+**   SQLite's does.
 */
 #include "cache.h"
 
@@ -65,9 +93,10 @@
 /* -------------------------------------------------------- connections */
 
 /* The cache_conn of each connection that registered the module: found by
-** the connection at registration only, so that loading acorn twice on one
+** the connection at registration, so that loading acorn twice on one
 ** connection (the preload library and load_extension, say) still gives
-** every table one state.  Nothing else takes this mutex. */
+** every table one state, and by acorn's -wal hook.  Nothing else takes
+** this mutex. */
 static pthread_mutex_t gCacheConnMutex = PTHREAD_MUTEX_INITIALIZER;
 static cache_conn *gCacheConnList = 0;
 
@@ -83,6 +112,7 @@ cache_conn *acornCacheConnAcquire(sqlite3 *db){
     if( p ){
       memset(p, 0, sizeof(*p));
       p->db = db;
+      p->wal.nLimit = CACHE_DEFAULT_WAL_LIMIT;
       p->pNext = gCacheConnList;
       gCacheConnList = p;
     }
@@ -123,6 +153,126 @@ void acornCacheConnRelease(void *pArg){
     acornCacheNameForget(p, 0);
     sqlite3_free(p);
   }
+}
+
+/* ------------------------------------------------------ the -wal file */
+
+/* Bytes of log nFrame frames take in schema zDb of p's connection (p->wal
+** keeps the page size of the schema last asked about). */
+static i64 cacheWalBytes(cache_conn *p, const char *zDb, int nFrame){
+  cache_wal *w = &p->wal;
+  if( w->nPage==0 || strcmp(w->zPageDb, zDb)!=0 ){
+    i64 nPage = 0;
+    acornCacheQueryInt(p->db, sqlite3_mprintf("PRAGMA \"%w\".page_size", zDb),
+                       &nPage, 0);
+    if( nPage<512 || strlen(zDb)>=sizeof(w->zPageDb) ) return -1;
+    w->nPage = (int)nPage;
+    memcpy(w->zPageDb, zDb, strlen(zDb)+1);
+  }
+  return 32 + (i64)nFrame*(w->nPage + 24);
+}
+
+/* The busy handler of a bounding checkpoint: SQLite's (sqlite3_busy_timeout)
+** sleeps longer the longer it waits, up to 100 ms, and a checkpoint that
+** waits so for the write lock loses it to writer after writer while the
+** log grows.  This one looks again every 100 us until the connection's
+** busy timeout has passed. */
+typedef struct cache_wal_wait cache_wal_wait;
+struct cache_wal_wait {
+  sqlite3_vfs *pVfs;    /* whose xSleep waits */
+  i64 iDeadline;        /* unix ms */
+};
+static int cacheWalBusy(void *pArg, int nCall){
+  cache_wal_wait *w = (cache_wal_wait*)pArg;
+  (void)nCall;
+  if( acornCacheNowMs()>=w->iDeadline ) return 0;
+  w->pVfs->xSleep(w->pVfs, 100);
+  return 1;
+}
+
+/* The bounding checkpoint of p's connection db on schema zDb, whose log
+** holds nFrame frames.  It waits, within the connection's busy timeout, for
+** the write lock and for the readers in the log (cacheWalBusy), and for
+** another connection's checkpoint to end (SQLite answers that one at once,
+** without the busy handler: looked at again every 100 us, this writer
+** meanwhile not adding to the log). */
+static void cacheWalTruncate(cache_conn *p, sqlite3 *db, const char *zDb,
+                             int nFrame){
+  int nLog = -1, nDone = -1, rc;
+  i64 nTimeout = 0;
+  cache_wal_wait w;
+  /* Only SQLite's own timeout handler is swapped (PRAGMA busy_timeout reads
+  ** more than 0 only while it is in place), and put back as it was; a
+  ** handler of the application's is left to wait as it does. */
+  acornCacheQueryInt(db, sqlite3_mprintf("PRAGMA busy_timeout"), &nTimeout, 0);
+  w.pVfs = sqlite3_vfs_find(0);
+  if( nTimeout>0 && nTimeout<=INT_MAX && w.pVfs ){
+    w.iDeadline = acornCacheNowMs() + nTimeout;
+    sqlite3_busy_handler(db, cacheWalBusy, &w);
+  }else{
+    nTimeout = 0;
+  }
+  do{
+    nLog = nDone = -1;
+    rc = sqlite3_wal_checkpoint_v2(db, zDb, SQLITE_CHECKPOINT_TRUNCATE,
+                                   &nLog, &nDone);
+  }while( rc==SQLITE_BUSY && nLog<0 && nTimeout>0 && cacheWalBusy(&w, 0) );
+  if( nTimeout>0 ) sqlite3_busy_timeout(db, (int)nTimeout);
+  if( rc==SQLITE_OK ){
+    p->wal.iRetry = 0;
+  }else if( nLog>=0 ){
+    /* readers outlasted the busy timeout: not again for another half */
+    i64 nStep = p->wal.nLimit/2/(p->wal.nPage + 24);
+    p->wal.iRetry = (i64)nFrame + (nStep>0 ? nStep : 1);
+  }          /* else another checkpoint outlasted it: at the next commit */
+}
+
+/* acorn's -wal hook (THE -WAL FILE, above).  pArg is the
+** wal_autocheckpoint it replaced. */
+static int cacheWalCallback(void *pArg, sqlite3 *db, const char *zDb,
+                            int nFrame){
+  int nAuto = (int)(sqlite3_int64)(size_t)pArg;
+  cache_conn *p;
+  pthread_mutex_lock(&gCacheConnMutex);
+  for(p=gCacheConnList; p && p->db!=db; p=p->pNext){}
+  pthread_mutex_unlock(&gCacheConnMutex);
+  /* p is db's own: only db's thread frees it, and db is here, committing */
+  if( p && p->wal.nLimit>0 && nFrame>=p->wal.iRetry
+   && cacheWalBytes(p, zDb, nFrame)>=p->wal.nLimit/2 ){
+    cacheWalTruncate(p, db, zDb, nFrame);
+  }else if( nFrame>=nAuto ){
+    sqlite3_wal_checkpoint_v2(db, zDb, SQLITE_CHECKPOINT_PASSIVE, 0, 0);
+  }
+  return SQLITE_OK;     /* the commit is done, whatever the checkpoint did */
+}
+
+/* At the start of a write to a cache table: put acorn's -wal hook in place
+** of SQLite's own, if the bound is on and SQLite's is the one there (PRAGMA
+** wal_autocheckpoint reads the number only while it is: it reads 0 with
+** acorn's in place, or another, or none, and those are left).  Looked at
+** once each time the bound is set. */
+void acornCacheWalHook(cache_conn *p){
+  i64 nAuto = 0;
+  int rc;
+  if( p->wal.bLooked || p->wal.nLimit==0 ) return;
+  rc = acornCacheQueryInt(p->db, sqlite3_mprintf("PRAGMA wal_autocheckpoint"),
+                          &nAuto, 0);
+  if( rc ) return;                      /* out of memory: the next write */
+  p->wal.bLooked = 1;
+  if( nAuto>=1 && nAuto<=INT_MAX ){
+    sqlite3_wal_hook(p->db, cacheWalCallback, (void*)(size_t)nAuto);
+  }
+}
+
+/* cache_wal_limit(n): the bound set to nLimit bytes (0: none; acorn's hook,
+** if in place, then does what SQLite's does).  The next write to a cache
+** table looks at the hook in place again (the application may have put
+** SQLite's back since). */
+void acornCacheWalLimit(cache_conn *p, i64 nLimit){
+  assert( nLimit>=0 && nLimit<=CACHE_MAX_CAPACITY );
+  p->wal.nLimit = nLimit;
+  p->wal.iRetry = 0;
+  p->wal.bLooked = 0;
 }
 
 /* ------------------------------------------------------------- tables */

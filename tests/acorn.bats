@@ -9,6 +9,8 @@ EXPECTED_SURFACE='acorn_debug|0
 acorn_version|0
 cache_get|2
 cache_read|4
+cache_wal_limit|0
+cache_wal_limit|1
 gen_random_uuid|0
 module:bench_insert
 module:cache

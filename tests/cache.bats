@@ -10,15 +10,17 @@ RO_HELP="writable columns are key, value, expires, tag and ttl"
 
 # ---------------------------------------------------------------- surface
 
-@test "loading adds the cache, cache_stats and cache_evictions modules, cache_get() and cache_read()" {
+@test "loading adds the cache, cache_stats and cache_evictions modules, cache_get(), cache_read() and cache_wal_limit()" {
   run acorn_sql "SELECT name FROM pragma_module_list WHERE name LIKE 'cache%' ORDER BY 1;
-SELECT name, narg FROM pragma_function_list WHERE name IN ('cache_get', 'cache_read') ORDER BY 1;"
+SELECT name, narg FROM pragma_function_list WHERE name IN ('cache_get', 'cache_read', 'cache_wal_limit') ORDER BY 1, 2;"
   assert_success
   assert_output "cache
 cache_evictions
 cache_stats
 cache_get|2
-cache_read|4"
+cache_read|4
+cache_wal_limit|0
+cache_wal_limit|1"
 }
 
 # ---------------------------------------------------------------- options

@@ -181,10 +181,136 @@ ok"
   # step), for every kind of write, WAL and rollback journal
   run wrap "$BUILD/cache_wait" "$ACORN" "$BATS_TEST_TMPDIR"
   assert_success
-  assert_output "ok 36 cases"
+  assert_output "ok 37 cases"
 }
 
 @test "twelve sqlite3 processes each BEGIN, INSERT into a cache table, COMMIT with .timeout 5000: none fails" {
   # tests/long/cache.bats runs it 50 times
   twelve_writers "$BATS_TEST_TMPDIR/r.db" 1
+}
+
+# wal_sets N BOUND: a WAL file with a cache table, then N sets of 1000
+# bytes, each followed by a line "OVER <size>" if the -wal file passed
+# BOUND plus what one commit writes (4 frames of 4 KiB pages and their
+# headers), then the -wal file's size at the end: a script for sqlite3.
+wal_sets() {
+  local n=$1 bound=$2 i
+  for (( i = 1; i <= n; i++ )); do
+    echo "INSERT INTO t(key, value) VALUES ($i, zeroblob(1000));"
+    echo "SELECT 'OVER ' || length(readfile('$BATS_TEST_TMPDIR/w.db-wal')) WHERE length(readfile('$BATS_TEST_TMPDIR/w.db-wal')) > $bound + 4 * 4120;"
+  done
+  echo "SELECT 'end ' || (length(readfile('$BATS_TEST_TMPDIR/w.db-wal')) <= $bound + 4 * 4120);"
+}
+
+@test "a connection that writes a cache table keeps the -wal file under cache_wal_limit; with 0 it grows as SQLite lets it" {
+  local db="$BATS_TEST_TMPDIR/w.db"
+  run acorn_sql "PRAGMA journal_mode=WAL; CREATE VIRTUAL TABLE t USING cache;" "$db"
+  assert_success
+  run acorn_sql "SELECT cache_wal_limit('64KiB');
+$(wal_sets 300 65536)" "$db"
+  assert_success
+  assert_output "65536
+end 1"
+  rm -f "$db"*
+  run acorn_sql "PRAGMA journal_mode=WAL; CREATE VIRTUAL TABLE t USING cache;" "$db"
+  run acorn_sql "SELECT cache_wal_limit(0);
+$(wal_sets 300 65536)" "$db"
+  assert_success
+  # SQLite's own checkpoints start at 1000 pages: the log passes 64 KiB
+  [[ "$output" == *"OVER "* ]] || fail "the log stayed under 64 KiB: $output"
+}
+
+@test "acorn's -wal hook takes the place of SQLite's own only; PRAGMA wal_autocheckpoint = N puts SQLite's back" {
+  local db="$BATS_TEST_TMPDIR/w.db"
+  run acorn_sql "PRAGMA journal_mode=WAL; CREATE VIRTUAL TABLE t USING cache;
+PRAGMA wal_autocheckpoint;
+SELECT cache_wal_limit();
+INSERT INTO t(key, value) VALUES (1, 'a');
+PRAGMA wal_autocheckpoint;
+SELECT cache_wal_limit(0);
+INSERT INTO t(key, value) VALUES (2, 'b');
+PRAGMA wal_autocheckpoint;
+PRAGMA wal_autocheckpoint = 500;
+INSERT INTO t(key, value) VALUES (3, 'c');
+PRAGMA wal_autocheckpoint;
+SELECT cache_wal_limit('1MB');
+INSERT INTO t(key, value) VALUES (4, 'd');
+PRAGMA wal_autocheckpoint;" "$db"
+  assert_success
+  # SQLite reads the number only while its own hook is in place: 0 while
+  # acorn's is (with no bound too); set again, SQLite's is back until the
+  # next bound is set and a write looks
+  assert_output "wal
+1000
+67108864
+0
+0
+0
+500
+500
+1000000
+0"
+  # turned off first (wal_autocheckpoint = 0): acorn puts no hook there
+  rm -f "$db"*
+  run acorn_sql "PRAGMA journal_mode=WAL; CREATE VIRTUAL TABLE t USING cache;" "$db"
+  run acorn_sql "PRAGMA wal_autocheckpoint = 0;
+SELECT cache_wal_limit('64KiB');
+$(wal_sets 30 65536)
+PRAGMA wal_autocheckpoint;" "$db"
+  assert_success
+  assert_output_contains "OVER "
+  assert_output_contains "end 0
+0"
+}
+
+@test "a reader that keeps its snapshot: the bounding checkpoint gives up without failing the commit, and truncates the log once the reader is gone" {
+  local db="$BATS_TEST_TMPDIR/w.db" i
+  run acorn_sql "PRAGMA journal_mode=WAL; CREATE VIRTUAL TABLE t USING cache;" "$db"
+  assert_success
+  {
+    echo ".connection 1"
+    echo ".open $db"
+    echo "BEGIN; SELECT count(*) FROM t_data;"   # the reader's snapshot
+    echo ".connection 0"
+    echo "SELECT cache_wal_limit('64KiB');"
+    echo "INSERT INTO t(key, value) VALUES (0, zeroblob(100000));"
+    echo "SELECT 'wal ' || (length(readfile('$db-wal')) > 100000);"
+    echo ".connection 1"
+    echo "COMMIT;"
+    echo ".connection 0"
+    # the next try comes once the log has grown by another 64 KiB
+    for (( i = 1; i <= 20; i++ )); do
+      echo "INSERT INTO t(key, value) VALUES ($i, zeroblob(1000));"
+      echo "SELECT $i || ' ' || length(readfile('$db-wal')) WHERE length(readfile('$db-wal')) < 65536;"
+    done
+    echo "SELECT count(*) FROM t;"
+  } >"$BATS_TEST_TMPDIR/c.sql"
+  run acorn_sql "$(cat "$BATS_TEST_TMPDIR/c.sql")" "$db"
+  assert_success
+  # the connection has no busy timeout: the checkpoint that the reader
+  # kept from finishing gave up at once, and the sets went on
+  assert_output_contains "0
+65536
+wal 1"
+  [[ "$output" == *$'\n'[0-9]*" 0"$'\n'* ]] || fail "the log was never truncated: $output"
+  # not at the first commit after the reader went: that waits for the log
+  # to grow by another bound
+  [[ "$output" != *$'\n'"1 "* ]] || fail "tried again at once: $output"
+  assert_output_contains $'\n21'
+}
+
+@test "cache_wal_limit takes 0 or a size as capacity does, refuses anything else by name, and no view or trigger may call it" {
+  local msg="cache_wal_limit: bad bound; expected 0 (no bound) or a number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 67108864 or '64MiB'), at most 4611686018427387904 bytes"
+  run acorn_sql "SELECT cache_wal_limit();
+SELECT cache_wal_limit(1048576.0), cache_wal_limit('2MiB'), cache_wal_limit('1.5kB'), cache_wal_limit('0'), cache_wal_limit(4611686018427387904), cache_wal_limit(0);"
+  assert_success
+  assert_output "67108864
+1048576|2097152|1500|0|4611686018427387904|0"
+  local v
+  for v in NULL -1 1.5 "x'00'" "'1'||char(0)||'0'" "'0MiB'" 4611686018427387905 "''" "'64 XB'"; do
+    run acorn_sql "SELECT cache_wal_limit($v);"
+    assert_failure "$msg"
+  done
+  run acorn_sql "CREATE VIEW v AS SELECT cache_wal_limit('1MiB'); SELECT * FROM v;"
+  assert_failure "unsafe use of cache_wal_limit()"
 }

@@ -27,7 +27,8 @@
 **              X prepares).
 **
 ** After each case the table's integrity_check command passes and the
-** entry the statement wrote is what it should be.  Prints "ok N cases" and
+** entry the statement wrote is what it should be.  Then the -wal hooks
+** (caseHooks).  Prints "ok N cases" and
 ** exits 0, or the case that failed and exits 1.
 */
 #include <sqlite3.h>
@@ -217,6 +218,60 @@ static void caseSnapshot(const char *zPath, const char *zMode,
   sqlite3_close(pY);
 }
 
+/* acorn's -wal hook and the application's: an application's hook stays
+** (acorn puts its own only in place of SQLite's), and acorn's, left behind
+** when everything acorn registered on the connection is gone, does what
+** SQLite's does without touching what went. */
+static int gHookCalls = 0;
+static int appHook(void *pArg, sqlite3 *db, const char *zDb, int nFrame){
+  (void)pArg; (void)db; (void)zDb; (void)nFrame;
+  gHookCalls++;
+  return SQLITE_OK;
+}
+static void caseHooks(const char *zPath){
+  sqlite3 *db;
+  int i, nLog = -1, nDone = -1;
+  setUp(zPath, "wal");
+  db = openDb(zPath);
+  sqlite3_wal_hook(db, appHook, 0);
+  if( exec(db, "INSERT INTO t(key, value) VALUES ('h', 'v')") ) die("hooks", "a set", db);
+  if( gHookCalls!=1 ){
+    printf("FAIL hooks: the application's hook ran %d times, not once\n", gHookCalls);
+    gFail = 1;
+  }
+  sqlite3_close(db);
+  /* acorn's hook in place, then every module and function of acorn dropped */
+  db = openDb(zPath);
+  if( exec(db, "SELECT cache_wal_limit('16KiB');"
+               "INSERT INTO t(key, value) VALUES ('h2', 'v')") ){
+    die("hooks", "a set with a bound", db);
+  }
+  if( strcmp(query(db, "PRAGMA wal_autocheckpoint"), "0") ){
+    die("hooks", "acorn's hook is not in place", db);
+  }
+  sqlite3_drop_modules(db, 0);
+  sqlite3_create_function(db, "cache_get", 2, SQLITE_UTF8, 0, 0, 0, 0);
+  sqlite3_create_function(db, "cache_read", 4, SQLITE_UTF8, 0, 0, 0, 0);
+  sqlite3_create_function(db, "cache_wal_limit", 0, SQLITE_UTF8, 0, 0, 0, 0);
+  sqlite3_create_function(db, "cache_wal_limit", 1, SQLITE_UTF8, 0, 0, 0, 0);
+  /* commits that pass the old bound and SQLite's 1000 frames: the hook
+  ** left behind checkpoints as SQLite's own (the log starts again), and
+  ** touches nothing of what went (ASan and valgrind would see it) */
+  if( exec(db, "CREATE TABLE big(x)") ) die("hooks", "create", db);
+  for(i=0; i<300; i++){
+    if( exec(db, "INSERT INTO big VALUES (zeroblob(20000))") ){
+      die("hooks", "a plain insert after the drop", db);
+      break;
+    }
+  }
+  sqlite3_wal_checkpoint_v2(db, "main", SQLITE_CHECKPOINT_PASSIVE, &nLog, &nDone);
+  if( nLog<0 || nLog>=1500 ){
+    printf("FAIL hooks: the log holds %d frames after 1500 pages of commits\n", nLog);
+    gFail = 1;
+  }
+  sqlite3_close(db);
+}
+
 int main(int argc, char **argv){
   static const char *azMode[] = { "wal", "delete" };
   char zPath[512];
@@ -235,6 +290,9 @@ int main(int argc, char **argv){
       n += 3;
     }
   }
+  snprintf(zPath, sizeof(zPath), "%s/hooks.db", argv[2]);
+  caseHooks(zPath);
+  n++;
   if( gFail ) return 1;
   printf("ok %d cases\n", n);
   return 0;

@@ -216,7 +216,8 @@ static const char *const azFunc[] = {
   "cache_read(%T, %K, %I, %I)", "uuid4(%X)", "uuid_str()",
   "uuid_str(%X, %X)", "uuid7(%X, %X)", "acorn_version(%X)",
   "cache_read(%T, %K, %I)", "hex(%X)", "length(%X)",
-  "cache_get(%T, %K)", "cache_get(%T)",
+  "cache_get(%T, %K)", "cache_get(%T)", "cache_wal_limit()",
+  "cache_wal_limit(%X)",
 };
 
 /* Arguments of functions: values, uuid spellings, or another call. */
