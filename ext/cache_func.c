@@ -76,7 +76,8 @@ static int cacheViewIn(sqlite3 *db, const char *zDb, const char *zName,
 ** statement that names it calls xConnect), or 0 if that is no cache table.
 ** *pbExists is set if there is a table of that name (with bView, a view
 ** too); then pF says where, and why connecting failed if it did.  *pRc is
-** set to SQLITE_NOMEM if the lookup ran out of memory (then 0 says
+** set to SQLITE_NOMEM if the lookup ran out of memory, or to the error of
+** reading the schema, with its message in pF->zErr (then 0 says
 ** nothing). */
 static cache_vtab *cacheFindIn(cache_conn *pConn, const char *zDb, int nDb,
                                const char *zName, int bView, int *pbExists,
@@ -109,6 +110,11 @@ static cache_vtab *cacheFindIn(cache_conn *pConn, const char *zDb, int nDb,
     }
   }else if( (rc&0xff)==SQLITE_NOMEM ){
     *pRc = SQLITE_NOMEM;
+  }else if( rc!=SQLITE_ERROR ){
+    /* not a missing table: the schema could not be read (a WAL file whose
+    ** -shm cannot be made, a locked or corrupt file, ...) */
+    pF->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+    *pRc = pF->zErr ? rc : SQLITE_NOMEM;
   }else if( bView ){
     *pbExists = cacheViewIn(db, zSchema, zName, pRc);
   }
@@ -125,8 +131,9 @@ static cache_vtab *cacheFindIn(cache_conn *pConn, const char *zDb, int nDb,
 ** as SQLite does (temp, main, then attached databases in order), and
 ** names a cache table only if the table or view found is one; then
 ** "schema.name".  0 if there is none, or if the lookup failed: then *pRc
-** says why (SQLITE_NOMEM; it is SQLITE_OK after a plain miss), and pF
-** what the name names instead, if anything.  Views are looked for (a
+** says why (SQLITE_NOMEM, or a schema that could not be read, the message
+** in pF->zErr; it is SQLITE_OK after a plain miss), and pF what the name
+** names instead, if anything.  Views are looked for (a
 ** query: tables are found without one) in a temp schema that is open and
 ** in the others, but only for a name without a dot: for 'aux.t', a view
 ** named so is seen only when no cache table aux.t exists. */
@@ -243,7 +250,12 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
     char *zErr = 0;
     cacheFoundClear(&found);
     pVtab = zTab ? cacheFind(pConn, zTab, &found, &rc) : 0;
-    if( pVtab==0 && rc ){                /* out of memory: no message */
+    if( pVtab==0 && rc ){
+      /* out of memory: no message; else what kept the name from being
+      ** looked up */
+      if( (rc&0xff)!=SQLITE_NOMEM ){
+        op->zErr = sqlite3_mprintf("%s: %s", zWho, found.zErr);
+      }
       cacheFoundClear(&found);
       return 0;
     }
