@@ -6,7 +6,8 @@ Usage: python python_cache_test.py cache|memoize|django DIR
            options on a new and an existing table, threads, fork
   memoize  one caller computes while threads and processes wait (the order
            made certain with pipes), a computer killed while it holds the
-           lock, a lock of another machine, an exception
+           lock, a lock of another machine, an exception, a result larger
+           than the capacity (the waiters compute at once)
   django   AcornCache through django.core.cache.caches: every method, each
            timeout case, versions, KEY_PREFIX, KEY_FUNCTION, key warnings
 Prints "PASS wheel-<mode> ..." or "FAIL wheel-<mode>: reason"; exits 0 or 1.
@@ -241,8 +242,8 @@ def cache_options(d):
        "default_ttl and max_entries changed on an existing table")
     # bad input
     raises(TypeError, "sqlite_acorn.Cache: unknown option 'capacty'; accepted options are"
-           " timeout, journal_mode, synchronous, capacity, recency_buffer, policy, autoflush,"
-           " default_ttl, max_entries, feed", Cache, db, capacty=1)
+           " timeout, journal_mode, synchronous, wal_limit, capacity, recency_buffer, policy,"
+           " autoflush, default_ttl, max_entries, feed", Cache, db, capacty=1)
     raises(ValueError, "sqlite_acorn.Cache: cache: bad capacity '0'; expected a positive number"
            " of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576,"
            " '64MiB' or '1.5GiB'; a fraction needs a unit above B), at most"
@@ -258,9 +259,20 @@ def cache_options(d):
     sql(db, "CREATE TABLE plain(x)")
     raises(ValueError, f"sqlite_acorn.Cache: {db} has a table 'plain' that is not a cache table",
            Cache, db, "plain")
-    raises(ValueError, "sqlite_acorn.Cache: bad journal_mode 'wall'; expected one of wal,"
-           " delete, truncate, persist, memory", Cache, db, journal_mode="wall")
+    raises(ValueError, "sqlite_acorn.Cache: bad journal_mode 'wall'; expected None (the"
+           " file's) or one of wal, delete, truncate, persist, memory", Cache, db,
+           journal_mode="wall")
     eq(sql(db, "PRAGMA journal_mode"), [(b"wal",)], "journal_mode")
+    # journal_mode None leaves the file's; wal_limit is each connection's bound
+    j = os.path.join(d, "journal.db")
+    Cache(j, journal_mode="delete").set("k", "v")
+    c = Cache(j, journal_mode=None, wal_limit="1MiB")
+    eq(c.get("k"), "v", "a get with the file's journal mode")
+    eq(sql(j, "PRAGMA journal_mode"), [(b"delete",)], "journal_mode=None left it")
+    eq(c._db().execute("SELECT cache_wal_limit()").fetchone()[0], 1048576, "wal_limit")
+    raises(ValueError, "sqlite_acorn.Cache: cache_wal_limit: bad bound; expected 0 (no bound)"
+           " or a number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g."
+           " 67108864 or '64MiB'), at most 4611686018427387904 bytes", Cache, j, wal_limit="1XB")
 
 
 def cache_threads_fork(d):
@@ -306,6 +318,21 @@ def cache_threads_fork(d):
     eq(c.get("child"), "yes", "a get after close")
     check(c._db() is not mine, "a new connection after close")
     c.close()
+    # twelve processes start at once on one table, each giving a capacity
+    # other than the stored one: none fails (its write waits for the lock)
+    start = os.path.join(d, "start.db")
+    Cache(start, capacity=50000).close()
+    go_r, go_w = os.pipe()
+
+    def starter(i):
+        def run():
+            os.read(go_r, 1)
+            s = Cache(start, capacity=100000 + i * 1000)
+            return 0 if s.set(f"k{i}", i) and s.get(f"k{i}") == i else 3
+        return run
+    pids = [fork(starter(i)) for i in range(12)]
+    os.write(go_w, b"g" * 12)
+    eq([exit_code(p) for p in pids], [0] * 12, "twelve processes started at once")
 
 
 def run_cache(d):
@@ -475,8 +502,41 @@ def run_memoize(d):
     raises(TypeError, "sqlite_acorn.Cache.memoize: name cannot be callable; write"
            " @cache.memoize() with parentheses", cache.memoize, flaky)
     check(slow.__cache_key__(1) != slow.__cache_key__(1.5), "keys of other arguments differ")
+
+    # 5. a result larger than the capacity is not kept: the callers waiting
+    # on its computer then compute at once, side by side (both are inside
+    # the function before either is let go), not one after the other
+    small = Cache(os.path.join(d, "small.db"), capacity=1000)
+    m._pause = real
+    Waits(wait_w)
+    entered = []
+
+    @small.memoize(lock_expire=3600)
+    def big(x):
+        entered.append(threading.get_ident())
+        os.write(started_w, b"s")
+        os.read(go_r, 1)
+        return b"x" * 5000
+
+    out = []
+    first = threading.Thread(target=lambda: out.append(big(1)), daemon=True)
+    first.start()
+    read_n(started_r, 1, "the first computer started")
+    ws = [threading.Thread(target=lambda: out.append(big(1)), daemon=True) for _ in range(2)]
+    for t in ws:
+        t.start()
+    read_n(wait_r, 2, "two callers waiting on the lock")
+    os.write(go_w, b"g")
+    first.join()
+    read_n(started_r, 2, "both waiters computing at once after the result could not be kept")
+    os.write(go_w, b"gg")
+    for t in ws:
+        t.join()
+    eq((len(out), len(entered), set(map(len, out))), (3, 3, {5000}),
+       "every caller got the result, each computed it")
+    check(big.__cache_key__(1) not in small, "the result was not kept")
     return "threads and processes wait for one computer; a killed computer, a lock of another" \
-           " machine, an expired lock, an exception"
+           " machine, an expired lock, an exception, a result too large to keep"
 
 
 # -------------------------------------------------------------------- django

@@ -56,6 +56,9 @@ _MAX_TTL = 1e12          # acorn's longest ttl, in seconds
 _TYPED = "\udcff"        # how the byte 0xFF reads with surrogateescape
 _PICKLE_PROTOCOL = pickle.HIGHEST_PROTOCOL
 _MISS = object()
+# memoize()'s lock entry after a result too large to keep: for lock_expire
+# seconds every caller computes at once
+_UNSTORABLE = b"\x00unstorable"
 
 # memoize() waits with this between looks at the value (a module global so
 # that a test can see a caller start waiting).
@@ -201,7 +204,7 @@ class Cache:
     """A cache table of acorn in the SQLite file at path, as an object.
 
     Cache(path, table='cache', capacity=None, policy=None, *, timeout=60.0,
-          journal_mode='wal', synchronous='normal', **options)
+          journal_mode='wal', synchronous='normal', wal_limit=None, **options)
 
     Creates the table if absent (capacity None: acorn's default, 1GiB;
     policy None: 'lru'), opens the existing one otherwise.  options are the table's other options:
@@ -209,11 +212,16 @@ class Cache:
     table, capacity, default_ttl, max_entries and feed given here are applied
     with their commands; policy, recency_buffer and autoflush are fixed when
     the table is created and must agree.  timeout is how long a write waits
-    for another connection's (seconds).
+    for another connection's (seconds).  journal_mode None leaves the file's
+    as it is (a read-only file needs that, unless it is WAL already);
+    wal_limit is each connection's cache_wal_limit (None: acorn's, 64MiB).
+    A read-only file is opened for gets: an existing table, and no option
+    that needs a write.
     """
 
     def __init__(self, path, table="cache", capacity=None, policy=None, *,
-                 timeout=60.0, journal_mode="wal", synchronous="normal", **options):
+                 timeout=60.0, journal_mode="wal", synchronous="normal", wal_limit=None,
+                 **options):
         from . import loadable_path
         self.path = os.fspath(path)
         if self.path in ("", ":memory:") or self.path.startswith("file::memory:"):
@@ -226,11 +234,11 @@ class Cache:
         for name in options:
             if name not in _TABLE_OPTIONS:
                 raise TypeError(f"sqlite_acorn.Cache: unknown option {name!r}; accepted options"
-                                " are timeout, journal_mode, synchronous, "
+                                " are timeout, journal_mode, synchronous, wal_limit, "
                                 + ", ".join(_TABLE_OPTIONS))
-        if journal_mode not in _JOURNAL_MODES:
+        if journal_mode is not None and journal_mode not in _JOURNAL_MODES:
             raise ValueError(f"sqlite_acorn.Cache: bad journal_mode {journal_mode!r}; expected"
-                             " one of " + ", ".join(_JOURNAL_MODES))
+                             " None (the file's) or one of " + ", ".join(_JOURNAL_MODES))
         if synchronous not in _SYNCHRONOUS:
             raise ValueError(f"sqlite_acorn.Cache: bad synchronous {synchronous!r}; expected"
                              " one of " + ", ".join(_SYNCHRONOUS))
@@ -239,7 +247,10 @@ class Cache:
         self.table = table
         self._lib = loadable_path()
         self._timeout = float(timeout)
-        self._pragmas = (f"PRAGMA journal_mode={journal_mode}", f"PRAGMA synchronous={synchronous}")
+        self._journal = None if journal_mode is None else f"PRAGMA journal_mode={journal_mode}"
+        self._synchronous = f"PRAGMA synchronous={synchronous}"
+        self._wal_limit = (None if wal_limit is None else
+                           f"SELECT cache_wal_limit('{_option_value('wal_limit', wal_limit)}')")
         self._local = threading.local()
         self._conns = weakref.WeakSet()
         self._lock = threading.Lock()
@@ -281,8 +292,26 @@ class Cache:
             c.load_extension(self._lib)
             c.enable_load_extension(False)
             c.text_factory = _text
-            for p in self._pragmas:
-                c.execute(p).fetchall()
+            if self._journal is not None:
+                try:
+                    c.execute(self._journal).fetchall()
+                except sqlite3.OperationalError as e:
+                    if "readonly" not in str(e):
+                        raise
+                    raise sqlite3.OperationalError(
+                        f"sqlite_acorn.Cache: {self.path} is read-only ({e}), and setting"
+                        f" {self._journal[7:]} needs a write; pass journal_mode=None to"
+                        " leave the file's journal mode and read it") from None
+            try:
+                c.execute(self._synchronous).fetchall()
+            except sqlite3.OperationalError as e:
+                # the first statement that reads the file
+                raise sqlite3.OperationalError(f"sqlite_acorn.Cache: {self.path}: {e}") from None
+            if self._wal_limit is not None:
+                try:
+                    c.execute(self._wal_limit).fetchall()
+                except sqlite3.OperationalError as e:
+                    raise ValueError(f"sqlite_acorn.Cache: {e}") from None
             if c.execute("PRAGMA encoding").fetchone()[0] != "UTF-8":
                 raise ValueError(f"sqlite_acorn.Cache: {self.path} is a UTF-16 database;"
                                  " Cache needs UTF-8 (the encoding a new file gets)")
@@ -327,40 +356,67 @@ class Cache:
         self.close()
 
     # ------------------------------------------------------------ the table
+    def _schema_row(self, c):
+        return c.execute("SELECT sql FROM main.sqlite_schema WHERE type = 'table'"
+                         " AND lower(name) = lower(?)", (self.table,)).fetchone()
+
     def _open_table(self, q, given):
         c = self._db()
-        c.execute("BEGIN IMMEDIATE")
+        # An existing table that needs no command opens without a write: no
+        # lock, and a read-only file can be read.
+        row = self._schema_row(c)
+        if row is not None and not any(n in given for n in _COMMAND_OPTIONS):
+            self._check_table(row, given)
+            return
+
+        def refused(e):
+            """The error for e, a write that failed."""
+            if "readonly" not in str(e):
+                return ValueError(f"sqlite_acorn.Cache: {e}")
+            what = ("creating the table " + repr(self.table) if row is None else
+                    ", ".join(f"{n}={given[n]!r}" for n in _COMMAND_OPTIONS if n in given))
+            return ValueError(f"sqlite_acorn.Cache: {self.path} is read-only ({e}): gets work,"
+                              f" but {what} needs a writable file")
         try:
-            row = c.execute("SELECT sql FROM main.sqlite_schema WHERE type = 'table'"
-                            " AND lower(name) = lower(?)", (self.table,)).fetchone()
+            c.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            if "readonly" not in str(e):
+                raise
+            raise refused(e) from None
+        try:
+            row = self._schema_row(c)
             if row is None:
                 args = ", ".join(f"{n} = '{v}'" for n, v in given.items())
                 try:
                     c.execute(f"CREATE VIRTUAL TABLE main.{q} USING cache({args})")
                 except sqlite3.OperationalError as e:
-                    raise ValueError(f"sqlite_acorn.Cache: {e}") from None
+                    raise refused(e) from None
             else:
-                stored = _schema_options(row[0])
-                if stored is None:
-                    raise ValueError(f"sqlite_acorn.Cache: {self.path} has a table"
-                                     f" {self.table!r} that is not a cache table")
-                for n in _FIXED_OPTIONS:
-                    was = stored.get(n, _FIXED_DEFAULTS[n])
-                    if n in given and given[n].lower() != was.lower():
-                        raise ValueError(
-                            f"sqlite_acorn.Cache: the table {self.table!r} was created with"
-                            f" {n} {was!r}, not {given[n]!r}; {n} is fixed when a table is"
-                            " created")
+                self._check_table(row, given)
                 for n in _COMMAND_OPTIONS:
                     if n in given:
                         try:
                             c.execute(self._sql_command, (n, given[n]))
                         except sqlite3.OperationalError as e:
-                            raise ValueError(f"sqlite_acorn.Cache: {e}") from None
+                            raise refused(e) from None
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")
             raise
+
+    def _check_table(self, row, given):
+        """row (its CREATE statement) is a cache table with the fixed options given."""
+        stored = _schema_options(row[0])
+        if stored is None:
+            raise ValueError(f"sqlite_acorn.Cache: {self.path} has a table"
+                             f" {self.table!r} that is not a cache table")
+        for n in _FIXED_OPTIONS:
+            was = stored.get(n, _FIXED_DEFAULTS[n])
+            if n in given and given[n].lower() != was.lower():
+                raise ValueError(
+                    f"sqlite_acorn.Cache: the table {self.table!r} was created with"
+                    f" {n} {was!r}, not {given[n]!r}; {n} is fixed when a table is"
+                    " created")
 
     # ------------------------------------------------------------ reads
     def get(self, key, default=None):
@@ -663,18 +719,27 @@ class Cache:
                         try:
                             self.set(key, v, expire=expire, tag=tag)
                         except ValueError:
-                            pass            # larger than the capacity: not kept
+                            # larger than the capacity: not kept, and the
+                            # lock says so, so that callers compute at once
+                            # instead of waiting for a value that never comes
+                            try:
+                                self.set(lock, _UNSTORABLE, expire=lock_expire)
+                            except ValueError:
+                                pass
                     return v
                 finally:
                     self._release(lock, token)
+            holder = self.get(lock)
+            if holder == _UNSTORABLE:
+                return func(*args, **kwargs)
+            if type(holder) is bytes and self._holder_dead(holder):
+                self._release(lock, holder)
+                continue
             _pause(wait)
             wait = min(wait * 2, 0.05)
             v = self.get(key, _MISS)
             if v is not _MISS:
                 return v
-            holder = self.get(lock)
-            if type(holder) is bytes and self._holder_dead(holder):
-                self._release(lock, holder)
 
     def __repr__(self):
         return f"sqlite_acorn.Cache({self.path!r}, table={self.table!r})"
