@@ -135,6 +135,24 @@ class AcornStoreTest < Minitest::Test
     end
   end
 
+  def test_twelve_processes_starting_at_once_with_a_new_capacity_all_start
+    path = store(capacity: 50_000).path
+    r, w = IO.pipe
+    pids = Array.new(12) do |i|
+      fork do
+        w.close
+        r.read(1)
+        s = ActiveSupport::Cache.lookup_store(:acorn_store, path, capacity: 100_000 + i * 1000)
+        s.write("k#{i}", i)
+        exit!(s.read("k#{i}") == i ? 0 : 1)
+      end
+    end
+    r.close
+    w.write("g" * 12)
+    w.close
+    pids.each { |pid| Process.wait(pid); assert $?.success?, "a process failed to start" }
+  end
+
   def test_a_forked_child_uses_its_own_connection
     s = store
     s.write("parent", 1)
