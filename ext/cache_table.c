@@ -72,15 +72,17 @@
 **   if SQLite's is the one in place (PRAGMA wal_autocheckpoint reads more
 **   than 0; another hook, or none, is left alone; acorn's is never taken
 **   away, since what a hook is cannot be read without replacing it).  It
-**   does what SQLite's does, and when the log passes half the
-**   bound (cache_wal_limit(), 64 MiB by default) it runs a checkpoint that
-**   waits for the writers and readers in the log
-**   (SQLITE_CHECKPOINT_TRUNCATE, within the connection's busy timeout),
-**   copies all of it and truncates the file; the other half is for the
-**   commits other connections make before it has the write lock.  One that
-**   readers kept from finishing is tried again once the log has grown by
-**   another half; one that found another checkpoint running, at the next
-**   commit.  The hook's argument is the
+**   does what SQLite's does, and when the log comes within 8 MiB of the
+**   bound (cache_wal_limit(), 64 MiB by default; within half of a bound
+**   under 16 MiB) it runs a checkpoint that waits for the writers and
+**   readers in the log (SQLITE_CHECKPOINT_TRUNCATE, within the
+**   connection's busy timeout), copies all of it and truncates the file;
+**   the rest is for the commits other connections make before it has the
+**   write lock.  Each such checkpoint holds every writer up while it
+**   waits for the readers, so it runs as seldom as the bound allows.  One
+**   that readers kept from finishing is tried again once the log has grown
+**   by another half of the bound; one that found another checkpoint
+**   running waits for it.  The hook's argument is the
 **   wal_autocheckpoint it replaced, and the bound is found from the
 **   connection through the process-wide list: a hook left behind by a
 **   connection whose registration went (sqlite3_drop_modules) does what
@@ -190,6 +192,16 @@ static int cacheWalBusy(void *pArg, int nCall){
   return 1;
 }
 
+/* The log length (bytes) at which a commit under the bound nLimit runs the
+** bounding checkpoint: 8 MiB short of it, or half of a bound under 16 MiB.
+** What is left is for the commits of other connections that come before
+** the checkpoint has the write lock (under 16 processes writing at once,
+** well under 1 MiB). */
+#define CACHE_WAL_HEADROOM ((i64)8<<20)
+static i64 cacheWalTrigger(i64 nLimit){
+  return nLimit - (nLimit/2<CACHE_WAL_HEADROOM ? nLimit/2 : CACHE_WAL_HEADROOM);
+}
+
 /* The bounding checkpoint of p's connection db on schema zDb, whose log
 ** holds nFrame frames.  It waits, within the connection's busy timeout, for
 ** the write lock and for the readers in the log (cacheWalBusy), and for
@@ -238,7 +250,7 @@ static int cacheWalCallback(void *pArg, sqlite3 *db, const char *zDb,
   pthread_mutex_unlock(&gCacheConnMutex);
   /* p is db's own: only db's thread frees it, and db is here, committing */
   if( p && p->wal.nLimit>0 && nFrame>=p->wal.iRetry
-   && cacheWalBytes(p, zDb, nFrame)>=p->wal.nLimit/2 ){
+   && cacheWalBytes(p, zDb, nFrame)>=cacheWalTrigger(p->wal.nLimit) ){
     cacheWalTruncate(p, db, zDb, nFrame);
   }else if( nFrame>=nAuto ){
     sqlite3_wal_checkpoint_v2(db, zDb, SQLITE_CHECKPOINT_PASSIVE, 0, 0);
