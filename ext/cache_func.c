@@ -154,8 +154,14 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName,
     rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
                             " ORDER BY seq=1 DESC, seq", -1, &pList, 0);
     if( rc ){
+      /* (the schema could not be read: a statement on a table of its own
+      ** says so as it is prepared) */
       sqlite3_finalize(pList);
-      if( (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
+      if( (rc&0xff)!=SQLITE_NOMEM ){
+        pF->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+        if( pF->zErr==0 ) rc = SQLITE_NOMEM;
+      }
+      *pRc = rc;
       return 0;
     }
   }

@@ -291,11 +291,11 @@ SELECT value FROM t WHERE key = 'a';
 SELECT * FROM cache_stats('t');"
   chmod 755 "$RODIR"
   [ "$status" -eq 1 ] || fail "status $status: $output"
-  # the functions say it as a SELECT of the table does (SQLite's words)
-  [ "$(head -3 <<<"$output")" = "$(runtime_error 2) cache_get: attempt to write a readonly database
-$(runtime_error 3) cache_read: attempt to write a readonly database
-$(runtime_error 4) cache_get: attempt to write a readonly database" ] || fail "$output"
+  # each says it as a SELECT of the table does, in SQLite's words (3.52
+  # says so as the function's statement is prepared, earlier versions as
+  # the function runs), never that no such table exists
   [ "$(grep -c 'attempt to write a readonly database' <<<"$output")" -eq 5 ] || fail "$output"
+  [ "$(grep -c 'no such table' <<<"$output")" -eq 0 ] || fail "$output"
   ro_check
 }
 
