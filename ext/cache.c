@@ -737,6 +737,16 @@ struct cache_cursor {
   i64 now;              /* unix ms at xFilter: expiry cut-off */
   sqlite3_value **apIn; /* IN values */
   int nIn, iIn;
+  /* A point lookup (key = ?, or each value of key IN (...)) runs the
+  ** exact statement, then, for an INTEGER or REAL value, the numeric one:
+  ** the TEXT keys that NUMERIC affinity makes that number, which SQLite
+  ** keeps when the other side of the comparison has a numeric affinity
+  ** (t.key = ints.i) and drops when not (key = 3) as it checks them. */
+  int bNumPhase;        /* pStmt is the numeric statement */
+  sqlite3_value *pNum;  /* key = ?'s value, if it is a number (a copy) */
+  int bFound;           /* the exact statement found the value's row */
+  int bHit;             /* a row of the value's lookup had its value read */
+  int bInNext;          /* IN: the lookup of the next value comes next */
   char aKey[CACHE_KEY_BUF];  /* a key=? lookup's key, if short, bound from
                         ** here (acornCacheBindKeyIn) */
 };
@@ -780,17 +790,18 @@ static int cacheBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
       iEq = i;
     }
   }
+  /* A point lookup on key returns every row the comparison may match
+  ** (cacheCursorAdvance): SQLite checks each (omit 0) with the affinity
+  ** the other side brings, so the answer is a plain table's whatever the
+  ** plan; and it is no unique scan. */
   if( iEq>=0 ){
     pInfo->aConstraintUsage[iEq].argvIndex = 1;
-    pInfo->aConstraintUsage[iEq].omit = 1;
     pInfo->estimatedCost = 10.0;
     pInfo->estimatedRows = 1;
-    pInfo->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
     idxNum = CACHE_IDX_EQ;
   }else if( iIn>=0 ){
     sqlite3_vtab_in(pInfo, iIn, 1);
     pInfo->aConstraintUsage[iIn].argvIndex = 1;
-    pInfo->aConstraintUsage[iIn].omit = 1;
     pInfo->estimatedCost = 100.0;
     pInfo->estimatedRows = 10;
     idxNum = CACHE_IDX_IN;
@@ -847,6 +858,8 @@ static void cacheCursorFreeIn(cache_cursor *pCur){
   sqlite3_free(pCur->apIn);
   pCur->apIn = 0;
   pCur->nIn = pCur->iIn = 0;
+  sqlite3_value_free(pCur->pNum);
+  pCur->pNum = 0;
 }
 
 /* Give back the cursor's statement: reset into its slot, or finalize. */
@@ -855,8 +868,9 @@ static void cacheCursorRelease(cache_cursor *pCur){
   if( pCur->pStmt==0 ) return;
   if( pCur->iSlot>=0 && p->aRead[pCur->iSlot]==pCur->pStmt ){
     if( pCur->bStepped ) sqlite3_reset(pCur->pStmt);
-    if( pCur->idxNum & CACHE_IDX_EQ ) sqlite3_bind_null(pCur->pStmt, 1);
-                                        /* (it may point into aKey) */
+    if( (pCur->idxNum & CACHE_IDX_EQ) && !pCur->bNumPhase ){
+      sqlite3_bind_null(pCur->pStmt, 1);  /* (it may point into aKey) */
+    }
     p->aReadBusy[pCur->iSlot] = 0;
   }else{
     sqlite3_finalize(pCur->pStmt);
@@ -894,8 +908,12 @@ static int cacheClose(sqlite3_vtab_cursor *cur){
 /* The read statement's text for the plan's bits (columns not asked for
 ** are NULL: positions stay CACHE_READ_*; last_used falls back on
 ** created).  Binds: ?1 the key, ?2 the time, ?3 the tag.  bTags: the
-** table has <t>_tag (format 3). */
-static char *cacheCursorSql(cache_table *p, int idxNum, int bTags){
+** table has <t>_tag (format 3).  bNum: the numeric statement of a point
+** lookup: the TEXT keys equal to the number ?1 under NUMERIC affinity
+** (CAST(...AS NUMERIC) has it, key has none: SQLite applies it to both);
+** such a text starts with a space, a sign, a point or a digit (bytes
+** 0x09..0x39), a range of the key's index. */
+static char *cacheCursorSql(cache_table *p, int idxNum, int bTags, int bNum){
   int bPoint = (idxNum & (CACHE_IDX_EQ|CACHE_IDX_IN))!=0;
   int bMore = (idxNum & (CACHE_IDX_MORE|CACHE_IDX_LRU))!=0;
   int bTagEq = (idxNum & CACHE_IDX_TAG)!=0 && !bPoint;
@@ -923,13 +941,14 @@ static char *cacheCursorSql(cache_table *p, int idxNum, int bTags){
       bMore ? "expires" : "NULL",
       (idxNum & CACHE_IDX_VALUE) ? "value" : "NULL",
       (idxNum & CACHE_IDX_SIZE) ? CACHE_SIZE_SQL : "NULL",
-      zTag, zFrom, bPoint ? "key=?1 AND " : "") : 0;
+      zTag, zFrom, !bPoint ? "" : bNum ? "key>=char(9) AND key<':' AND"
+      " key=CAST(?1 AS NUMERIC) AND " : "key=?1 AND ") : 0;
   sqlite3_free(zTag);
   sqlite3_free(zFrom);
   return zSql;
 }
 
-static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
+static int cacheCursorStatement(cache_cursor *pCur, int idxNum, int bNum){
   cache_table *p = pCur->pTab;
   int bPoint = (idxNum & (CACHE_IDX_EQ|CACHE_IDX_IN))!=0;
   int bMore = (idxNum & (CACHE_IDX_MORE|CACHE_IDX_LRU))!=0;
@@ -938,7 +957,7 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
   int bTagCol = (idxNum & CACHE_IDX_TAGCOL)!=0;
   int bTagEq = (idxNum & CACHE_IDX_TAG)!=0 && !bPoint;
   int iSlot = bPoint | (bMore<<1) | (bValue<<2) | (bSize<<3) | (bTagCol<<4)
-            | (bTagEq<<5);
+            | (bTagEq<<5) | ((bPoint && bNum)<<6);
   int bKeep = 1;
   char *zSql;
   int rc;
@@ -947,6 +966,7 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
     return SQLITE_OK;          /* reset when its last use ended */
   }
   cacheCursorRelease(pCur);
+  pCur->bNumPhase = bPoint && bNum;
   if( p->aRead[iSlot] && !p->aReadBusy[iSlot] ){
     pCur->pStmt = p->aRead[iSlot];
     pCur->iSlot = iSlot;
@@ -961,7 +981,7 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
     if( rc ) return rc;
     bKeep = iFormat>=3;
   }
-  zSql = cacheCursorSql(p, idxNum, bKeep);
+  zSql = cacheCursorSql(p, idxNum, bKeep, bPoint && bNum);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v3(p->db, zSql, -1,
            SQLITE_PREPARE_PERSISTENT|SQLITE_PREPARE_NO_VTAB, &pCur->pStmt, 0);
@@ -978,23 +998,49 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum){
   return SQLITE_OK;
 }
 
-/* Step to the next live row; for IN, move on through the list. */
+/* Is v a number a point lookup also runs the numeric statement for? */
+static int cacheIsNumber(sqlite3_value *v){
+  int e = sqlite3_value_type(v);
+  return e==SQLITE_INTEGER || e==SQLITE_FLOAT;
+}
+
+/* Move the cursor to statement bNum (exact 0, numeric 1) of its plan. */
+static int cacheCursorPhase(cache_cursor *pCur, int bNum){
+  int rc = cacheCursorStatement(pCur, pCur->idxNum, bNum);
+  if( rc ) return rc;
+  if( pCur->bStepped ){
+    sqlite3_reset(pCur->pStmt);
+    pCur->bStepped = 0;
+  }
+  sqlite3_bind_int64(pCur->pStmt, 2, pCur->now);
+  return SQLITE_OK;
+}
+
+/* Step to the next live row: through a point lookup's exact statement,
+** then its numeric one (for a number); for IN, value by value through the
+** list.  A get that read no value from either counts a miss. */
 static int cacheCursorAdvance(cache_cursor *pCur){
   cache_table *p = pCur->pTab;
+  int bPoint = (pCur->idxNum & (CACHE_IDX_EQ|CACHE_IDX_IN))!=0;
   int rc;
   pCur->bTouched = 0;
   for(;;){
-    if( pCur->idxNum & CACHE_IDX_IN ){
+    sqlite3_value *pVal;
+    if( pCur->bInNext ){
+      /* IN: the next value, on the exact statement */
       if( pCur->iIn>=pCur->nIn ){
         pCur->bEof = 1;
         return SQLITE_OK;
       }
-      if( pCur->bStepped ) sqlite3_reset(pCur->pStmt);
+      if( pCur->bNumPhase && (rc = cacheCursorPhase(pCur, 0))!=0 ) return rc;
       sqlite3_bind_value(pCur->pStmt, 1, pCur->apIn[pCur->iIn++]);
+      pCur->bFound = pCur->bHit = 0;
+      pCur->bInNext = 0;
     }
     pCur->bStepped = 1;
     rc = sqlite3_step(pCur->pStmt);
     if( rc==SQLITE_ROW ){
+      if( !pCur->bNumPhase ) pCur->bFound = 1;
       pCur->bEof = 0;
       return SQLITE_OK;
     }
@@ -1005,15 +1051,27 @@ static int cacheCursorAdvance(cache_cursor *pCur){
       acorn_vtab_error(pCur->base.pVtab, "cache: %s", sqlite3_errmsg(p->db));
       return rc;
     }
-    if( (pCur->idxNum & (CACHE_IDX_EQ|CACHE_IDX_IN))
-     && (pCur->idxNum & CACHE_IDX_VALUE)
-     && p->ePolicy==CACHE_POLICY_LRU ){
+    /* this statement is done: the numeric one next, for a number */
+    pVal = !bPoint || pCur->bNumPhase ? 0
+         : (pCur->idxNum & CACHE_IDX_IN) ? pCur->apIn[pCur->iIn-1] : pCur->pNum;
+    if( pVal && cacheIsNumber(pVal) ){
+      rc = cacheCursorPhase(pCur, 1);
+      if( rc ) return rc;
+      sqlite3_bind_value(pCur->pStmt, 1, pVal);
+      continue;
+    }
+    /* the value's lookup is over */
+    if( bPoint && (pCur->idxNum & CACHE_IDX_VALUE)
+     && !pCur->bFound && !pCur->bHit && p->ePolicy==CACHE_POLICY_LRU ){
       p->uses.nMiss++;
     }
     if( !(pCur->idxNum & CACHE_IDX_IN) ){
       pCur->bEof = 1;
       return SQLITE_OK;
     }
+    sqlite3_reset(pCur->pStmt);
+    pCur->bStepped = 0;
+    pCur->bInNext = 1;
   }
 }
 
@@ -1035,17 +1093,17 @@ static int cacheFilter(sqlite3_vtab_cursor *cur, int idxNum,
     pCur->pTab = p;
   }
   acornCacheHeldCheck(p);
-  rc = cacheCursorStatement(pCur, idxNum);
-  if( rc ) return rc;
   pCur->idxNum = idxNum;
   pCur->now = acornCacheNowMs();
-  if( pCur->bStepped ){
-    sqlite3_reset(pCur->pStmt);
-    pCur->bStepped = 0;
-  }
-  sqlite3_bind_int64(pCur->pStmt, 2, pCur->now);
+  pCur->bFound = pCur->bHit = pCur->bInNext = 0;
+  rc = cacheCursorPhase(pCur, 0);
+  if( rc ) return rc;
   if( idxNum & CACHE_IDX_EQ ){
     if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return SQLITE_OK;
+    if( cacheIsNumber(argv[0]) ){
+      pCur->pNum = sqlite3_value_dup(argv[0]);
+      if( pCur->pNum==0 ) return SQLITE_NOMEM;
+    }
     acornCacheBindKeyIn(pCur->pStmt, 1, argv[0], p->bUtf16, pCur->aKey,
                         (int)sizeof(pCur->aKey));
   }else if( idxNum & CACHE_IDX_TAG ){
@@ -1069,13 +1127,15 @@ static int cacheFilter(sqlite3_vtab_cursor *cur, int idxNum,
       pCur->nIn++;
     }
     if( rc!=SQLITE_OK && rc!=SQLITE_DONE ) return rc;
+    pCur->bInNext = 1;
   }
   return cacheCursorAdvance(pCur);
 }
 
 static int cacheNext(sqlite3_vtab_cursor *cur){
   cache_cursor *pCur = (cache_cursor*)cur;
-  if( pCur->idxNum & CACHE_IDX_EQ ){
+  if( (pCur->idxNum & CACHE_IDX_EQ) && pCur->pNum==0 ){
+    /* a TEXT or BLOB key: one row at most, and no numeric statement */
     pCur->bEof = 1;
     sqlite3_reset(pCur->pStmt);
     pCur->bStepped = 0;
@@ -1135,7 +1195,7 @@ static int cacheColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     case CACHE_COLUMN_VALUE:
       sqlite3_result_value(ctx, sqlite3_column_value(pStmt, CACHE_READ_VALUE));
       if( !pCur->bTouched && (pCur->idxNum & CACHE_IDX_VALUE) ){
-        pCur->bTouched = 1;
+        pCur->bTouched = pCur->bHit = 1;
         acornCacheTouch(pCur->pTab, sqlite3_column_int64(pStmt, CACHE_READ_ID),
                    pCur->now);
       }

@@ -174,8 +174,8 @@ enum {
 #define CACHE_GONE_EXPIRED   3
 
 /* Read statements of the cursor, one slot per (point, columns read, tag
-** read, tag = ?). */
-#define CACHE_NREAD 64
+** read, tag = ?, a point lookup's numeric statement). */
+#define CACHE_NREAD 128
 
 /* Keys up to this many bytes are bound to a get's statement from a copy
 ** in a buffer of the caller's, with no allocation (acornCacheBindKeyIn). */

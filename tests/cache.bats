@@ -375,6 +375,79 @@ SELECT count(*) FROM t WHERE size > 0;"
   done
 }
 
+# key_shapes TABLE: queries on TABLE(key, value) whose answers depend on
+# SQLite's comparison rules (the affinity the other side brings), one
+# result line each, for a cache table and a plain table to give alike.
+key_shapes() {
+  local t=$1
+  cat <<SQL
+SELECT 'join', group_concat(q) FROM (SELECT quote(t.key) AS q FROM ints JOIN $t t ON t.key = ints.i ORDER BY 1);
+SELECT 'join rev', group_concat(q) FROM (SELECT quote(t.key) AS q FROM $t t JOIN ints ON ints.i = t.key ORDER BY 1);
+SELECT 'cast', group_concat(q) FROM (SELECT quote(key) AS q FROM $t WHERE key = CAST('3' AS INTEGER) ORDER BY 1);
+SELECT 'literal', group_concat(q) FROM (SELECT quote(key) AS q FROM $t WHERE key = 3 ORDER BY 1);
+SELECT 'real', group_concat(q) FROM (SELECT quote(key) AS q FROM $t WHERE key = 3.0 ORDER BY 1);
+SELECT 'real col', group_concat(q) FROM (SELECT quote(t.key) AS q FROM reals JOIN $t t ON t.key = reals.r ORDER BY 1);
+SELECT 'text', group_concat(q) FROM (SELECT quote(key) AS q FROM $t WHERE key = '3' ORDER BY 1);
+SELECT 'text col', group_concat(q) FROM (SELECT quote(t.key) AS q FROM texts JOIN $t t ON t.key = texts.s ORDER BY 1);
+SELECT 'in sub', group_concat(q) FROM (SELECT quote(key) AS q FROM $t WHERE key IN (SELECT i FROM ints) ORDER BY 1);
+SELECT 'in list', group_concat(q) FROM (SELECT quote(key) AS q FROM $t WHERE key IN (3, 'x', 3.5) ORDER BY 1);
+SELECT 'in cast', group_concat(q) FROM (SELECT quote(key) AS q FROM $t WHERE key IN (CAST('3.5' AS REAL), CAST('-7' AS NUMERIC)) ORDER BY 1);
+SELECT 'scalar', group_concat(q) FROM (SELECT quote(key) AS q FROM $t WHERE key = (SELECT i FROM ints) ORDER BY 1);
+SELECT 'blob', group_concat(q) FROM (SELECT quote(key) AS q FROM $t WHERE key = x'33' ORDER BY 1);
+SQL
+}
+
+@test "key lookups give a plain table's answer whatever the plan: the other side's affinity decides, as SQLite's rules say" {
+  local setup="CREATE TABLE ints(i INTEGER); INSERT INTO ints VALUES (3), (-7);
+CREATE TABLE reals(r REAL); INSERT INTO reals VALUES (3.5);
+CREATE TABLE texts(s TEXT); INSERT INTO texts VALUES ('3');
+CREATE TABLE p(key, value);
+CREATE VIRTUAL TABLE c USING cache;"
+  local rows="(3, 'i'), ('3', 't'), ('03', 't0'), (' 3 ', 'ts'), ('3.0', 'tr'), ('+3', 'tp'), ('3e0', 'te'), ('3.5', 'h'), (' -7', 'n'), ('3x', 'no'), (x'33', 'b'), ('x', 'x')"
+  local plain cache
+  run acorn_sql "$setup
+INSERT INTO p VALUES $rows; INSERT INTO c(key, value) VALUES $rows;
+$(key_shapes p)"
+  assert_success
+  plain=$output
+  run acorn_sql "$setup
+INSERT INTO p VALUES $rows; INSERT INTO c(key, value) VALUES $rows;
+$(key_shapes c)"
+  assert_success
+  cache=$output
+  [ "$cache" = "$plain" ] || fail "cache:
+$cache
+plain:
+$plain"
+  # what a plain table gives, so the comparison above is not of two wrong answers
+  assert_output_contains "join|' -7',' 3 ','+3','03','3','3.0','3e0',3"
+  assert_output_contains "literal|3"
+  assert_output_contains "in list|'x',3"
+  # writes: DELETE and UPDATE by such a comparison take the same rows
+  for t in p c; do
+    run acorn_sql "$setup
+INSERT INTO p VALUES $rows; INSERT INTO c(key, value) VALUES $rows;
+UPDATE $t SET value = 'u' WHERE key = (SELECT r FROM reals);
+DELETE FROM $t WHERE key IN (SELECT i FROM ints);
+SELECT group_concat(q) FROM (SELECT quote(key) || '=' || value AS q FROM $t ORDER BY key);"
+    assert_success
+    [ "$t" = p ] && plain=$output || cache=$output
+  done
+  [ "$cache" = "$plain" ] || fail "writes: cache $cache, plain $plain"
+  # a get counts a hit only for the row SQLite keeps, a miss otherwise
+  run acorn_sql "CREATE VIRTUAL TABLE c USING cache; INSERT INTO c(key, value) VALUES ('3', 't');
+SELECT count(value) FROM c WHERE key = 3;
+SELECT hits, misses FROM cache_stats('c');
+CREATE TABLE ints(i INTEGER); INSERT INTO ints VALUES (3);
+SELECT c.value FROM ints JOIN c ON c.key = ints.i;
+SELECT hits, misses FROM cache_stats('c');"
+  assert_success
+  assert_output "0
+0|1
+t
+1|1"
+}
+
 # ---------------------------------------------------------------- errors
 
 @test "NULL and wrongly typed keys, values and expires are errors that say what is allowed" {
