@@ -128,15 +128,6 @@ struct cache_options {
 #define CACHE_FEED_HELP "expected a whole number of removals to keep from 0" \
   " (off) to 1000000"
 
-/* Parse a whole number 0..iMax with nothing after it.  0 on success. */
-static int cacheParseCount(const char *z, i64 iMax, i64 *pOut){
-  const char *zEnd = 0;
-  while( z && *z==' ' ) z++;
-  if( z==0 || acornCacheParseWhole(z, iMax, pOut, &zEnd) ) return 1;
-  while( *zEnd==' ' ) zEnd++;
-  return *zEnd!=0;
-}
-
 /* Option k of azCacheOpt[] set to zValue in *pOpt; an error in *pzErr. */
 static int cacheParseOption(int k, const char *zValue, cache_options *pOpt,
                             char **pzErr){
@@ -148,7 +139,7 @@ static int cacheParseOption(int k, const char *zValue, cache_options *pOpt,
                                zValue);
       break;
     case 1:
-      if( cacheParseCount(zValue, CACHE_MAX_BUFFER, &n)==0 && n>=1 ){
+      if( acornCacheParseCount(zValue, CACHE_MAX_BUFFER, &n)==0 && n>=1 ){
         pOpt->nBuffer = (int)n;
         return SQLITE_OK;
       }
@@ -178,14 +169,14 @@ static int cacheParseOption(int k, const char *zValue, cache_options *pOpt,
                                zValue);
       break;
     case 5:
-      if( cacheParseCount(zValue, CACHE_MAX_COUNTER, &pOpt->nMaxEntries)==0 ){
+      if( acornCacheParseCount(zValue, CACHE_MAX_COUNTER, &pOpt->nMaxEntries)==0 ){
         return SQLITE_OK;
       }
       *pzErr = sqlite3_mprintf("cache: bad max_entries '%s'; "
                                CACHE_MAXENT_HELP, zValue);
       break;
     default:
-      if( cacheParseCount(zValue, CACHE_MAX_FEED, &pOpt->nFeed)==0 ){
+      if( acornCacheParseCount(zValue, CACHE_MAX_FEED, &pOpt->nFeed)==0 ){
         return SQLITE_OK;
       }
       *pzErr = sqlite3_mprintf("cache: bad feed '%s'; " CACHE_FEED_HELP,
@@ -1262,6 +1253,7 @@ static int cacheCheckValues(
   if( rc ){
     sqlite3_free(op->zErr);
     op->zErr = zErr;
+    op->rcErr = rc;
     return rc;
   }
   e = sqlite3_value_type(pValue);
@@ -1335,17 +1327,19 @@ static int cacheCommandArg(cache_vtab *p, int iCmd, sqlite3_value *pArg,
   static const i64 aMax[] = {
     CACHE_MAX_CAPACITY, (i64)CACHE_MAX_TTL, CACHE_MAX_COUNTER, CACHE_MAX_FEED
   };
-  const char *z;
+  const char *z = 0;
   int e = sqlite3_value_type(pArg), bBad;
   *piVal = 0;
   if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ){
     bBad = !acornCacheWholeNumber(pArg, piVal) || *piVal<(iCmd==0)
         || *piVal>aMax[iCmd];
   }else if( e==SQLITE_TEXT ){
-    z = (const char*)sqlite3_value_text(pArg);
-    bBad = iCmd==0 ? acornCacheParseSize(z, piVal)
+    int rc = acornCacheTextArg(pArg, &z);
+    if( rc==SQLITE_NOMEM ) return rc;
+    bBad = rc ? 1
+         : iCmd==0 ? acornCacheParseSize(z, piVal)
          : iCmd==1 ? acornCacheParseDuration(z, piVal)
-         : cacheParseCount(z, aMax[iCmd], piVal);
+         : acornCacheParseCount(z, aMax[iCmd], piVal);
   }else{
     bBad = e!=SQLITE_NULL || iCmd==0;
   }
@@ -1353,6 +1347,9 @@ static int cacheCommandArg(cache_vtab *p, int iCmd, sqlite3_value *pArg,
   if( e==SQLITE_NULL ){
     acorn_vtab_error(&p->base, "cache: bad %s NULL; %s", azCacheCmd[iCmd],
                      azHelp[iCmd]);
+  }else if( e==SQLITE_TEXT && z==0 ){
+    acorn_vtab_error(&p->base, "cache: bad %s (TEXT with a NUL byte); %s",
+                     azCacheCmd[iCmd], azHelp[iCmd]);
   }else{
     acorn_vtab_error(&p->base, "cache: bad %s '%s'; %s", azCacheCmd[iCmd],
                      (const char*)sqlite3_value_text(pArg), azHelp[iCmd]);
@@ -1392,11 +1389,19 @@ static int cacheCommandCheck(cache_vtab *p, sqlite3_value **argv,
 ** nothing; the others are writes (buffered recency written, the option
 ** set, expired entries reclaimed, eviction down to the bounds). */
 static int cacheCommand(cache_vtab *p, cache_table *pTab, sqlite3_value **argv){
-  const char *zCmd = (const char*)sqlite3_value_text(argv[2+CACHE_COLUMN_COMMAND]);
+  const char *zCmd = 0;
   cache_op op;
   i64 iVal = 0;
   int rc, iCmd = 0;
-  if( zCmd==0 ) return SQLITE_NOMEM;
+  rc = acornCacheTextArg(argv[2+CACHE_COLUMN_COMMAND], &zCmd);
+  if( rc==SQLITE_MISMATCH ){
+    acorn_vtab_error(&p->base, "cache: a command is one of the words capacity,"
+        " default_ttl, max_entries, feed, purge, flush and integrity_check,"
+        " as TEXT; got %s", sqlite3_value_type(argv[2+CACHE_COLUMN_COMMAND])
+        ==SQLITE_TEXT ? "TEXT with a NUL byte" : "a BLOB");
+    return SQLITE_ERROR;
+  }
+  if( rc ) return rc;
   rc = cacheCommandCheck(p, argv, zCmd, &iCmd, &iVal);
   if( rc ) return rc;
   rc = acornCacheOpBegin(&op, pTab, p);

@@ -429,6 +429,8 @@ struct cache_table {
   i64 iDataVersion;     /* PRAGMA data_version and schema_version as last */
   i64 iSchemaVersion;   /* seen inside a statement: see cacheSchemaCurrent */
   i64 iNotedVersion;    /* the file's data version then, -1 for never */
+  i64 iForeignOk;       /* iSchemaVersion when no foreign trigger or index
+                        ** was on the shadow tables, -1 for never */
 };
 
 struct cache_vtab {
@@ -504,13 +506,16 @@ struct cache_op {
   i64 now;              /* unix ms */
   const char *zWho;     /* prefix of messages: "cache" unless set */
   char *zErr;           /* first error message, or 0 */
+  int rcErr;            /* its result code (SQLITE_ERROR unless one says
+                        ** more: SQLITE_CORRUPT_VTAB, ...) */
   int bChanged;         /* the config row names another table (uid) */
 };
 
 /* cache_store.c: values */
 i64 acornCacheNowMs(void);
 int acornCacheWholeNumber(sqlite3_value *v, i64 *pOut);
-int acornCacheParseWhole(const char *z, i64 iMax, i64 *pOut, const char **pzEnd);
+int acornCacheParseCount(const char *z, i64 iMax, i64 *pOut);
+int acornCacheTextArg(sqlite3_value *v, const char **pz);
 int acornCacheParseSize(const char *z, i64 *pOut);
 int acornCacheParseDuration(const char *z, i64 *pOut);
 int acornCacheParseAmount(const char *z, const cache_unit *aUnit, int nUnit,
@@ -562,6 +567,8 @@ int acornCacheStoredUse(cache_table *pTab, i64 id, int *pbFound, i64 *pMs,
 int acornCacheChunkDecode(cache_chunk *c, i64 lo, const unsigned char *a,
                           int n);
 
+int acornCacheForeignFind(cache_table *pTab, char **pzWhat);
+
 /* cache_check.c */
 int acornCacheIntegrity(cache_table *pTab, char **pzErr);
 
@@ -607,5 +614,7 @@ int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn);
 cache_table *acornCacheResolve(cache_conn *pConn, const char *zTab,
                                const char *zWho, cache_op *op);
 void acornCacheNameForget(cache_conn *pConn, cache_table *pTab);
+int acornCacheTableArg(sqlite3_value *v, const char *zWho, const char **pzTab,
+                       char **pzErr);
 
 #endif /* ACORN_CACHE_H */

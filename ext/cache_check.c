@@ -309,6 +309,8 @@ int acornCacheIntegrity(cache_table *p, char **pzErr){
   size_t i;
   int rc = SQLITE_OK;
   *pzErr = 0;
+  rc = acornCacheForeignFind(p, &zWhat);
+  if( rc==SQLITE_OK && zWhat ) rc = SQLITE_CORRUPT_VTAB;
   for(i=0; rc==SQLITE_OK && i<sizeof(azCacheCheck)/sizeof(azCacheCheck[0]); i++){
     rc = cacheCheckQuery(p, azCacheCheck[i], &zWhat);
   }

@@ -249,12 +249,20 @@ static int cacheEvFilter(sqlite3_vtab_cursor *cur, int idxNum,
                      " cache_evictions('t')");
     return SQLITE_ERROR;
   }
-  zTab = (const char*)sqlite3_value_text(argv[0]);
+  {
+    char *zErr = 0;
+    int rc = acornCacheTableArg(argv[0], "cache_evictions", &zTab, &zErr);
+    if( rc ){
+      sqlite3_free(cur->pVtab->zErrMsg);
+      cur->pVtab->zErrMsg = zErr;
+      return rc;
+    }
+  }
   p = acornCacheResolve(pV->pConn, zTab, "cache_evictions", &op);
   if( p==0 ){
     sqlite3_free(cur->pVtab->zErrMsg);
     cur->pVtab->zErrMsg = op.zErr;
-    return op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    return op.zErr ? op.rcErr : SQLITE_NOMEM;
   }
   iFormat = p->iFormat;
   if( iFormat<3 ){

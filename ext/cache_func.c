@@ -261,6 +261,7 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
       ** looked up */
       if( (rc&0xff)!=SQLITE_NOMEM ){
         op->zErr = sqlite3_mprintf("%s: %s", zWho, found.zErr);
+        op->rcErr = rc;
       }
       cacheFoundClear(&found);
       return 0;
@@ -292,6 +293,7 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
           sqlite3_free(zErr);
         }else{
           op->zErr = zErr;
+          op->rcErr = rc;
         }
         return 0;
       }
@@ -317,8 +319,46 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
   ** again */
   sqlite3_free(op->zErr);
   op->zErr = cacheNotFoundMsg(pConn->db, zWho, zTab, &found);
+  op->rcErr = SQLITE_ERROR;
   cacheFoundClear(&found);
   return 0;
+}
+
+/* The table argument of a function (zWho) in *pzTab: a name as SQL
+** writes it, taken whole.  NULL and numbers go on as their text (NULL names
+** nothing: "no such table"); a BLOB, or TEXT with a NUL byte inside (which
+** would name the table before the NUL), is an error with its message in
+** *pzErr; SQLITE_NOMEM. */
+int acornCacheTableArg(sqlite3_value *v, const char *zWho, const char **pzTab,
+                       char **pzErr){
+  int e = sqlite3_value_type(v), rc;
+  *pzTab = 0;
+  *pzErr = 0;
+  if( e==SQLITE_NULL ) return SQLITE_OK;
+  if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ){
+    *pzTab = (const char*)sqlite3_value_text(v);
+    return *pzTab ? SQLITE_OK : SQLITE_NOMEM;
+  }
+  rc = acornCacheTextArg(v, pzTab);
+  if( rc==SQLITE_MISMATCH ){
+    *pzErr = sqlite3_mprintf(e==SQLITE_BLOB
+        ? "%s: the table must be named by TEXT, got a BLOB"
+        : "%s: a table name cannot hold a NUL byte", zWho);
+    rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  return rc;
+}
+
+/* Set the error of a function from acornCacheTableArg() (or any rc with a
+** message or none). */
+static void cacheResultError(sqlite3_context *ctx, int rc, char *zErr){
+  if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else{
+    if( zErr ) sqlite3_result_error(ctx, zErr, -1);
+    sqlite3_result_error_code(ctx, rc);
+  }
+  sqlite3_free(zErr);
 }
 
 /* The arguments of cache_read: the key checked, offset and length as
@@ -395,11 +435,17 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   i64 iOff, nLen, id = 0;
   int rc;
   (void)argc;
+  const char *zTab = 0;
+  char *zErr = 0;
   if( cacheReadArgs(ctx, argv, &iOff, &nLen) ) return;
-  p = cacheResolve(pConn, (const char*)sqlite3_value_text(argv[0]),
-                   "cache_read", &op);
+  rc = acornCacheTableArg(argv[0], "cache_read", &zTab, &zErr);
+  if( rc ){
+    cacheResultError(ctx, rc, zErr);
+    return;
+  }
+  p = cacheResolve(pConn, zTab, "cache_read", &op);
   rc = p ? acornCacheStmt(&op, CACHE_STMT_FIND_LIVE, &pStmt)
-         : op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+         : op.zErr ? op.rcErr : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
     acornCacheBindKey(pStmt, 1, argv[1]);
     sqlite3_bind_int64(pStmt, 2, op.now);
@@ -413,7 +459,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     sqlite3_result_error_nomem(ctx);
   }else if( rc ){
     if( op.zErr ) sqlite3_result_error(ctx, op.zErr, -1);
-    else sqlite3_result_error_code(ctx, rc);
+    sqlite3_result_error_code(ctx, rc);
   }else if( id==0 ){
     if( p->ePolicy==CACHE_POLICY_LRU ) p->uses.nMiss++;  /* NULL: a miss */
   }else if( cacheReadBlob(ctx, p, id, iOff, nLen)==SQLITE_OK ){
@@ -556,7 +602,7 @@ static void cacheGetResolved(sqlite3_context *ctx, cache_conn *pConn,
   int rc;
   p = cacheResolve(pConn, zTab, "cache_get", &op);
   rc = p ? acornCacheStmt(&op, CACHE_STMT_GET, &pStmt)
-         : op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+         : op.zErr ? op.rcErr : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
     int nReprepare = sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
     rc = acornCacheOpError(&op, cacheGetStep(ctx, p, pStmt, pKey, op.now, -1,
@@ -570,7 +616,7 @@ static void cacheGetResolved(sqlite3_context *ctx, cache_conn *pConn,
     sqlite3_result_error_nomem(ctx);
   }else if( rc ){
     if( op.zErr ) sqlite3_result_error(ctx, op.zErr, -1);
-    else sqlite3_result_error_code(ctx, rc);
+    sqlite3_result_error_code(ctx, rc);
   }
   sqlite3_free(op.zErr);
   if( p ) acornCacheTableUnref(p);
@@ -595,7 +641,11 @@ static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     sqlite3_free(zErr);
     return;
   }
-  zTab = (const char*)sqlite3_value_text(argv[0]);
+  rcKey = acornCacheTableArg(argv[0], "cache_get", &zTab, &zErr);
+  if( rcKey ){
+    cacheResultError(ctx, rcKey, zErr);
+    return;
+  }
   p = cacheNameKnown(pConn, zTab, &n);
   if( p ){
     i64 id, now = acornCacheNowMs();
@@ -717,12 +767,20 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
                      " cache_stats('thumbs')");
     return SQLITE_ERROR;
   }
-  zTab = (const char*)sqlite3_value_text(argv[0]);
+  {
+    char *zErr = 0;
+    int rc = acornCacheTableArg(argv[0], "cache_stats", &zTab, &zErr);
+    if( rc ){
+      sqlite3_free(cur->pVtab->zErrMsg);
+      cur->pVtab->zErrMsg = zErr;
+      return rc;
+    }
+  }
   p = cacheResolve(pTab->pConn, zTab, "cache_stats", &op);
   if( p==0 ){
     sqlite3_free(cur->pVtab->zErrMsg);
     cur->pVtab->zErrMsg = op.zErr;
-    return op.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    return op.zErr ? op.rcErr : SQLITE_NOMEM;
   }
   pCur->a[0] = op.cfg.capacity;
   pCur->a[1] = op.cfg.entries;
@@ -810,18 +868,14 @@ static void cacheWalLimitFunc(sqlite3_context *ctx, int argc,
     if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ){
       if( !acornCacheWholeNumber(argv[0], &n) ) n = -1;
     }else if( e==SQLITE_TEXT ){
-      const char *z = (const char*)sqlite3_value_text(argv[0]);
-      if( z==0 ){
+      const char *z = 0;
+      int rc = acornCacheTextArg(argv[0], &z);
+      if( rc==SQLITE_NOMEM ){
         sqlite3_result_error_nomem(ctx);
         return;
       }
-      if( (int)strlen(z)!=sqlite3_value_bytes(argv[0]) ){
-        n = -1;                                 /* a NUL inside */
-      }else if( acornCacheParseWhole(z, 0, &n, &z)==0 && *z==0 ){
-        n = 0;                                  /* '0' */
-      }else if( acornCacheParseSize((const char*)sqlite3_value_text(argv[0]),
-                                    &n) ){
-        n = -1;
+      if( rc || (acornCacheParseCount(z, 0, &n) && acornCacheParseSize(z, &n)) ){
+        n = -1;                           /* ('0', or a size, whole) */
       }
     }
     if( n<0 || n>CACHE_MAX_CAPACITY ){

@@ -58,6 +58,16 @@
 **   write sweeps every chunk (one lookup an entry gone).  Under fifo the
 **   candidate is the first id.
 **
+** A FILE FROM A STRANGER may hold anything in these tables.  Every value a
+** loop or a sum runs on is bounded where it is read: the counters as the
+** config row is read (above), entry ids to 1..seq (cacheIdCheck: a set
+** takes seq+1), record ids as their chunk is decoded; and a write refuses to
+** store a counter out of range, or to end over the capacity with nothing
+** left to evict (cacheConfigCheck, acornCacheEvict): SQLITE_CORRUPT_VTAB,
+** naming what disagrees.  A trigger or an index acorn did not make on a
+** shadow table would run inside the writes: while one is there, no write
+** (acornCacheForeignFind).
+**
 ** A WRITE (cache_op) reads the config row (or the transaction's copy) at
 ** its start, writes the connection's buffered uses first (so eviction sees
 ** them), then its change, and keeps the row for xSync.  Every set, update,
@@ -182,6 +192,7 @@ int acornCacheOpError(cache_op *op, int rc){
     op->zErr = sqlite3_mprintf("%s: %s", op->zWho ? op->zWho : "cache",
                    rc==SQLITE_NOMEM ? sqlite3_errstr(rc)
                                     : sqlite3_errmsg(op->pTab->db));
+    op->rcErr = rc;
   }
   return rc==SQLITE_ROW || rc==SQLITE_DONE ? SQLITE_OK : rc;
 }
@@ -193,6 +204,7 @@ int acornCacheOpFail(cache_op *op, int rc, const char *zFmt, ...){
     va_start(ap, zFmt);
     op->zErr = sqlite3_vmprintf(zFmt, ap);
     va_end(ap);
+    op->rcErr = rc;
   }
   return rc;
 }
@@ -277,31 +289,47 @@ int acornCacheWholeNumber(sqlite3_value *v, i64 *pOut){
   return 0;
 }
 
-/* Parse digits with an optional fraction of zeros ("1000", "1000.00"):
-** the value in *pOut (at most iMax), the text after it in *pzEnd.  0 on
+/* Parse a whole number 0..iMax: digits, and a fraction of zeros if any
+** ("10", "10.00"; not "10.", " 10", "+10", "1e1": the one grammar of
+** counts, as the amounts', acornCacheParseAmount, without a unit).  0 on
 ** success. */
-int acornCacheParseWhole(const char *z, i64 iMax, i64 *pOut, const char **pzEnd){
+int acornCacheParseCount(const char *z, i64 iMax, i64 *pOut){
   i64 v = 0;
   int nDigit = 0;
-  while( *z>='0' && *z<='9' ){
+  if( z==0 ) return 1;
+  for(; *z>='0' && *z<='9'; z++, nDigit++){
     if( v > (iMax - (*z - '0'))/10 ) return 1;
     v = v*10 + (*z - '0');
-    z++;
-    nDigit++;
   }
   if( nDigit==0 ) return 1;
   if( *z=='.' ){
-    z++;
-    while( *z=='0' ) z++;
+    if( z[1]!='0' ) return 1;
+    for(z++; *z=='0'; z++){}
   }
+  if( *z!=0 ) return 1;
   *pOut = v;
-  *pzEnd = z;
   return 0;
 }
 
-/* Parse an amount: optional spaces, digits with an optional fraction
-** (".5"), optional spaces, one of the units aUnit[] names (any case; ""
-** for none), optional spaces.  A fraction that is not all zeros needs a
+/* v as the text of a name or a word of the cache's (a command, an
+** option's value) in *pz: SQLITE_OK if it is TEXT with no NUL byte inside,
+** SQLITE_MISMATCH if not (text cut at a NUL byte, or a BLOB read as text,
+** is never one: each is taken whole), SQLITE_NOMEM. */
+int acornCacheTextArg(sqlite3_value *v, const char **pz){
+  const char *z;
+  *pz = 0;
+  if( sqlite3_value_type(v)!=SQLITE_TEXT ) return SQLITE_MISMATCH;
+  z = (const char*)sqlite3_value_text(v);
+  if( z==0 ) return SQLITE_NOMEM;
+  if( (int)strlen(z)!=sqlite3_value_bytes(v) ) return SQLITE_MISMATCH;
+  *pz = z;
+  return SQLITE_OK;
+}
+
+/* Parse an amount: digits with an optional fraction (".5", a digit at
+** least after the point), optional spaces, one of the units aUnit[] names
+** (any case; "" for none); nothing before or after.  A fraction that is
+** not all zeros needs a
 ** unit of more than 1: the amount is then rounded down to whole units of
 ** 1 (bytes, seconds), and one that is not 0 must not round down to 0.  No
 ** sign, no exponent.  The amount, 0..iMax, in
@@ -312,7 +340,6 @@ int acornCacheParseAmount(const char *z, const cache_unit *aUnit, int nUnit,
   i64 v = 0, iMul = 0, iPart = 0;
   int i, nFrac = 0, bFrac = 0, nDigit = 0;
   if( z==0 ) return 1;
-  while( *z==' ' ) z++;
   for(; *z>='0' && *z<='9'; z++, nDigit++){
     if( v > (iMax - (*z - '0'))/10 ) return 1;
     v = v*10 + (*z - '0');
@@ -322,13 +349,13 @@ int acornCacheParseAmount(const char *z, const cache_unit *aUnit, int nUnit,
     for(zFrac = ++z; *z>='0' && *z<='9'; z++, nFrac++){
       if( *z!='0' ) bFrac = 1;
     }
+    if( nFrac==0 ) return 1;
   }
   while( *z==' ' ) z++;
   for(i=0; i<nUnit && iMul==0; i++){
     int n = (int)strlen(aUnit[i].zUnit);
     const char *zEnd = z + n;
     if( sqlite3_strnicmp(z, aUnit[i].zUnit, n)!=0 ) continue;
-    while( *zEnd==' ' ) zEnd++;
     if( *zEnd==0 ) iMul = aUnit[i].iMul;
   }
   if( iMul==0 || (bFrac && iMul==1) || v > iMax/iMul ) return 1;
@@ -733,12 +760,28 @@ int acornCacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound){
   return SQLITE_OK;
 }
 
+/* Is id, read from shadow table <t>_zSuffix, an entry id the config row
+** allows: 1..seq (every set takes seq+1)?  An id edited by hand is refused
+** where it is read, so no loop or sum ever runs on one: SQLITE_CORRUPT_VTAB
+** with a message naming it. */
+static int cacheIdCheck(cache_op *op, const char *zSuffix, i64 id){
+  if( id>=1 && id<=op->cfg.seq ) return SQLITE_OK;
+  return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_%s\""
+                          " names entry %lld, an id the table never gave (they"
+                          " go from 1 to its seq)", op->pTab->zDb,
+                          op->pTab->zName, zSuffix, id);
+}
+
 /* Merge records aNew[0..n) (sorted by id, distinct) into the chunks:
 ** a record for an id that has one replaces used and ms and adds hits. */
 int acornCacheRecMerge(cache_op *op, const cache_rec *aNew, int n){
   cache_chunk *c = 0;
   cache_rec *aOut = 0;
   int nOutAlloc = 0, i = 0, rc = SQLITE_OK;
+  /* (the ids came from reads of <t>_data: each chunk load below must make
+  ** progress, which an id outside 1..seq could stop) */
+  for(i=0; rc==SQLITE_OK && i<n; i++) rc = cacheIdCheck(op, "data", aNew[i].id);
+  i = 0;
   while( rc==SQLITE_OK && i<n ){
     int j, iOld = 0, nOut = 0;
     rc = cacheChunkLoad(op, aNew[i].id, &c);
@@ -915,16 +958,18 @@ int acornCacheConfigLoad(cache_op *op){
     char *zRow = cacheConfigText(pStmt);
     sqlite3_reset(pStmt);
     rc = acornCacheOpFail(op, zRow ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM,
-                     "cache: \"%w\".\"%w_config\": a counter is out of"
-                     " range: %s", p->zDb, p->zName, zRow);
+                     "%s: \"%w\".\"%w_config\": a counter is out of"
+                     " range: %s", op->zWho ? op->zWho : "cache", p->zDb,
+                     p->zName, zRow);
     sqlite3_free(zRow);
     return rc;
   }
   if( rc!=SQLITE_ROW ){
     sqlite3_reset(pStmt);
     if( rc!=SQLITE_DONE ) return acornCacheOpError(op, rc);
-    return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: the row of"
-                       " \"%w\".\"%w_config\" is missing", p->zDb, p->zName);
+    return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "%s: the row of"
+                       " \"%w\".\"%w_config\" is missing",
+                       op->zWho ? op->zWho : "cache", p->zDb, p->zName);
   }
   cacheConfigColumns(pStmt, pCfg);
   {
@@ -951,6 +996,39 @@ int acornCacheConfigLoad(cache_op *op){
   return rc;
 }
 
+/* Is cfg a config row that may be written: every counter in the range
+** the read refuses outside of (cacheConfigBad), the bounds held?  A row
+** edited by hand with counters in range but wrong (bytes 0 where the
+** entries hold 56) could make a write's own arithmetic leave one outside
+** (bytes -56), and then every statement would fail: the write fails
+** instead, naming what is inconsistent, and stores nothing. */
+static int cacheConfigCheck(cache_op *op, const cache_config *pCfg){
+  static const char *const azName[] = {
+    "bytes", "entries", "seq", "hits", "misses", "evictions", "expired",
+    "head", "low", "dead", "tagged", "feed_seq"
+  };
+  const i64 aVal[] = {
+    pCfg->bytes, pCfg->entries, pCfg->seq, pCfg->hits, pCfg->misses,
+    pCfg->evictions, pCfg->expired, pCfg->iHead, pCfg->iLow, pCfg->nDead,
+    pCfg->nTagged, pCfg->iFeedSeq
+  };
+  int i;
+  for(i=0; i<(int)(sizeof(aVal)/sizeof(aVal[0])); i++){
+    if( aVal[i]<0 || aVal[i]>CACHE_MAX_COUNTER ){
+      return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w\":"
+          " the counters do not match the entries (%s would be %lld):"
+          " integrity_check says more", op->pTab->zDb, op->pTab->zName,
+          azName[i], aVal[i]);
+    }
+  }
+  if( pCfg->capacity<1 || pCfg->capacity>CACHE_MAX_CAPACITY ){
+    return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w\":"
+        " capacity would be %lld", op->pTab->zDb, op->pTab->zName,
+        pCfg->capacity);
+  }
+  return SQLITE_OK;
+}
+
 /* Write cfg to the config row.  Bindings stay on a statement from one
 ** step to the next: only the values that differ from those it has bound
 ** (aCfgBound, while it is the statement of generation iCfgBoundGen) are
@@ -969,6 +1047,8 @@ static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
                             " \"%w\" is written while it is being written",
                             p->zName);
   }
+  rc = cacheConfigCheck(op, pCfg);
+  if( rc ) return rc;
   rc = acornCacheStmt(op, CACHE_STMT_CONFIG_WRITE, &pStmt);
   if( rc ) return rc;
   aVal[0] = pCfg->capacity;     aVal[1] = pCfg->bytes;
@@ -1023,6 +1103,82 @@ int acornCacheConfigSync(cache_op *op){
   return rc;
 }
 
+/* Does the schema hold an object the cache did not make that hangs on one
+** of the shadow tables it writes: a trigger (it would run inside the
+** cache's own writes, whatever trusted_schema and DEFENSIVE say: SQLite
+** 3.52 refuses triggers on shadow tables, 3.38-3.51 do not), or an index
+** (the cache's writes would update it; one can make them fail)?  A
+** database file may come from a stranger.  *pzWhat describes the first
+** one found (0 if none); SQLITE_OK unless the query failed.  Only the
+** tables the table's format makes its own are looked at (<t>_tag and
+** <t>_feed next to an older table are someone else's, <t>_lru is the
+** cache's only in format 1), and not the temp schema (the connection's
+** own). */
+int acornCacheForeignFind(cache_table *p, char **pzWhat){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql;
+  int rc;
+  *pzWhat = 0;
+  zSql = sqlite3_mprintf(
+      "SELECT type, name, tbl_name FROM \"%w\".sqlite_schema"
+      " WHERE type IN ('trigger', 'index')"
+      " AND lower(tbl_name) IN (lower('%q_config'), lower('%q_data'),"
+      " lower('%q_expiry'), lower('%q_rec'), lower('%q_tag'), lower('%q_feed'),"
+      " lower('%q_lru'))"
+      " AND name NOT LIKE 'sqlite^_autoindex^_%%' ESCAPE '^'"
+      " AND lower(name) NOT IN ('acorn_cache_%016llx_minused',"
+      " 'acorn_cache_%016llx_tag') LIMIT 1",
+      p->zDb, p->zName, p->zName, p->zName, p->zName,
+      p->iFormat>=3 ? p->zName : "", p->iFormat>=3 ? p->zName : "",
+      p->iFormat==1 ? p->zName : "", p->uid, p->uid);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    int bTrigger = sqlite3_column_text(pStmt, 0)[0]=='t';
+    *pzWhat = sqlite3_mprintf("%s \"%w\" is on its shadow table \"%w\": acorn"
+        " did not make it, and %s; DROP %s \"%w\".\"%w\" to use the table",
+        bTrigger ? "trigger" : "index", sqlite3_column_text(pStmt, 1),
+        sqlite3_column_text(pStmt, 2), bTrigger
+        ? "it would run inside the cache's writes"
+        : "the cache's writes would update it",
+        bTrigger ? "TRIGGER" : "INDEX", p->zDb, sqlite3_column_text(pStmt, 1));
+    if( *pzWhat==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_finalize(pStmt);
+  }else{
+    sqlite3_finalize(pStmt);
+  }
+  if( rc ){
+    sqlite3_free(*pzWhat);
+    *pzWhat = 0;
+  }
+  return rc;
+}
+
+/* No write while such an object is there: asked again only when the
+** schema may have changed (its version, noted as the file's data version
+** changes: cacheNoteVersions). */
+static int cacheForeignCheck(cache_op *op){
+  cache_table *p = op->pTab;
+  char *zWhat = 0;
+  int rc;
+  if( p->iSchemaVersion>=0 && p->iSchemaVersion==p->iForeignOk ){
+    return SQLITE_OK;
+  }
+  rc = acornCacheForeignFind(p, &zWhat);
+  if( rc ) return acornCacheOpError(op, rc);
+  if( zWhat ){
+    rc = acornCacheOpFail(op, SQLITE_ERROR, "cache: \"%w\".\"%w\" is not"
+                          " written while %s", p->zDb, p->zName, zWhat);
+    sqlite3_free(zWhat);
+    return rc;
+  }
+  p->iForeignOk = p->iSchemaVersion;
+  return SQLITE_OK;
+}
+
 /* The start of every write (pVtab: the instance it runs for, or 0): the
 ** config row, and a format 1 table made format 2. */
 int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
@@ -1035,6 +1191,7 @@ int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
   acornCacheHeldCheck(pTab);
   rc = acornCacheConfigLoad(op);
   if( rc==SQLITE_OK && op->bChanged ) rc = SQLITE_ABORT;
+  if( rc==SQLITE_OK ) rc = cacheForeignCheck(op);
   if( rc==SQLITE_OK && op->pTab->iFormat<3 ) rc = acornCacheUpgrade(op);
   if( rc==SQLITE_OK ) acornCacheTxnNoteWrite(&op->pTab->txn, op->cfg.seq);
   return rc;
@@ -1085,6 +1242,7 @@ struct cache_entry {
 ** is one (*pbFound), and reset it. */
 static inline int cacheEntryStep(cache_op *op, sqlite3_stmt *pStmt, cache_entry *pE,
                           int *pbFound){
+  int rc;
   *pbFound = sqlite3_step(pStmt)==SQLITE_ROW;
   if( *pbFound ){
     pE->id = sqlite3_column_int64(pStmt, 0);
@@ -1092,7 +1250,9 @@ static inline int cacheEntryStep(cache_op *op, sqlite3_stmt *pStmt, cache_entry 
     pE->iExpires = sqlite3_column_int64(pStmt, 1);
     pE->nSize = sqlite3_column_int64(pStmt, 2);
   }
-  return acornCacheOpError(op, sqlite3_reset(pStmt));
+  rc = acornCacheOpError(op, sqlite3_reset(pStmt));
+  if( rc==SQLITE_OK && *pbFound ) rc = cacheIdCheck(op, "data", pE->id);
+  return rc;
 }
 
 /* Delete entry *pE.  Its record, if it has one, stays until eviction meets
@@ -1173,6 +1333,7 @@ int acornCacheReclaimExpired(cache_op *op){
     iExpires = sqlite3_column_int64(pStmt, 0);
     id = sqlite3_column_int64(pStmt, 1);
     rc = acornCacheOpError(op, sqlite3_reset(pStmt));
+    if( rc==SQLITE_OK ) rc = cacheIdCheck(op, "expiry", id);
     if( rc ) break;
     if( iExpires>op->now ){
       op->cfg.iExpLow = iExpires;   /* the least: none has expired */
@@ -1316,6 +1477,16 @@ int acornCacheEvict(cache_op *op){
     rc = cacheEvictOne(op, &bNone, op->cfg.bytes > op->cfg.capacity
                                    ? CACHE_GONE_CAPACITY : CACHE_GONE_ENTRIES);
     if( rc==SQLITE_OK && !bNone ) op->cfg.evictions++;
+  }
+  if( rc==SQLITE_OK && cacheOverBound(&op->cfg) ){
+    /* nothing left to evict, and still over: the counters (or the
+    ** recency records eviction follows) are not the table's */
+    rc = acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w\":"
+        " the counters do not match the entries (bytes %lld, entries %lld"
+        " with no entry left to evict under capacity %lld, max_entries"
+        " %lld): integrity_check says more", op->pTab->zDb, op->pTab->zName,
+        op->cfg.bytes, op->cfg.entries, op->cfg.capacity,
+        op->cfg.nMaxEntries);
   }
   return rc;
 }

@@ -422,6 +422,7 @@ static int cacheTableNew(cache_conn *pConn, const char *zDb,
   p->nBufferMax = p->nNextFlush = CACHE_DEFAULT_BUFFER;
   p->bAutoflush = 1;
   p->iDataVersion = p->iSchemaVersion = p->iNotedVersion = -1;
+  p->iForeignOk = -1;
   acornCacheTxnInit(&p->txn);
   rc = (p->zDb && p->zName) ? cacheTableProbe(p) : SQLITE_NOMEM;
   if( rc ){

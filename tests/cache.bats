@@ -803,6 +803,58 @@ INSERT INTO temp.t(t) VALUES ('integrity_check');"
 $(runtime_error 4) cache: bad autoflush 'maybe'; expected on or off"
 }
 
+@test "names, commands and option values are taken whole: a NUL byte inside, or a BLOB, is refused by name" {
+  local cmds="capacity, default_ttl, max_entries, feed, purge, flush and integrity_check"
+  run cache_sql "" "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', 'x');
+SELECT cache_get('t' || char(0) || 'x', 'a');
+SELECT cache_get(x'74', 'a');
+SELECT cache_read('t' || char(0), 'a', 0, 1);
+SELECT * FROM cache_stats(x'74');
+SELECT * FROM cache_evictions('t' || char(0));
+INSERT INTO t(t) VALUES ('purge' || char(0) || 'x');
+INSERT INTO t(t) VALUES (x'7075726765');
+INSERT INTO t(t, value) VALUES ('capacity', '1kB' || char(0) || 'junk');
+SELECT cache_wal_limit('1MiB' || char(0));
+SELECT capacity FROM cache_stats('t');"
+  assert_output "1073741824
+$(runtime_error 4) cache_get: a table name cannot hold a NUL byte
+$(runtime_error 5) cache_get: the table must be named by TEXT, got a BLOB
+$(runtime_error 6) cache_read: a table name cannot hold a NUL byte
+$(runtime_error 7) cache_stats: the table must be named by TEXT, got a BLOB
+$(runtime_error 8) cache_evictions: a table name cannot hold a NUL byte
+$(runtime_error 9) cache: a command is one of the words $cmds, as TEXT; got TEXT with a NUL byte
+$(runtime_error 10) cache: a command is one of the words $cmds, as TEXT; got a BLOB
+$(runtime_error 11) cache: bad capacity (TEXT with a NUL byte); expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576, '64MiB' or '1.5GiB'; a fraction needs a unit above B), at most 4611686018427387904 bytes
+$(runtime_error 12) cache_wal_limit: bad bound; expected 0 (no bound) or a number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 67108864 or '64MiB'), at most 4611686018427387904 bytes"
+}
+
+@test "one grammar for every amount and count: no space before or after, a digit after a point, a fraction of zeros for a count" {
+  local v
+  # taken, at CREATE and by the commands alike
+  for v in "capacity = '64 MiB'" "capacity = '1.5kB'" "default_ttl = '7 D'" "default_ttl = '1.5h'" \
+           "recency_buffer = '10.00'" "max_entries = '5'" "feed = '3.0'"; do
+    run acorn_sql "CREATE VIRTUAL TABLE t USING cache($v);"
+    assert_success
+  done
+  run acorn_sql "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(t, value) VALUES ('capacity', '2 kB'), ('max_entries', '7.00'), ('default_ttl', '90 s');
+SELECT capacity FROM cache_stats('t');"
+  assert_success
+  assert_output "2000"
+  # refused, each naming the option
+  for v in "capacity = ' 5kB'" "capacity = '5kB '" "capacity = '5.'" "default_ttl = '1.'" \
+           "default_ttl = ' 60'" "recency_buffer = '5 '" "max_entries = ' 5'" "max_entries = '+5'" \
+           "feed = '1e2'" "feed = '5.5'"; do
+    run acorn_sql "CREATE VIRTUAL TABLE t USING cache($v);"
+    assert_failure "cache: bad ${v%% *} '"
+  done
+  for v in "'capacity', ' 5kB'" "'default_ttl', '1.'" "'max_entries', ' 5'" "'feed', '5.0 '"; do
+    run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(t, value) VALUES ($v);"
+    assert_failure "cache: bad"
+  done
+}
+
 # ---------------------------------------------------------------- expiry
 
 @test "expired entries are invisible to every read and reclaimed by writes and by purge" {
@@ -1093,7 +1145,7 @@ INSERT INTO t(t, value) VALUES ('default_ttl', '2h');
 INSERT INTO t(key, value) VALUES ('d', 'x');
 INSERT INTO t(t, value) VALUES ('default_ttl', 90);
 INSERT INTO t(key, value) VALUES ('e', 'x');
-INSERT INTO t(t, value) VALUES ('default_ttl', ' 7 D ');
+INSERT INTO t(t, value) VALUES ('default_ttl', '7 D');
 INSERT INTO t(key, value) VALUES ('f', 'x');
 INSERT INTO t(t, value) VALUES ('default_ttl', '30s');
 INSERT INTO t(key, value) VALUES ('g', 'x');
