@@ -315,6 +315,25 @@ check('KeyvAcorn: Keyv\'s ttl in ms is the entry\'s ttl; the capacity bounds Key
   db.close();
 });
 
+check('KeyvAcorn\'s many-methods take an array only: anything else is a TypeError naming the method', async () => {
+  const db = open();
+  const s = new KeyvAcorn(db, { table: 'many' });
+  await s.set('a', '"1"');
+  await s.set('b', '"2"');
+  const rejects = (p, text) => assert.rejects(p, (e) => {
+    assert.ok(e instanceof TypeError);
+    assert.equal(String(e.message), text);
+    return true;
+  });
+  // a string is iterable: deleteMany('ab') used to delete 'a' and 'b'
+  await rejects(s.deleteMany('ab'), 'KeyvAcorn.deleteMany: keys must be an array; got string');
+  await rejects(s.getMany(null), 'KeyvAcorn.getMany: keys must be an array; got null');
+  await rejects(s.hasMany(undefined), 'KeyvAcorn.hasMany: keys must be an array; got undefined');
+  await rejects(s.setMany({ key: 'c', value: '"3"' }), 'KeyvAcorn.setMany: entries must be an array; got object');
+  assert.deepEqual(await s.getMany(['a', 'b']), ['"1"', '"2"']);
+  db.close();
+});
+
 check('KeyvAcorn on a Cache, and its bad options', () => {
   const db = open();
   const c = new Cache(db, 'mine', { capacity: '1MiB' });

@@ -179,6 +179,13 @@ def cache_methods(d):
         eq(sql(db, "SELECT expires FROM cache WHERE key = 't'"), before, "incr keeps expires")
         raises(TypeError, "sqlite_acorn.Cache.incr: delta must be an int, got float",
                c.incr, "n", 1.5)
+        # decr's errors name decr
+        raises(TypeError, "sqlite_acorn.Cache.decr: key must be str, bytes or int, got NoneType",
+               c.decr, None)
+        raises(TypeError, "sqlite_acorn.Cache.decr: default must be an int or None, got str",
+               c.decr, "n", 1, "0")
+        raises(TypeError, "sqlite_acorn.Cache.decr: the value of 's' is a str, not an int",
+               c.decr, "s")
         # tags and evict
         c.set("u1/a", "x", tag="user:1")
         c.set("u1/b", "y", tag="user:1")
@@ -501,6 +508,8 @@ def run_memoize(d):
     eq(cache.evict("memo"), 1, "memoized results evicted by tag")
     raises(TypeError, "sqlite_acorn.Cache.memoize: name cannot be callable; write"
            " @cache.memoize() with parentheses", cache.memoize, flaky)
+    raises(TypeError, "sqlite_acorn.Cache.memoize: name must be a str or None, got int",
+           cache.memoize, name=5)
     check(slow.__cache_key__(1) != slow.__cache_key__(1.5), "keys of other arguments differ")
 
     # 5. a result larger than the capacity is not kept: the callers waiting

@@ -135,6 +135,16 @@ class AcornStoreTest < Minitest::Test
     end
   end
 
+  def test_a_nil_key_is_an_argument_error_naming_the_method
+    s = store
+    { write: -> { s.write(nil, 1) }, read: -> { s.read(nil) }, delete: -> { s.delete(nil) },
+      fetch: -> { s.fetch(nil) { 1 } }, exist?: -> { s.exist?(nil) },
+      increment: -> { s.increment(nil) }, decrement: -> { s.decrement(nil) } }.each do |m, f|
+      e = assert_raises(ArgumentError) { f.call }
+      assert_equal "ActiveSupport::Cache::AcornStore##{m}: the key must not be nil", e.message
+    end
+  end
+
   def test_twelve_processes_starting_at_once_with_a_new_capacity_all_start
     path = store(capacity: 50_000).path
     r, w = IO.pipe

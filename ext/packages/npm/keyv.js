@@ -24,6 +24,17 @@ const { Cache } = require('./cache.js');
 
 const STORE_OPTIONS = ['table'];
 
+// The keys (or entries) of a many-method: an array, or a TypeError that
+// names the method (a string is iterable, and would be taken letter by
+// letter).
+function checkArray(method, v, what) {
+  if (!Array.isArray(v)) {
+    const got = v === null ? 'null' : Buffer.isBuffer(v) ? 'Buffer' : typeof v;
+    throw new TypeError(`KeyvAcorn.${method}: ${what} must be an array; got ${got}`);
+  }
+  return v;
+}
+
 class KeyvAcorn extends EventEmitter {
   // db: a better-sqlite3 Database or a node:sqlite DatabaseSync, or a Cache
   // (then options must be empty).  options: table (default 'keyv') and any
@@ -70,7 +81,7 @@ class KeyvAcorn extends EventEmitter {
   }
 
   async getMany(keys) {
-    return keys.map((k) => this.cache.get(k));
+    return checkArray('getMany', keys, 'keys').map((k) => this.cache.get(k));
   }
 
   // ttl: ms from Keyv (undefined: none, or the table's default_ttl).
@@ -81,6 +92,7 @@ class KeyvAcorn extends EventEmitter {
 
   // entries: [{ key, value, ttl }], in one transaction.
   async setMany(entries) {
+    checkArray('setMany', entries, 'entries');
     const tag = this._tag();
     return this.cache._savepoint(() => entries.map(({ key, value, ttl }) => {
       this.cache.set(key, value, { ttl: typeof ttl === 'number' ? ttl : undefined, tag });
@@ -94,6 +106,7 @@ class KeyvAcorn extends EventEmitter {
 
   // True if any of the keys had a live entry (as @keyv/sqlite's).
   async deleteMany(keys) {
+    checkArray('deleteMany', keys, 'keys');
     return this.cache._savepoint(() => {
       let n = 0;
       for (const k of keys) if (this.cache.delete(k)) n += 1;
@@ -113,7 +126,7 @@ class KeyvAcorn extends EventEmitter {
   }
 
   async hasMany(keys) {
-    return keys.map((k) => this.cache.has(k));
+    return checkArray('hasMany', keys, 'keys').map((k) => this.cache.has(k));
   }
 
   // [key, value] of the namespace's live entries (every entry without one),

@@ -533,16 +533,21 @@ class Cache:
     def incr(self, key, delta=1, default=0):
         """Add delta to the int stored under key, atomically, and return the
         sum.  A missing key starts from default (None: KeyError)."""
-        key = _check_key(key, "incr")
+        return self._add(key, delta, default, "incr", 1)
+
+    def _add(self, key, delta, default, where, sign):
+        """incr and decr (sign -1), their arguments checked in their own names."""
+        key = _check_key(key, where)
         if type(delta) is not int:
-            raise TypeError(f"sqlite_acorn.Cache.incr: delta must be an int, got {type(delta).__name__}")
+            raise TypeError(f"sqlite_acorn.Cache.{where}: delta must be an int, got {type(delta).__name__}")
         if default is not None and type(default) is not int:
-            raise TypeError("sqlite_acorn.Cache.incr: default must be an int or None,"
+            raise TypeError(f"sqlite_acorn.Cache.{where}: default must be an int or None,"
                             f" got {type(default).__name__}")
+        delta *= sign
 
         def add(old):
             if type(old) is not int:
-                raise TypeError(f"sqlite_acorn.Cache.incr: the value of {key!r} is a"
+                raise TypeError(f"sqlite_acorn.Cache.{where}: the value of {key!r} is a"
                                 f" {type(old).__name__}, not an int")
             return old + delta
         return self._apply(key, add, default)
@@ -576,9 +581,7 @@ class Cache:
 
     def decr(self, key, delta=1, default=0):
         """incr(key, -delta, default)."""
-        if type(delta) is not int:
-            raise TypeError(f"sqlite_acorn.Cache.decr: delta must be an int, got {type(delta).__name__}")
-        return self.incr(key, -delta, default)
+        return self._add(key, delta, default, "decr", -1)
 
     def evict(self, tag):
         """Remove every entry with this tag; returns how many."""
@@ -649,6 +652,9 @@ class Cache:
         if callable(name):
             raise TypeError("sqlite_acorn.Cache.memoize: name cannot be callable; write"
                             " @cache.memoize() with parentheses")
+        if name is not None and type(name) is not str:
+            raise TypeError("sqlite_acorn.Cache.memoize: name must be a str or None,"
+                            f" got {type(name).__name__}")
         _check_expire(expire, "memoize")
         _check_expire(lock_expire, "memoize", "lock_expire")
         _check_tag(tag, "memoize")

@@ -69,15 +69,36 @@ module ActiveSupport
         synchronize { connection }
       end
 
+      # A nil name would reach the table as a NULL key: refused here, in the
+      # name of the method it was given to.
+      %i[read delete exist?].each do |m|
+        define_method(m) do |name, options = nil|
+          check_name(m, name)
+          super(name, options)
+        end
+      end
+
+      def write(name, value, options = nil)
+        check_name(:write, name)
+        super
+      end
+
+      def fetch(name, options = nil, &block)
+        check_name(:fetch, name)
+        super
+      end
+
       # Increments the integer stored at name by amount and returns the new
       # value; nil, writing nothing, if there is none (as FileStore and
       # MemoryStore do).  Atomic across processes: one write transaction.
       def increment(name, amount = 1, options = nil)
+        check_name(:increment, name)
         modify_value(name, amount, options)
       end
 
       # increment with -amount.
       def decrement(name, amount = 1, options = nil)
+        check_name(:decrement, name)
         modify_value(name, -amount, options)
       end
 
@@ -145,6 +166,12 @@ module ActiveSupport
       end
 
       private
+        def check_name(method, name)
+          return unless name.nil?
+
+          raise ArgumentError, "#{self.class.name}##{method}: the key must not be nil"
+        end
+
         def synchronize(&block)
           @monitor.synchronize(&block)
         end
