@@ -249,15 +249,10 @@ static int cacheEvFilter(sqlite3_vtab_cursor *cur, int idxNum,
                      " cache_evictions('t')");
     return SQLITE_ERROR;
   }
-  {
-    char *zErr = 0;
-    int rc = acornCacheTableArg(argv[0], "cache_evictions", &zTab, &zErr);
-    if( rc ){
-      sqlite3_free(cur->pVtab->zErrMsg);
-      cur->pVtab->zErrMsg = zErr;
-      return rc;
-    }
-  }
+  sqlite3_free(cur->pVtab->zErrMsg);
+  cur->pVtab->zErrMsg = 0;
+  rc = acornCacheTableArg(argv[0], "cache_evictions", &zTab, &cur->pVtab->zErrMsg);
+  if( rc ) return rc;
   p = acornCacheResolve(pV->pConn, zTab, "cache_evictions", &op);
   if( p==0 ){
     sqlite3_free(cur->pVtab->zErrMsg);

@@ -757,6 +757,7 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
   const char *zTab;
   cache_table *p;
   cache_op op;
+  int rc;
   (void)idxStr;
   pCur->bEof = 1;
   sqlite3_free(pCur->zTable);
@@ -767,15 +768,10 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
                      " cache_stats('thumbs')");
     return SQLITE_ERROR;
   }
-  {
-    char *zErr = 0;
-    int rc = acornCacheTableArg(argv[0], "cache_stats", &zTab, &zErr);
-    if( rc ){
-      sqlite3_free(cur->pVtab->zErrMsg);
-      cur->pVtab->zErrMsg = zErr;
-      return rc;
-    }
-  }
+  sqlite3_free(cur->pVtab->zErrMsg);
+  cur->pVtab->zErrMsg = 0;
+  rc = acornCacheTableArg(argv[0], "cache_stats", &zTab, &cur->pVtab->zErrMsg);
+  if( rc ) return rc;
   p = cacheResolve(pTab->pConn, zTab, "cache_stats", &op);
   if( p==0 ){
     sqlite3_free(cur->pVtab->zErrMsg);
