@@ -18,24 +18,39 @@ craft() {
 
 # victim DB SQL: SQL on DB as a careful application runs it (trusted_schema
 # OFF, DEFENSIVE on), each statement on its own (-bail off: every one is
-# tried and reported), within 60 s; stdout then stderr in $output.
+# tried and reported), within 60 s (300 under valgrind); stdout then stderr
+# in $output.
 victim() {
-  run timeout 60 bash -c 'printf ".load %s\n.output /dev/null\n.dbconfig defensive on\n.output stdout\nPRAGMA trusted_schema = OFF;\n%s\n" "$1" "$2" \
-    | "${@:4}" -batch "$3" 2>&1' _ "$ACORN" "$2" "$1" $(wrap_cmd) "$SQLITE3"
-  [ "$status" -ne 124 ] || fail "a statement did not return in 60 s: $output"
+  printf '.load %s\n.output /dev/null\n.dbconfig defensive on\n.output stdout\nPRAGMA trusted_schema = OFF;\n%s\n' \
+    "$ACORN" "$2" >"$BATS_TEST_TMPDIR/victim.sql"
+  run victim_exec "$1" "$BATS_TEST_TMPDIR/victim.sql"
+  [ "$status" -ne 124 ] || fail "a statement did not return in time: $output"
 }
 
-# The command that runs sqlite3 as this build wants (wrap, as words).
-wrap_cmd() {
+# victim_exec DB SCRIPT: the shell on DB reading SCRIPT, wrapped as this
+# build wants (as wrap does), under timeout.
+victim_exec() {
   if [ -n "${ACORN_VALGRIND:-}" ]; then
-    echo valgrind -q --fair-sched=yes --error-exitcode=97 --leak-check=full \
+    timeout 300 valgrind -q --fair-sched=yes --error-exitcode=97 --leak-check=full \
       --errors-for-leak-kinds=definite --show-leak-kinds=definite \
-      "--log-file=$BATS_TEST_TMPDIR/report.valgrind.%p"
+      --log-file="$BATS_TEST_TMPDIR/report.valgrind.%p" "$SQLITE3" -batch "$1" <"$2" 2>&1
   elif [ -n "${ACORN_PRELOAD:-}" ]; then
-    echo env "LD_PRELOAD=$ACORN_PRELOAD" \
-      "ASAN_OPTIONS=${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan" \
-      "UBSAN_OPTIONS=${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan"
+    timeout 60 env LD_PRELOAD="$ACORN_PRELOAD" \
+      ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.asan" \
+      UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$BATS_TEST_TMPDIR/report.ubsan" \
+      "$SQLITE3" -batch "$1" <"$2" 2>&1
+  else
+    timeout 60 "$SQLITE3" -batch "$1" <"$2" 2>&1
   fi
+}
+
+# SQLite 3.52 and later refuse, in DEFENSIVE mode, to read a schema that
+# has a trigger on a shadow table ("malformed database schema ... cannot
+# create triggers on shadow tables"): a statement that would read it fails
+# before the cache sees it.  refused_by_sqlite: whether this run's output
+# says so.
+refused_by_sqlite() {
+  [[ "$output" == *"cannot create triggers on shadow tables"* ]]
 }
 
 @test "an entry id edited to 2^63-1: renewals, writes, gets and close fail with SQLITE_CORRUPT_VTAB naming it, and return" {
@@ -78,6 +93,11 @@ SELECT value FROM c WHERE key = 'a';
 SELECT cache_get('c', 'a');
 INSERT INTO c(c) VALUES ('flush');
 SELECT count(*) FROM accounts;"
+    if refused_by_sqlite; then
+      # SQLite itself kept the trigger from running: the accounts stay
+      [ "${lines[-1]}" = 2 ] || fail "$output"
+      continue
+    fi
     assert_output "$(runtime_error 6) cache: \"main\".\"c\" is not written while trigger \"evil\" is on its shadow table \"c_data\": acorn did not make it, and it would run inside the cache's writes; DROP TRIGGER \"main\".\"evil\" to use the table
 $(runtime_error 7) cache: \"main\".\"c\" is not written while trigger \"evil\" is on its shadow table \"c_data\": acorn did not make it, and it would run inside the cache's writes; DROP TRIGGER \"main\".\"evil\" to use the table
 b
@@ -115,8 +135,10 @@ CREATE VIRTUAL TABLE c USING cache;"
 .shell printf '.load %s\n.dbconfig defensive off\nCREATE TRIGGER evil AFTER INSERT ON c_data BEGIN DELETE FROM accounts; END;\n' '$ACORN' | '$SQLITE3' -batch '$db' >/dev/null
 INSERT INTO c(key, value) VALUES ('k', 'v');
 SELECT count(*) FROM accounts;"
+  # (where SQLite itself refuses the schema, nothing of it runs: done)
+  refused_by_sqlite && return 0
   assert_output_contains "is not written while trigger \"evil\" is on its shadow table \"c_data\""
-  assert_output_contains $'\n1'
+  [ "${lines[-1]}" = 1 ] || fail "$output"
 }
 
 @test "counters out of range: every statement that reads them fails with SQLITE_CORRUPT_VTAB; listings and gets by key still read" {
