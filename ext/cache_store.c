@@ -1112,13 +1112,16 @@ int acornCacheConfigSync(cache_op *op){
 ** one found (0 if none); SQLITE_OK unless the query failed.  Only the
 ** tables the table's format makes its own are looked at (<t>_tag and
 ** <t>_feed next to an older table are someone else's, <t>_lru is the
-** cache's only in format 1), and not the temp schema (the connection's
-** own). */
+** cache's only in format 1), and not the temp schema: no file brings it,
+** every object in it is the connection's own, and SQLite itself puts
+** some there (a VACUUM while a temp table shadows a main table copies
+** main's indexes on that name onto the temp table). */
 int acornCacheForeignFind(cache_table *p, char **pzWhat){
   sqlite3_stmt *pStmt = 0;
   char *zSql;
   int rc;
   *pzWhat = 0;
+  if( sqlite3_stricmp(p->zDb, "temp")==0 ) return SQLITE_OK;
   zSql = sqlite3_mprintf(
       "SELECT type, name, tbl_name FROM \"%w\".sqlite_schema"
       " WHERE type IN ('trigger', 'index')"

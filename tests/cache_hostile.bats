@@ -127,6 +127,19 @@ SELECT count(*) FROM c;"
 2"
 }
 
+@test "a cache table in temp with the name of one in main still writes after a VACUUM copies main's indexes onto it" {
+  local db="$BATS_TEST_TMPDIR/h.db"
+  victim "$db" "CREATE VIRTUAL TABLE temp.\"a b\" USING cache;
+CREATE VIRTUAL TABLE main.\"a b\" USING cache;
+VACUUM;
+SELECT count(*) > 2 FROM temp.sqlite_schema WHERE type = 'index' AND name LIKE 'acorn^_cache^_%' ESCAPE '^';
+INSERT INTO temp.\"a b\"(key, value) VALUES ('k', 'v');
+INSERT INTO temp.\"a b\"(\"a b\") VALUES ('integrity_check');
+SELECT key, value FROM temp.\"a b\";"
+  assert_output "1
+k|v"
+}
+
 @test "a trigger planted by another connection while the victim is open is seen at the victim's next write" {
   local db="$BATS_TEST_TMPDIR/h.db"
   craft "$db" "PRAGMA journal_mode = WAL; CREATE TABLE accounts(x); INSERT INTO accounts VALUES (1);
