@@ -11,7 +11,7 @@ CFLAGS    ?= -O2 -DNDEBUG
 WARN      = -Wall -Wextra
 EXTRA_CFLAGS ?=
 LDFLAGS   ?=
-ALL_CFLAGS = $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
+ALL_CFLAGS = $(CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 -Iext \
   -DACORN_VERSION='"$(VERSION)"' -DACORN_COMMIT='"$(COMMIT)"' \
   -DACORN_BUILD_DATE='"$(DATE)"' -DACORN_CFLAGS='"$(CFLAGS) $(WARN) $(EXTRA_CFLAGS)"'
 LDLIBS    = -lpthread -lm
@@ -20,10 +20,12 @@ LDLIBS    = -lpthread -lm
 # unload and a later load instead of starting again from zero.
 SO_LDFLAGS = -shared -Wl,-z,nodelete $(LDFLAGS)
 
-# ext/auto.c is the preload library dist/acorn-auto.so, not part of acorn.so.
+# A folder per feature (ext/cache/, ext/bench/, ext/ids/), what they share
+# at ext/: see docs/development.md.  ext/auto.c is the preload library
+# dist/acorn-auto.so, not part of acorn.so.
 AUTO_SRC  := ext/auto.c
-SRC       := $(filter-out $(AUTO_SRC),$(wildcard ext/*.c))
-HDR       := $(wildcard ext/*.h)
+SRC       := $(filter-out $(AUTO_SRC),$(wildcard ext/*.c ext/*/*.c))
+HDR       := $(wildcard ext/*.h ext/*/*.h)
 STATIC_OBJ:= $(patsubst ext/%.c,build/static/%.o,$(SRC))
 
 SAN_FLAGS  = -O1 -g -UNDEBUG -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -89,7 +91,7 @@ dist/acorn.so: $(SRC) $(HDR) VERSION Makefile build/cflags
 	$(CC) $(ALL_CFLAGS) $(SO_LDFLAGS) -o $@ $(SRC) $(LDLIBS)
 
 build/static/%.o: ext/%.c $(HDR) VERSION Makefile build/cflags
-	@mkdir -p build/static
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -c -o $@ $<
 
 dist/libacorn.a: $(STATIC_OBJ)
@@ -168,23 +170,23 @@ TEST_PROGS :=
 # uuid: ids from several processes and threads; the clock hook (ACORN_TESTING)
 $(eval $(call test_prog,uuid_proc))
 $(eval $(call test_prog,uuid_clock,$(SRC),-DSQLITE_CORE -DACORN_TESTING -Iext))
-# bench_insert's latency histogram: the test includes ext/bench_run.c itself
-$(eval $(call test_prog,bench_hist,$(filter-out ext/bench_run.c,$(SRC)),-DSQLITE_CORE -Iext,,ext/bench_run.c))
+# bench_insert's latency histogram: the test includes ext/bench/bench_run.c itself
+$(eval $(call test_prog,bench_hist,$(filter-out ext/bench/bench_run.c,$(SRC)),-DSQLITE_CORE -Iext,,ext/bench/bench_run.c))
 # a program that knows nothing of acorn, run with dist/acorn-auto.so
 # preloaded; -rdynamic exports its sqlite3_auto_extension, which counts calls
 $(eval $(call test_prog,auto_test,,-rdynamic,-ldl))
 # the random source's known answers: ext/random.c with its test hooks
 $(eval $(call test_prog,chacha_kat,ext/random.c,-DSQLITE_CORE -DACORN_TESTING -Iext))
-# SHA-1's known answers (version 5 UUIDs): ext/sha1.c alone
-$(eval $(call test_prog,sha1_kat,ext/sha1.c,-DSQLITE_CORE -Iext))
+# SHA-1's known answers (version 5 UUIDs): ext/ids/sha1.c alone
+$(eval $(call test_prog,sha1_kat,ext/ids/sha1.c,-DSQLITE_CORE -Iext))
 # cache: a writer killed at random moments and the check of its log
 # (tests/cache_crash.bats), and several processes on one file
 $(eval $(call test_prog,cache_crash))
 $(eval $(call test_prog,cache_load))
 $(eval $(call test_prog,cache_wait))
 # the cache's recency buffer driven from C, with assert() on in every
-# build: ext/cache_uses.c alone
-$(eval $(call test_prog,cache_uses,ext/cache_uses.c,-DSQLITE_CORE -UNDEBUG -Iext))
+# build: ext/cache/cache_uses.c alone
+$(eval $(call test_prog,cache_uses,ext/cache/cache_uses.c,-DSQLITE_CORE -UNDEBUG -Iext))
 # allocation failures: acorn built in (-DSQLITE_CORE) so that its
 # allocations go through the failing allocator; plain for the sample in
 # `make test`, with ASan+UBSan (build/acorn_oom_asan) for `make test-oom`
@@ -433,7 +435,7 @@ pkg_glibc  = $$(objdump -T $(1) | sed -n 's/.*GLIBC_\([0-9][0-9.]*\).*/\1/p' | s
 
 $(PKG_SO): $(SRC) $(HDR) VERSION Makefile
 	@mkdir -p $(PKG)
-	$(CC) $(PKG_CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 \
+	$(CC) $(PKG_CFLAGS) $(WARN) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden -std=gnu11 -Iext \
 	  -DACORN_VERSION='"$(VERSION)"' -DACORN_COMMIT='"$(COMMIT)"' \
 	  -DACORN_BUILD_DATE='"$(PKG_DATE)"' -DACORN_CFLAGS='"$(PKG_CFLAGS) $(WARN) $(EXTRA_CFLAGS)"' \
 	  $(SO_LDFLAGS) $(PKG_LDFLAGS) -Wl,-soname,acorn.so -o $(PKG)/acorn.unstripped.so $(SRC) $(LDLIBS)

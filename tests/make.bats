@@ -63,7 +63,7 @@ SH
   # this make's own settings, not those of a make test above this run
   mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C "$w" CC="$w/cc" "$@"; }
   targets="dist/acorn.so dist/acorn-auto.so dist/libacorn.a $(mk -s --eval 'print-bins: ; @echo $(TEST_BINS)' print-bins)"
-  objs=$(cd "$w" && ls ext/*.c | grep -v '^ext/auto\.c$' | sed 's|^ext/\(.*\)\.c$|build/static/\1.o|')
+  objs=$(cd "$w" && ls ext/*.c ext/*/*.c | grep -v '^ext/auto\.c$' | sed 's|^ext/\(.*\)\.c$|build/static/\1.o|')
   [ "$(wc -w <<<"$targets")" -gt 10 ]
   # as make test builds
   run mk $targets EXTRA_CFLAGS="-Werror -UNDEBUG"
@@ -151,8 +151,24 @@ C
 }
 
 @test "no function in ext/ is over 90 lines and no C file over 1,800 (tests/ext-shape)" {
-  run "$ROOT/tests/ext-shape" "$ROOT"/ext/*.c
+  run "$ROOT/tests/ext-shape"
   [ "$status" -eq 0 ] || fail "$output"
+}
+
+@test "tests/ext-shape names each use of a function up the layers of a folder, and each file its list lacks" {
+  local d="$BATS_TEST_TMPDIR/ext/x"
+  mkdir -p "$d"
+  printf '/*\n** THE FILES, in layers, lowest first:\n**\n**   x_low.c   the lower\n**   x_high.c  the higher\n*/\n' >"$d/xInt.h"
+  printf 'int xHigh(int a);\nstatic int xOwn(int a){ return a; }\nint xLow(int a){ return a ? xHigh(a-1) : xOwn(a); }\n' >"$d/x_low.c"
+  printf 'int xLow(int a);\nint xHigh(int a){ return xLow(a); }\n' >"$d/x_high.c"
+  run "$ROOT/tests/ext-shape" "$d/x_low.c" "$d/x_high.c"
+  assert_failure
+  assert_output "$d/x_low.c:1: uses xHigh of x_high.c, a layer above it"
+  printf 'int xOther(void){ return 1; }\n' >"$d/x_other.c"
+  printf 'int xLow(int a){ return a; }\n' >"$d/x_low.c"
+  run "$ROOT/tests/ext-shape" "$d/x_low.c"
+  assert_failure
+  assert_output "$d/x_other.c: not in the layers of $d/xInt.h"
 }
 
 @test "tests/ext-shape names a function over 90 lines and a file over 1,800, and exits 1" {

@@ -2,7 +2,7 @@
 ** bench_hist.c: the latency histogram of bench_insert's long runs against
 ** the exact percentiles of the same values.
 **
-** Built from ext/bench_run.c itself (included here, so its static helpers
+** Built from ext/bench/bench_run.c itself (included here, so its static helpers
 ** are reachable) and the other sources in ext/, with -DSQLITE_CORE.
 ** Checks what bench_run.c promises for runs of more than BENCH_EXACT_MAX
 ** rows:
@@ -13,7 +13,7 @@
 **     the exact value of that rank, for several distributions of values.
 ** Prints "ok ..." and exits 0, or what failed and exits 1.
 */
-#include "bench_run.c"
+#include "bench/bench_run.c"
 #include <stdio.h>
 
 #define CHECK(cond, ...) \

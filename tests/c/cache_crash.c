@@ -722,7 +722,7 @@ static void mEvict(m_db *p){
   }
 }
 
-/* A set makes a new entry, even of a stored key (ext/cache.c: "a set of a
+/* A set makes a new entry, even of a stored key (ext/cache/cache_vtab.c: "a set of a
 ** stored key makes a new entry"): buffered uses of the entry it replaces,
 ** put back by a rollback, meet no entry when they are written. */
 static void mSet(m_db *p, int k, i64 version, i64 nVal, int eExp, i64 hits,

@@ -1,5 +1,5 @@
 /*
-** tests/c/cache_uses.c: the cache's recency buffer (ext/cache_uses.c)
+** tests/c/cache_uses.c: the cache's recency buffer (ext/cache/cache_uses.c)
 ** driven directly, with no SQL: the pending uses and the transaction
 ** mirror, their invariants asserted after every step (built without
 ** NDEBUG), and allocation failures from an allocator that fails on
@@ -7,7 +7,7 @@
 **
 **   build/cache_uses
 */
-#include "cache.h"
+#include "cache/cacheInt.h"
 
 #include <stdio.h>
 

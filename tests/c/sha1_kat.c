@@ -1,5 +1,5 @@
 /*
-** sha1_kat.c: known answers for acorn's SHA-1 (ext/sha1.c).
+** sha1_kat.c: known answers for acorn's SHA-1 (ext/ids/sha1.c).
 **
 ** FIPS 180's examples: "abc", the empty string, the 448-bit message
 ** "abcdbcdecdefdefg...nopq", the 896-bit message "abcdefghbcdefghi...nopqrstu"

@@ -95,7 +95,7 @@
 #include <string.h>
 
 #include "acorn.h"
-#include "bench.h"
+#include "bench/benchInt.h"
 
 int sqlite3_acorn_init(sqlite3*, char**, const sqlite3_api_routines*);
 

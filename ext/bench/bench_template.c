@@ -1,8 +1,8 @@
 /*
-** bench_template.c: bench_insert's template (see bench.h), checked when
+** bench_template.c: bench_insert's template (see benchInt.h), checked when
 ** given and copied read-only into each scratch database.
 */
-#include "bench.h"
+#include "benchInt.h"
 
 #include <errno.h>
 #include <string.h>

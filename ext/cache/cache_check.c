@@ -12,7 +12,7 @@
 ** decoded and checked against the entries and the head and low marks).
 ** A broken invariant is a message in *pzErr; the check changes nothing.
 */
-#include "cache.h"
+#include "cacheInt.h"
 
 /* The invariants of the stored table that SQL can check, each a query that
 ** returns a row (its message) when broken.  Formatted as aCacheStmt's. */

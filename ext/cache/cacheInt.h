@@ -1,25 +1,33 @@
 /*
-** cache.h: the cache's internal header, shared by its files.  What a
+** cacheInt.h: the cache's internal header, shared by its files.  What a
 ** user sees (the table, its options, statements and functions, what they
 ** guarantee) is specified in docs/cache.md; this header holds the types,
 ** their invariants and the prototypes that cross files.
 **
-**   cache.c        the virtual table: options, create/connect, the
-**                  transaction methods, reads, writes, commands
-**   cache_table.c  how a connection holds a table: the per-connection
-**                  state, binding instances, flushing on its own
-**   cache_store.c  the stored table: statements, the config row, entries,
-**                  recency records, eviction, expiry
-**   cache_check.c  the integrity check of the stored table
-**   cache_format.c the formats of older versions' tables, and their
-**                  conversion at the first write
+** THE FILES, in layers, lowest first: each calls only the ones above it in
+** this list (tests/ext-shape checks that no function of a file is called
+** from a file listed before it).
+**
 **   cache_uses.c   a connection's recency buffer: the pending uses and the
 **                  transaction mirror (no SQL; tests/c/cache_uses.c tests it
 **                  directly)
-**   cache_feed.c   tags (<t>_tag) and the feed of removals (<t>_feed, and
-**                  the cache_evictions() table-valued function)
-**   cache_func.c   cache_get(), cache_read(), cache_stats() and finding a
-**                  cache table by name
+**   cache_value.c  the values a cache is given: numbers, sizes, durations,
+**                  keys, names (no SQL)
+**   cache_store.c  the stored table: statements, the config row, entries,
+**                  recency records, eviction, expiry, tags and the feed
+**   cache_format.c the formats of older versions' tables, and their
+**                  conversion at the first write
+**   cache_check.c  the integrity check of the stored table
+**   cache_table.c  how a connection holds a table: the per-connection
+**                  state, binding instances, the start of a write (the
+**                  config row, the format), the names cache_get() looked
+**                  up, flushing on its own, the -wal file's bound
+**   cache_func.c   cache_get(), cache_read(), cache_stats(),
+**                  cache_wal_limit() and finding a cache table by name
+**   cache_feed.c   the cache_evictions() table-valued function
+**   cache_vtab.c   the virtual table: options, create/connect, the
+**                  transaction methods, reads, writes, commands; and the
+**                  registration of all of it
 **
 ** THE OBJECTS
 **
@@ -42,8 +50,8 @@
 **   cache_op      one write (or config read) in progress: the config row as
 **                 the write sees it, the time, the first error.
 */
-#ifndef ACORN_CACHE_H
-#define ACORN_CACHE_H
+#ifndef ACORN_CACHEINT_H
+#define ACORN_CACHEINT_H
 
 #include "acorn.h"
 
@@ -442,7 +450,7 @@ struct cache_vtab {
   char *zName;
   int nBufferMax;       /* the options, for the table when bound */
   int bAutoflush;
-  void *pSpare;         /* a closed cursor's memory, for the next (cache.c) */
+  void *pSpare;         /* a closed cursor's memory, for the next (cache_vtab.c) */
 };
 
 /* A table name as cache_get() was given it, and the table it named: used
@@ -511,7 +519,7 @@ struct cache_op {
   int bChanged;         /* the config row names another table (uid) */
 };
 
-/* cache_store.c: values */
+/* cache_value.c: values */
 i64 acornCacheNowMs(void);
 int acornCacheWholeNumber(sqlite3_value *v, i64 *pOut);
 int acornCacheParseCount(const char *z, i64 iMax, i64 *pOut);
@@ -526,30 +534,28 @@ int acornCacheCheckKey(const char *zWho, sqlite3_value *pKey, char **pzErr);
 void acornCacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey);
 void acornCacheBindKeyIn(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey,
                          int bUtf16, char *aBuf, int nBuf);
-int acornCacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow);
 
-/* cache_store.c: operations on the stored table */
+/* cache_store.c: statements and errors */
 int acornCacheOpError(cache_op *op, int rc);
 int acornCacheOpFail(cache_op *op, int rc, const char *zFmt, ...);
 int acornCacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt);
 int acornCacheRun(cache_op *op, sqlite3_stmt *pStmt);
+int acornCacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow);
 void acornCacheFinalizeAll(cache_table *pTab);
+/* cache_store.c: what a table holds, recency records, the config row */
 void acornCacheChunkDropAll(cache_table *pTab);
 void acornCacheHeldCheck(cache_table *pTab);
 void acornCacheHeldValidate(cache_table *pTab);
 int acornCacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound);
-int acornCacheConfigLoad(cache_op *op);
+int acornCacheRecMerge(cache_op *op, const cache_rec *aNew, int n);
+int acornCacheChunkDecode(cache_chunk *c, i64 lo, const unsigned char *a,
+                          int n);
+int acornCacheConfigRead(cache_op *op);
 int acornCacheConfigSave(cache_op *op);
 int acornCacheConfigSync(cache_op *op);
-int acornCacheRecMerge(cache_op *op, const cache_rec *aNew, int n);
-
-/* cache_format.c: formats and conversions */
-int acornCacheUpgrade(cache_op *op);
-int acornCacheFormatRecheck(cache_op *op);
-void acornCacheFormatStale(cache_table *pTab, int bEnd);
-int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
-                          int *piFormat);
-int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab);
+int acornCacheForeignFind(cache_table *pTab, char **pzWhat);
+int acornCacheForeignCheck(cache_op *op);
+/* cache_store.c: entries, tags and the feed */
 int acornCacheFlushWrite(cache_op *op);
 int acornCacheOpCommit(cache_op *op, int rc);
 int acornCacheDeleteEntry(cache_op *op, i64 id, int *pbFound);
@@ -564,57 +570,66 @@ int acornCacheRenew(cache_op *op, i64 id, int bSetExpires, int bExpires,
 int acornCacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot, i64 *pId);
 int acornCacheStoredUse(cache_table *pTab, i64 id, int *pbFound, i64 *pMs,
                    i64 *pHits, char **pzErr);
-int acornCacheChunkDecode(cache_chunk *c, i64 lo, const unsigned char *a,
-                          int n);
-
-int acornCacheForeignFind(cache_table *pTab, char **pzWhat);
-
-/* cache_check.c */
-int acornCacheIntegrity(cache_table *pTab, char **pzErr);
-
-/* cache_feed.c: tags and the feed of removals */
 int acornCacheTagAdd(cache_op *op, i64 id, sqlite3_value *pTag);
 int acornCacheTagDelete(cache_op *op, i64 id);
 int acornCacheTagGet(cache_op *op, i64 id, sqlite3_value **ppTag);
 int acornCacheFeedAdd(cache_op *op, i64 id, i64 nSize, int eWhy);
 int acornCacheFeedTrim(cache_op *op);
-int acornCacheFeedRegister(sqlite3 *db, cache_conn *pConn);
 
+/* cache_format.c: formats and conversions */
+int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
+                          int *piFormat);
+int acornCacheUpgrade(cache_op *op);
+int acornCacheFormatRecheck(cache_op *op);
+void acornCacheFormatStale(cache_table *pTab, int bEnd);
+
+/* cache_check.c */
+int acornCacheIntegrity(cache_table *pTab, char **pzErr);
+
+/* cache_table.c: connections */
+cache_conn *acornCacheConnAcquire(sqlite3 *db);
+void acornCacheConnRef(cache_conn *pConn);
+void acornCacheConnRelease(void *pConn);
+void acornCacheWalHook(cache_conn *pConn);
+void acornCacheWalLimit(cache_conn *pConn, i64 nLimit);
 /* cache_table.c: a connection's tables */
 void acornCacheTableRef(cache_table *pTab);
 void acornCacheTableUnref(cache_table *pTab);
-int acornCacheTableSwitch(cache_op *op, i64 uid);
-void acornCacheTouch(cache_table *pTab, i64 id, i64 ms);
-int acornCacheVtabBind(cache_vtab *p, char **pzErr);
-int acornCacheFlushStandalone(cache_table *pTab, int bIdle);
-int acornCacheDropEnd(cache_table *pTab);
 void acornCacheTableRetire(cache_table *pTab);
-void acornCacheTableJoin(cache_table *pTab);
-void acornCacheTableTxnEnd(cache_table *pTab, int bCommit);
-void acornCacheTableDropInTxn(cache_table *pTab);
-int acornCacheStmtBusy(sqlite3 *db, int bWrite);
-int acornCacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat, int ePolicy);
 int acornCacheTableOpen(cache_conn *pConn, const char *zDb, const char *zName,
                         int nBufferMax, int bAutoflush, cache_table **ppTab,
                         char **pzErr);
+int acornCacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat, int ePolicy);
+int acornCacheVtabBind(cache_vtab *p, char **pzErr);
+int acornCacheTableSwitch(cache_op *op, i64 uid);
+int acornCacheDropEnd(cache_table *pTab);
+void acornCacheNameForget(cache_conn *pConn, cache_table *pTab);
+cache_table *acornCacheNameKnown(cache_conn *pConn, const char *zTab,
+                                 cache_name **ppName);
+void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
+                        int nReprepare);
+int acornCacheConfigLoad(cache_op *op);
+int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab);
+int acornCacheStmtBusy(sqlite3 *db, int bWrite);
+int acornCacheFlushStandalone(cache_table *pTab, int bIdle);
+void acornCacheTouch(cache_table *pTab, i64 id, i64 ms);
+void acornCacheTableJoin(cache_table *pTab);
+void acornCacheTableTxnEnd(cache_table *pTab, int bCommit);
+void acornCacheTableDropInTxn(cache_table *pTab);
 #ifndef NDEBUG
 void acornCacheTableCheck(const cache_table *pTab);
 #else
 # define acornCacheTableCheck(p)
 #endif
 
-cache_conn *acornCacheConnAcquire(sqlite3 *db);
-void acornCacheConnRef(cache_conn *pConn);
-void acornCacheConnRelease(void *pConn);
-void acornCacheWalHook(cache_conn *pConn);
-void acornCacheWalLimit(cache_conn *pConn, i64 nLimit);
-
 /* cache_func.c */
-int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn);
 cache_table *acornCacheResolve(cache_conn *pConn, const char *zTab,
                                const char *zWho, cache_op *op);
-void acornCacheNameForget(cache_conn *pConn, cache_table *pTab);
 int acornCacheTableArg(sqlite3_value *v, const char *zWho, const char **pzTab,
                        char **pzErr);
+int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn);
 
-#endif /* ACORN_CACHE_H */
+/* cache_feed.c */
+int acornCacheFeedRegister(sqlite3 *db, cache_conn *pConn);
+
+#endif /* ACORN_CACHEINT_H */

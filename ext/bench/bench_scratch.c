@@ -1,10 +1,10 @@
 /*
-** bench_scratch.c: bench_insert's scratch files (see bench.h): created
+** bench_scratch.c: bench_insert's scratch files (see benchInt.h): created
 ** exclusively under fresh names, registered while they live, and removed at
 ** exit and on a terminating signal, whose handling this file owns; and
 ** fsync_us, measured on one of them.
 */
-#include "bench.h"
+#include "benchInt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,7 +73,7 @@ static bench_live benchLive[BENCH_LIVE_MAX];
 static const int benchSigNo[BENCH_NSIG] = { SIGTERM, SIGINT, SIGHUP };
 static struct sigaction benchSigOld[BENCH_NSIG];
 static int benchSigMine[BENCH_NSIG];
-/* A deferred signal (its number, atomic): every run stops (bench.h). */
+/* A deferred signal (its number, atomic): every run stops (benchInt.h). */
 int acorn_bench_sig_pending = 0;
 
 static pthread_mutex_t benchLiveMutex = PTHREAD_MUTEX_INITIALIZER;

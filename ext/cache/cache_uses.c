@@ -12,10 +12,10 @@
 **               rollback took away are dropped, never written onto the
 **               entries that get their ids next.
 **
-** The invariants are written beside the structs in cache.h and asserted
+** The invariants are written beside the structs in cacheInt.h and asserted
 ** by acornCacheUsesCheck() and acornCacheTxnCheck() in builds without NDEBUG.
 */
-#include "cache.h"
+#include "cacheInt.h"
 
 static unsigned cacheHashSlot(const cache_uses *u, i64 id){
   u64 h = (u64)id * 0x9E3779B97F4A7C15ULL;

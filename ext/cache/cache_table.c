@@ -88,7 +88,7 @@
 **   connection whose registration went (sqlite3_drop_modules) does what
 **   SQLite's does.
 */
-#include "cache.h"
+#include "cacheInt.h"
 
 #include <pthread.h>
 
@@ -566,6 +566,147 @@ int acornCacheDropEnd(cache_table *p){
     p->txn.iDropSeq = LLONG_MAX;
   }
   return p->txn.bDrop;
+}
+
+/* ------------------------------------------ names cache_get() looked up */
+
+/* Forget the names that name pTab (every name if pTab is 0). */
+void acornCacheNameForget(cache_conn *pConn, cache_table *pTab){
+  int i;
+  for(i=0; i<CACHE_NNAME; i++){
+    cache_name *n = &pConn->aName[i];
+    if( n->zName && (pTab==0 || n->pTab==pTab) ){
+      sqlite3_free(n->zName);
+      memset(n, 0, sizeof(*n));
+    }
+  }
+}
+
+/* The table zTab named when cache_get() last looked it up, if it surely
+** names that table still, as the functions' lookup (cache_func.c) would find it now: the table is
+** not retired, its statements were not finalized (a rename, a drop, a
+** conversion) and no table can have taken the name in a schema searched
+** before it (eWhere).  A change of its own schema is seen as its GET
+** statement steps (SQLite prepares it again: cache_func.c's cacheGetStep).  In *ppName
+** the slot. */
+cache_table *acornCacheNameKnown(cache_conn *pConn, const char *zTab,
+                                 cache_name **ppName){
+  int i;
+  if( zTab==0 ) return 0;
+  for(i=0; i<CACHE_NNAME; i++){
+    cache_name *n = &pConn->aName[i];
+    cache_table *p = n->pTab;
+    if( n->zName==0 || strcmp(n->zName, zTab)!=0 ) continue;
+    if( p->bGone || p->iStmtGen!=n->iStmtGen || p->aStmt[CACHE_STMT_GET]==0 ){
+      return 0;
+    }
+    if( n->eWhere!=CACHE_NAME_TEMP
+     && sqlite3_db_filename(pConn->db, "temp")!=0 ){
+      return 0;                          /* temp is open: it may have one */
+    }
+#if SQLITE_VERSION_NUMBER>=3039000
+    if( n->eWhere==CACHE_NAME_ALONE && sqlite3_db_name(pConn->db, 2)!=0 ){
+      return 0;
+    }
+#endif
+    *ppName = n;
+    return p;
+  }
+  return 0;
+}
+
+/* Remember that zTab names p (found by the functions' lookup just now), if what it
+** names can be known again cheaply (acornCacheNameKnown); nReprepare: of p's
+** GET statement before it stepped. */
+void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
+                        int nReprepare){
+  const char *zDot = strchr(zTab, '.');
+  cache_name *n = 0;
+  int i, eWhere = 0;
+  if( zDot==0 ){
+    if( sqlite3_stricmp(p->zDb, "temp")==0 ) eWhere = CACHE_NAME_TEMP;
+    if( sqlite3_stricmp(p->zDb, "main")==0 ) eWhere = CACHE_NAME_MAIN;
+  }else if( zDot-zTab==4 && sqlite3_strnicmp(zTab, "main", 4)==0
+         && sqlite3_stricmp(p->zDb, "main")==0
+         && sqlite3_stricmp(p->zName, zDot+1)==0
+         && SQLITE_VERSION_NUMBER>=3039000
+         && sqlite3_libversion_number()>=3039000 ){
+    eWhere = CACHE_NAME_ALONE;
+  }
+  if( eWhere==0 ) return;
+  for(i=0; i<CACHE_NNAME && n==0; i++){
+    if( pConn->aName[i].zName && strcmp(pConn->aName[i].zName, zTab)==0 ){
+      n = &pConn->aName[i];
+    }
+  }
+  if( n==0 ){
+    char *zCopy = sqlite3_mprintf("%s", zTab);
+    if( zCopy==0 ) return;               /* looked up again next time */
+    n = &pConn->aName[pConn->iNameNext];
+    pConn->iNameNext = (pConn->iNameNext+1) % CACHE_NNAME;
+    sqlite3_free(n->zName);
+    n->zName = zCopy;
+  }
+  n->pTab = p;
+  n->iStmtGen = p->iStmtGen;
+  n->nReprepare = nReprepare;
+  n->eWhere = eWhere;
+}
+
+/* ------------------------------------------------- the start of a write */
+
+/* The config row into op->cfg: the copy the table holds if it holds one,
+** else the row as stored (a format a rollback may have changed probed
+** again first).  A uid that is not the table's means another table has
+** the name now (dropped and created again by another connection, or a row
+** edited by hand): acornCacheTableSwitch() retires this table's state and
+** moves op on. */
+int acornCacheConfigLoad(cache_op *op){
+  cache_table *p = op->pTab;
+  int rc;
+  if( p->eCfg!=CACHE_CFG_NONE ){
+    op->cfg = p->cfg;
+    return SQLITE_OK;
+  }
+  acornCacheDropEnd(p);
+  rc = acornCacheFormatRecheck(op);
+  if( rc==SQLITE_OK ) rc = acornCacheConfigRead(op);
+  if( rc==SQLITE_OK && op->cfg.uid!=p->uid ){
+    rc = acornCacheTableSwitch(op, op->cfg.uid);
+    p = op->pTab;
+  }
+  if( rc==SQLITE_OK && !op->bChanged ){
+    p->ePolicy = op->cfg.ePolicy;
+    /* (under a DROP's mark the row may be a transaction's that no
+    ** rollback of it would take from the table: read each time) */
+    if( p->iFormat>=2 && !p->txn.bDrop ){
+      p->cfg = op->cfg;
+      p->eCfg = CACHE_CFG_CLEAN;
+    }
+  }
+  return rc;
+}
+
+/* The start of every write (pVtab: the instance it runs for, or 0): the
+** -wal hook, the config row, no foreign object on the shadow tables, and
+** a table of an older format converted. */
+int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
+  int rc;
+  memset(op, 0, sizeof(*op));
+  op->pTab = pTab;
+  op->pVtab = pVtab;
+  op->now = acornCacheNowMs();
+  acornCacheWalHook(pTab->pConn);
+  acornCacheHeldCheck(pTab);
+  rc = acornCacheConfigLoad(op);
+  if( rc==SQLITE_OK && op->bChanged ) rc = SQLITE_ABORT;
+  if( rc==SQLITE_OK ) rc = acornCacheForeignCheck(op);
+  if( rc==SQLITE_OK && op->pTab->iFormat<3 ){
+    rc = acornCacheUpgrade(op);
+    if( rc==SQLITE_OK ) rc = acornCacheConfigLoad(op);
+  }
+  if( rc==SQLITE_OK ) acornCacheTxnNoteWrite(&op->pTab->txn, op->cfg.seq);
+  return rc;
 }
 
 /* ------------------------------------------------- flushing on its own */

@@ -1,5 +1,5 @@
 /*
-** cache.c: a capacity-bounded blob store inside the database, evicting the
+** cache_vtab.c: a capacity-bounded blob store inside the database, evicting the
 ** least recently used entry (or the oldest set, with policy = fifo):
 **
 **   CREATE VIRTUAL TABLE thumbs USING cache(capacity = '64MiB');
@@ -8,10 +8,10 @@
 **
 ** docs/cache.md is the specification: columns, options, statements,
 ** commands, what a read counts, what every write guarantees, and the
-** functions.  This file is the virtual table's methods; cache.h lists the
+** functions.  This file is the virtual table's methods; cacheInt.h lists the
 ** other files, and cache_table.c says how a connection holds a table.
 */
-#include "cache.h"
+#include "cacheInt.h"
 
 #include <pthread.h>
 

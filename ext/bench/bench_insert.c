@@ -204,11 +204,11 @@
 ** operator is an error.
 ** xFilter validates every value of every parameter before the first run.
 **
-** One run is bench_run.c's (acorn_bench_run, behind bench.h): this file
+** One run is bench_run.c's (acorn_bench_run, behind benchInt.h): this file
 ** reads the parameters, checks every value, and turns each combination
 ** into a bench_config and each bench_result into a row.
 */
-#include "bench.h"
+#include "benchInt.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /*
 ** bench_run.c: one run of bench_insert, the engine behind the table-valued
 ** function in bench_insert.c (which parses the parameters and makes the
-** rows).  The interface is bench.h: acorn_bench_run() takes a checked
+** rows).  The interface is benchInt.h: acorn_bench_run() takes a checked
 ** bench_config and fills a bench_result, or returns an error message;
 ** acorn_bench_fsync_us() measures a directory's fsync.
 **
@@ -53,7 +53,7 @@
 ** Latencies are kept one by one in runs of at most BENCH_EXACT_MAX rows
 ** (exact percentiles) and counted in a fixed histogram per writer beyond.
 */
-#include "bench.h"
+#include "benchInt.h"
 
 #ifdef ACORN_TESTING
 /* Test builds: a bound on every run's timed part (0: none), so that the
@@ -1593,7 +1593,7 @@ static void benchRunFree(bench_run *r, bench_worker *aW, int nW,
   sqlite3_free(aW);
 }
 
-/* One run with the settings in c (see bench.h), in the steps of the
+/* One run with the settings in c (see benchInt.h), in the steps of the
 ** comment at the top. */
 int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
                     bench_result *pRes, char **pzErr){

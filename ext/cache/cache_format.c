@@ -21,7 +21,7 @@
 ** converting write takes the conversion back; the connection then probes
 ** the format again before it next reads the config row.
 */
-#include "cache.h"
+#include "cacheInt.h"
 
 /* Does the config table of zDb.zName have column zCol?  *pbHas.  A probe
 ** that fails for want of memory says nothing, and is SQLITE_NOMEM. */
@@ -160,8 +160,8 @@ int acornCacheUpgrade(cache_op *op){
   p->bFormatNew = 1;
   p->iFormat = 3;
   acornCacheFinalizeAll(p);
-  p->eCfg = CACHE_CFG_NONE;
-  return acornCacheConfigLoad(op);
+  p->eCfg = CACHE_CFG_NONE;   /* the caller reads the row again, as 3 */
+  return SQLITE_OK;
 }
 
 /* A rollback (bEnd: of the whole transaction) may have taken back a

@@ -19,7 +19,7 @@
 **       can overflow.  elow is a lower bound on every entry's expires
 **       (NULL: no entry expires), true while eseq = seq (eseq is written
 **       with seq by every write of this format, -1 where not known):
-**       cache_config.iExpLow in cache.h says how it is kept.
+**       cache_config.iExpLow in cacheInt.h says how it is kept.
 **   <t>_data(id INTEGER PRIMARY KEY, key UNIQUE, created, expires, value)
 **       One row per entry; value last, so reading expires never walks a
 **       large value's overflow pages.  size is computed from the row.
@@ -30,7 +30,25 @@
 **       [lo, next lo) used since its set, sorted by id; minused is the
 **       least used in it above low (NULL if none).  The index is named
 **       after the uid (an index cannot be renamed with its table).
-**   <t>_tag, <t>_feed   tags, and removals not asked for: cache_feed.c
+**   <t>_tag(id INTEGER PRIMARY KEY, tag TEXT NOT NULL)  + index on tag
+**       One row per entry that has a tag; an entry without one has no row,
+**       and while no entry has one (config column tagged = 0) a delete
+**       does not even look.  A table of its own rather than a column of
+**       <t>_data: an older table's <t>_data stays as it is (a column added
+**       by ALTER would land after value, on a large value's overflow
+**       pages), and entries without a tag cost nothing, not a byte of
+**       every row and of the index.  SELECT ... WHERE tag = ? and DELETE
+**       ... WHERE tag = ? walk the index: they touch that tag's entries
+**       only.
+**   <t>_feed(seq INTEGER PRIMARY KEY, key, size, reason, at)
+**       The newest `feed` removals the application did not ask for: an
+**       eviction by capacity (reason 1) or by max_entries (2), or an
+**       expired entry reclaimed (3); at in unix ms.  seq counts up from
+**       the config column fseq and is never given twice, so a consumer
+**       that polls WHERE seq > ? misses nothing the feed still holds.
+**       Written by the write that removes the entry, inside its
+**       transaction: a rollback takes the rows back with the removal;
+**       read by cache_evictions() (cache_feed.c).
 **   <t>_lru    acorn 0.1's recency table (format 1): cache_format.c
 **
 ** RECENCY
@@ -74,7 +92,7 @@
 ** delete and command but integrity_check reclaims expired entries first,
 ** once the time reaches elow (before it, none has expired).
 */
-#include "cache.h"
+#include "cacheInt.h"
 
 #include <stdarg.h>
 
@@ -182,10 +200,6 @@ static const struct {
 
 /* -------------------------------------------------------------- utilities */
 
-i64 acornCacheNowMs(void){
-  return acorn_now_ns()/1000000;
-}
-
 /* Record the connection's latest error as the operation's first error. */
 int acornCacheOpError(cache_op *op, int rc){
   if( rc!=SQLITE_OK && rc!=SQLITE_ROW && rc!=SQLITE_DONE && op->zErr==0 ){
@@ -268,205 +282,6 @@ void acornCacheFinalizeAll(cache_table *p){
     p->aRead[i] = 0;
     p->aReadBusy[i] = 0;
   }
-}
-
-/* Is v an integer: an INTEGER, or a REAL with no fractional part that an
-** i64 holds (JavaScript numbers bind as REAL)?  Its value in *pOut. */
-int acornCacheWholeNumber(sqlite3_value *v, i64 *pOut){
-  int e = sqlite3_value_type(v);
-  if( e==SQLITE_INTEGER ){
-    *pOut = sqlite3_value_int64(v);
-    return 1;
-  }
-  if( e==SQLITE_FLOAT ){
-    double r = sqlite3_value_double(v);
-    if( r>=-9223372036854775808.0 && r<9223372036854775808.0
-     && r==(double)(i64)r ){
-      *pOut = (i64)r;
-      return 1;
-    }
-  }
-  return 0;
-}
-
-/* Parse a whole number 0..iMax: digits, and a fraction of zeros if any
-** ("10", "10.00"; not "10.", " 10", "+10", "1e1": the one grammar of
-** counts, as the amounts', acornCacheParseAmount, without a unit).  0 on
-** success. */
-int acornCacheParseCount(const char *z, i64 iMax, i64 *pOut){
-  i64 v = 0;
-  int nDigit = 0;
-  if( z==0 ) return 1;
-  for(; *z>='0' && *z<='9'; z++, nDigit++){
-    if( v > (iMax - (*z - '0'))/10 ) return 1;
-    v = v*10 + (*z - '0');
-  }
-  if( nDigit==0 ) return 1;
-  if( *z=='.' ){
-    if( z[1]!='0' ) return 1;
-    for(z++; *z=='0'; z++){}
-  }
-  if( *z!=0 ) return 1;
-  *pOut = v;
-  return 0;
-}
-
-/* v as the text of a name or a word of the cache's (a command, an
-** option's value) in *pz: SQLITE_OK if it is TEXT with no NUL byte inside,
-** SQLITE_MISMATCH if not (text cut at a NUL byte, or a BLOB read as text,
-** is never one: each is taken whole), SQLITE_NOMEM. */
-int acornCacheTextArg(sqlite3_value *v, const char **pz){
-  const char *z;
-  *pz = 0;
-  if( sqlite3_value_type(v)!=SQLITE_TEXT ) return SQLITE_MISMATCH;
-  z = (const char*)sqlite3_value_text(v);
-  if( z==0 ) return SQLITE_NOMEM;
-  if( (int)strlen(z)!=sqlite3_value_bytes(v) ) return SQLITE_MISMATCH;
-  *pz = z;
-  return SQLITE_OK;
-}
-
-/* Parse an amount: digits with an optional fraction (".5", a digit at
-** least after the point), optional spaces, one of the units aUnit[] names
-** (any case; "" for none); nothing before or after.  A fraction that is
-** not all zeros needs a
-** unit of more than 1: the amount is then rounded down to whole units of
-** 1 (bytes, seconds), and one that is not 0 must not round down to 0.  No
-** sign, no exponent.  The amount, 0..iMax, in
-** *pOut.  0 on success. */
-int acornCacheParseAmount(const char *z, const cache_unit *aUnit, int nUnit,
-                          i64 iMax, i64 *pOut){
-  const char *zFrac = 0;
-  i64 v = 0, iMul = 0, iPart = 0;
-  int i, nFrac = 0, bFrac = 0, nDigit = 0;
-  if( z==0 ) return 1;
-  for(; *z>='0' && *z<='9'; z++, nDigit++){
-    if( v > (iMax - (*z - '0'))/10 ) return 1;
-    v = v*10 + (*z - '0');
-  }
-  if( nDigit==0 ) return 1;
-  if( *z=='.' ){
-    for(zFrac = ++z; *z>='0' && *z<='9'; z++, nFrac++){
-      if( *z!='0' ) bFrac = 1;
-    }
-    if( nFrac==0 ) return 1;
-  }
-  while( *z==' ' ) z++;
-  for(i=0; i<nUnit && iMul==0; i++){
-    int n = (int)strlen(aUnit[i].zUnit);
-    const char *zEnd = z + n;
-    if( sqlite3_strnicmp(z, aUnit[i].zUnit, n)!=0 ) continue;
-    if( *zEnd==0 ) iMul = aUnit[i].iMul;
-  }
-  if( iMul==0 || (bFrac && iMul==1) || v > iMax/iMul ) return 1;
-  /* floor(iMul * 0.d1d2...dn), from the last digit back: floor((iMul*d +
-  ** x)/10) for x = floor(iMul * 0.d(k+1)...dn) is exact, as x < iMul */
-  for(i=nFrac-1; i>=0; i--){
-    assert( iPart<iMul );
-    iPart = (iMul*(zFrac[i]-'0') + iPart)/10;
-  }
-  if( iPart > iMax - v*iMul ) return 1;
-  *pOut = v*iMul + iPart;
-  return *pOut==0 && bFrac;     /* not 0, yet less than one byte, second */
-}
-
-/* Parse a size: a positive amount of bytes with an optional unit B, kB,
-** MB, GB (powers of 1000), KiB, MiB or GiB (of 1024).  0 on success. */
-int acornCacheParseSize(const char *z, i64 *pOut){
-  static const cache_unit aUnit[] = {
-    { "",    1 }, { "b",   1 },
-    { "kb",  1000 }, { "mb", 1000000 }, { "gb", 1000000000 },
-    { "kib", (i64)1<<10 }, { "mib", (i64)1<<20 }, { "gib", (i64)1<<30 },
-  };
-  i64 v = 0;
-  if( acornCacheParseAmount(z, aUnit, (int)(sizeof(aUnit)/sizeof(aUnit[0])),
-                            CACHE_MAX_CAPACITY, &v) || v<1 ){
-    return 1;
-  }
-  *pOut = v;
-  return 0;
-}
-
-/* Parse a duration: seconds with an optional unit s, m, h or d.  0 on
-** success. */
-int acornCacheParseDuration(const char *z, i64 *pOut){
-  static const cache_unit aUnit[] = {
-    { "", 1 }, { "s", 1 }, { "m", 60 }, { "h", 3600 }, { "d", 86400 },
-  };
-  return acornCacheParseAmount(z, aUnit, (int)(sizeof(aUnit)/sizeof(aUnit[0])),
-                               (i64)CACHE_MAX_TTL, pOut);
-}
-
-/* Bytes a key or value counts for: BLOB its length, TEXT its length in
-** the database's encoding (as stored, and as cache_read's offsets count),
-** INTEGER (or a whole REAL key, stored as INTEGER) 8. */
-i64 acornCacheBytes(int bUtf16, sqlite3_value *pVal){
-  int e = sqlite3_value_type(pVal);
-  if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ) return 8;
-  if( e==SQLITE_TEXT && bUtf16 ) return sqlite3_value_bytes16(pVal);
-  return sqlite3_value_bytes(pVal);
-}
-
-const char *acornCacheTypeName(int eType){
-  switch( eType ){
-    case SQLITE_INTEGER: return "INTEGER";
-    case SQLITE_FLOAT:   return "REAL";
-    case SQLITE_TEXT:    return "TEXT";
-    case SQLITE_BLOB:    return "BLOB";
-    default:             return "NULL";
-  }
-}
-
-/* Check a key as the user gave it; zWho prefixes the message. */
-int acornCacheCheckKey(const char *zWho, sqlite3_value *pKey, char **pzErr){
-  int e = sqlite3_value_type(pKey);
-  i64 iKey;
-  *pzErr = 0;
-  if( e==SQLITE_NULL ){
-    *pzErr = sqlite3_mprintf("%s: key must not be NULL;"
-                             " expected TEXT, BLOB or INTEGER", zWho);
-  }else if( e==SQLITE_FLOAT && !acornCacheWholeNumber(pKey, &iKey) ){
-    *pzErr = sqlite3_mprintf("%s: key must be TEXT, BLOB or INTEGER, got"
-                             " REAL", zWho);
-  }else{
-    return SQLITE_OK;
-  }
-  /* (refused either way: a message that cannot be made is no consent) */
-  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-}
-
-/* Bind a checked key: a whole REAL as the INTEGER it is. */
-void acornCacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey){
-  i64 iKey;
-  if( sqlite3_value_type(pKey)==SQLITE_FLOAT && acornCacheWholeNumber(pKey, &iKey) ){
-    sqlite3_bind_int64(pStmt, i, iKey);
-  }else{
-    sqlite3_bind_value(pStmt, i, pKey);
-  }
-}
-
-/* Bind a checked key as acornCacheBindKey does, with no allocation when
-** it is a TEXT (in a UTF-8 database) or BLOB of at most nBuf bytes: copied
-** into aBuf and bound from there.  aBuf must outlive the binding: the
-** caller binds the parameter again (or to NULL) before it goes. */
-void acornCacheBindKeyIn(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey,
-                         int bUtf16, char *aBuf, int nBuf){
-  int e = sqlite3_value_type(pKey);
-  if( (e==SQLITE_TEXT && !bUtf16) || e==SQLITE_BLOB ){
-    const void *a = e==SQLITE_TEXT ? (const void*)sqlite3_value_text(pKey)
-                                   : sqlite3_value_blob(pKey);
-    int n = sqlite3_value_bytes(pKey);
-    if( (a || n==0) && n<=nBuf ){
-      if( n ) memcpy(aBuf, a, (size_t)n);
-      if( e==SQLITE_TEXT ){
-        sqlite3_bind_text(pStmt, i, aBuf, n, SQLITE_STATIC);
-      }else{
-        sqlite3_bind_blob(pStmt, i, aBuf, n, SQLITE_STATIC);  /* x'': not NULL */
-      }
-      return;
-    }
-  }
-  acornCacheBindKey(pStmt, i, pKey);
 }
 
 /* ------------------------------------------------------- recency records */
@@ -931,25 +746,18 @@ static void cacheConfigColumns(sqlite3_stmt *pStmt, cache_config *pCfg){
   }
 }
 
-/* Read the config row into op->cfg: the held copy if there is one.  A
-** uid that is not the table's means another table has the name now
-** (dropped and created again by another connection, or a row edited by
-** hand): acornCacheTableSwitch() retires this table's state and moves op on. */
-int acornCacheConfigLoad(cache_op *op){
+/* Read the config row as stored into op->cfg, in the table's format, and
+** note the file's data version it was read at.  The row is checked as it
+** is read: a counter out of range is SQLITE_CORRUPT_VTAB.  (The table
+** layer's acornCacheConfigLoad decides whether to read it, and what a uid
+** that is not the table's means.) */
+int acornCacheConfigRead(cache_op *op){
   cache_table *p = op->pTab;
   cache_config *pCfg = &op->cfg;
   sqlite3_stmt *pStmt;
-  int rc;
-  if( p->eCfg!=CACHE_CFG_NONE ){
-    *pCfg = p->cfg;
-    return SQLITE_OK;
-  }
-  acornCacheDropEnd(p);
-  rc = acornCacheFormatRecheck(op);
-  if( rc ) return rc;
-  rc = acornCacheStmt(op, p->iFormat==1 ? CACHE_STMT_CONFIG_READ1
-                        : p->iFormat==2 ? CACHE_STMT_CONFIG_READ2
-                        : CACHE_STMT_CONFIG_READ, &pStmt);
+  int rc = acornCacheStmt(op, p->iFormat==1 ? CACHE_STMT_CONFIG_READ1
+                            : p->iFormat==2 ? CACHE_STMT_CONFIG_READ2
+                            : CACHE_STMT_CONFIG_READ, &pStmt);
   if( rc ) return rc;
   rc = sqlite3_step(pStmt);
   if( rc==SQLITE_ROW && cacheConfigBad(pStmt) ){
@@ -979,21 +787,7 @@ int acornCacheConfigLoad(cache_op *op){
       cacheNoteVersions(p, v);
     }
   }
-  rc = acornCacheOpError(op, sqlite3_reset(pStmt));
-  if( rc==SQLITE_OK && pCfg->uid!=p->uid ){
-    rc = acornCacheTableSwitch(op, pCfg->uid);
-    p = op->pTab;
-  }
-  if( rc==SQLITE_OK && !op->bChanged ){
-    p->ePolicy = pCfg->ePolicy;
-    /* (under a DROP's mark the row may be a transaction's that no
-    ** rollback of it would take from the table: read each time) */
-    if( p->iFormat>=2 && !p->txn.bDrop ){
-      p->cfg = *pCfg;
-      p->eCfg = CACHE_CFG_CLEAN;
-    }
-  }
-  return rc;
+  return acornCacheOpError(op, sqlite3_reset(pStmt));
 }
 
 /* Is cfg a config row that may be written: every counter in the range
@@ -1163,7 +957,7 @@ int acornCacheForeignFind(cache_table *p, char **pzWhat){
 /* No write while such an object is there: asked again only when the
 ** schema may have changed (its version, noted as the file's data version
 ** changes: cacheNoteVersions). */
-static int cacheForeignCheck(cache_op *op){
+int acornCacheForeignCheck(cache_op *op){
   cache_table *p = op->pTab;
   char *zWhat = 0;
   int rc;
@@ -1180,24 +974,6 @@ static int cacheForeignCheck(cache_op *op){
   }
   p->iForeignOk = p->iSchemaVersion;
   return SQLITE_OK;
-}
-
-/* The start of every write (pVtab: the instance it runs for, or 0): the
-** config row, and a format 1 table made format 2. */
-int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
-  int rc;
-  memset(op, 0, sizeof(*op));
-  op->pTab = pTab;
-  op->pVtab = pVtab;
-  op->now = acornCacheNowMs();
-  acornCacheWalHook(pTab->pConn);
-  acornCacheHeldCheck(pTab);
-  rc = acornCacheConfigLoad(op);
-  if( rc==SQLITE_OK && op->bChanged ) rc = SQLITE_ABORT;
-  if( rc==SQLITE_OK ) rc = cacheForeignCheck(op);
-  if( rc==SQLITE_OK && op->pTab->iFormat<3 ) rc = acornCacheUpgrade(op);
-  if( rc==SQLITE_OK ) acornCacheTxnNoteWrite(&op->pTab->txn, op->cfg.seq);
-  return rc;
 }
 
 /* ------------------------------------------------------- writing recency */
@@ -1227,6 +1003,85 @@ int acornCacheFlushWrite(cache_op *op){
   sqlite3_free(aRec);
   op->cfg.hits += u->nHit;
   return rc;
+}
+
+/* ------------------------------------------------------------------ tags */
+
+/* Give entry id (just set) the tag pTag (TEXT, checked by the caller). */
+int acornCacheTagAdd(cache_op *op, i64 id, sqlite3_value *pTag){
+  sqlite3_stmt *pStmt;
+  int rc = acornCacheStmt(op, CACHE_STMT_TAG_ADD, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, id);
+  sqlite3_bind_value(pStmt, 2, pTag);
+  rc = acornCacheRun(op, pStmt);
+  if( rc==SQLITE_OK ) op->cfg.nTagged++;
+  return rc;
+}
+
+/* Entry id goes: its tag, if it has one, with it. */
+int acornCacheTagDelete(cache_op *op, i64 id){
+  sqlite3_stmt *pStmt;
+  int rc = acornCacheStmt(op, CACHE_STMT_TAG_DEL, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, id);
+  rc = acornCacheRun(op, pStmt);
+  if( rc==SQLITE_OK && sqlite3_changes(op->pTab->db)>0 ) op->cfg.nTagged--;
+  return rc;
+}
+
+/* The tag of entry id, a copy in *ppTag (0 if it has none): the caller
+** frees it with sqlite3_value_free(). */
+int acornCacheTagGet(cache_op *op, i64 id, sqlite3_value **ppTag){
+  sqlite3_stmt *pStmt;
+  int rc;
+  *ppTag = 0;
+  if( op->cfg.nTagged==0 ) return SQLITE_OK;
+  rc = acornCacheStmt(op, CACHE_STMT_TAG_GET, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, id);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    *ppTag = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
+    if( *ppTag==0 ){
+      sqlite3_reset(pStmt);
+      return acornCacheOpError(op, SQLITE_NOMEM);
+    }
+  }
+  return acornCacheOpError(op, sqlite3_reset(pStmt));
+}
+
+/* ------------------------------------------------------------------ feed */
+
+/* Drop the feed's rows beyond the newest op->cfg.nFeed. */
+int acornCacheFeedTrim(cache_op *op){
+  sqlite3_stmt *pStmt;
+  int rc = acornCacheStmt(op, CACHE_STMT_FEED_TRIM, &pStmt);
+  if( rc ) return rc;
+  sqlite3_bind_int64(pStmt, 1, op->cfg.iFeedSeq - op->cfg.nFeed);
+  return acornCacheRun(op, pStmt);
+}
+
+/* Entry id (nSize bytes) is about to go for reason eWhy (a
+** CACHE_GONE_* other than ASKED): a row of the feed, which keeps the
+** newest op->cfg.nFeed (> 0). */
+int acornCacheFeedAdd(cache_op *op, i64 id, i64 nSize, int eWhy){
+  sqlite3_stmt *pStmt;
+  int rc = acornCacheStmt(op, CACHE_STMT_FEED_ADD, &pStmt);
+  assert( op->cfg.nFeed>0 && eWhy!=CACHE_GONE_ASKED );
+  if( rc ) return rc;
+  if( op->cfg.iFeedSeq>=CACHE_MAX_COUNTER ){
+    return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: the feed of"
+                            " \"%w\" has run out of numbers", op->pTab->zName);
+  }
+  sqlite3_bind_int64(pStmt, 1, op->cfg.iFeedSeq+1);
+  sqlite3_bind_int64(pStmt, 2, nSize);
+  sqlite3_bind_int(pStmt, 3, eWhy);
+  sqlite3_bind_int64(pStmt, 4, op->now);
+  sqlite3_bind_int64(pStmt, 5, id);
+  rc = acornCacheRun(op, pStmt);
+  if( rc ) return rc;
+  op->cfg.iFeedSeq++;
+  return acornCacheFeedTrim(op);
 }
 
 /* ------------------------------------------------------- entry writes */
@@ -1318,7 +1173,7 @@ int acornCacheDeleteEntry(cache_op *op, i64 id, int *pbFound){
 }
 
 /* Reclaim every entry that expired at or before op->now, in order of
-** expiry; the least expiry left becomes the bound iExpLow (cache.h).  No
+** expiry; the least expiry left becomes the bound iExpLow (cacheInt.h).  No
 ** look at all while now is below the bound. */
 int acornCacheReclaimExpired(cache_op *op){
   sqlite3_stmt *pStmt;

@@ -1,16 +1,26 @@
 /*
-** bench.h: what bench_insert.c (the table-valued function: parameters,
+** benchInt.h: what bench_insert.c (the table-valued function: parameters,
 ** their values, the rows), bench_run.c (one run: scratch database,
 ** connections, threads, clock), bench_scratch.c (scratch files, signals)
 ** and bench_template.c (the template's copy) share.  Internal to acorn.
+**
+** THE FILES, in layers, lowest first: each calls only the ones above it in
+** this list (tests/ext-shape checks that no function of a file is called
+** from a file listed before it).
+**
+**   bench_scratch.c  scratch files and directories, deferred signals
+**   bench_template.c the template database, checked and copied
+**   bench_run.c      one run: connections, threads, the clock, the result
+**   bench_insert.c   the table-valued function: parameters, their values,
+**                    one row per combination
 **
 ** bench_insert.c reads one combination of parameter values into a
 ** bench_config and calls acorn_bench_run(), which fills a bench_result or
 ** returns an error message.  Every value in a bench_config has been
 ** checked: acorn_bench_run() trusts it.
 */
-#ifndef ACORN_BENCH_H
-#define ACORN_BENCH_H
+#ifndef ACORN_BENCHINT_H
+#define ACORN_BENCHINT_H
 
 #include "acorn.h"
 
@@ -155,4 +165,4 @@ int acorn_bench_fsync_us(const char *zDir, double *pUs, char **pzErr);
 extern sqlite3_int64 acorn_test_bench_max_ns;
 #endif
 
-#endif /* ACORN_BENCH_H */
+#endif /* ACORN_BENCHINT_H */

@@ -1,110 +1,13 @@
 /*
-** cache_feed.c: tags, and the feed of removals (docs/cache.md specifies
-** both), as rows of the shadow tables format 3 adds:
-**
-**   <t>_tag(id INTEGER PRIMARY KEY, tag TEXT NOT NULL)  + index on tag
-**       One row per entry that has a tag; an entry without one has no row,
-**       and while no entry has one (config column tagged = 0) a delete
-**       does not even look.  A table of its own rather than a column of
-**       <t>_data: an older table's <t>_data stays as it is (a column added
-**       by ALTER would land after value, on a large value's overflow
-**       pages), and entries without a tag cost nothing, not a byte of
-**       every row and of the index.  SELECT ... WHERE tag = ? and DELETE
-**       ... WHERE tag = ? walk the index: they touch that tag's entries
-**       only.
-**   <t>_feed(seq INTEGER PRIMARY KEY, key, size, reason, at)
-**       The newest `feed` removals the application did not ask for: an
-**       eviction by capacity (reason 1) or by max_entries (2), or an
-**       expired entry reclaimed (3); at in unix ms.  seq counts up from
-**       the config column fseq and is never given twice, so a consumer
-**       that polls WHERE seq > ? misses nothing the feed still holds.
-**       Written by the write that removes the entry, inside its
-**       transaction: a rollback takes the rows back with the removal.
+** cache_feed.c: the feed of removals as a table-valued function (docs/cache.md
+** specifies it).  The rows are <t>_feed's, written by the store
+** (cache_store.c says what they hold and when they are written):
 **
 **   SELECT seq, key, size, reason, at FROM cache_evictions('t')
 **       [WHERE seq > ?]      the feed, in order of seq; seq > ?, >= ?
 **                            and = ? are ranges of the primary key.
 */
-#include "cache.h"
-
-/* ------------------------------------------------------------------ tags */
-
-/* Give entry id (just set) the tag pTag (TEXT, checked by the caller). */
-int acornCacheTagAdd(cache_op *op, i64 id, sqlite3_value *pTag){
-  sqlite3_stmt *pStmt;
-  int rc = acornCacheStmt(op, CACHE_STMT_TAG_ADD, &pStmt);
-  if( rc ) return rc;
-  sqlite3_bind_int64(pStmt, 1, id);
-  sqlite3_bind_value(pStmt, 2, pTag);
-  rc = acornCacheRun(op, pStmt);
-  if( rc==SQLITE_OK ) op->cfg.nTagged++;
-  return rc;
-}
-
-/* Entry id goes: its tag, if it has one, with it. */
-int acornCacheTagDelete(cache_op *op, i64 id){
-  sqlite3_stmt *pStmt;
-  int rc = acornCacheStmt(op, CACHE_STMT_TAG_DEL, &pStmt);
-  if( rc ) return rc;
-  sqlite3_bind_int64(pStmt, 1, id);
-  rc = acornCacheRun(op, pStmt);
-  if( rc==SQLITE_OK && sqlite3_changes(op->pTab->db)>0 ) op->cfg.nTagged--;
-  return rc;
-}
-
-/* The tag of entry id, a copy in *ppTag (0 if it has none): the caller
-** frees it with sqlite3_value_free(). */
-int acornCacheTagGet(cache_op *op, i64 id, sqlite3_value **ppTag){
-  sqlite3_stmt *pStmt;
-  int rc;
-  *ppTag = 0;
-  if( op->cfg.nTagged==0 ) return SQLITE_OK;
-  rc = acornCacheStmt(op, CACHE_STMT_TAG_GET, &pStmt);
-  if( rc ) return rc;
-  sqlite3_bind_int64(pStmt, 1, id);
-  if( sqlite3_step(pStmt)==SQLITE_ROW ){
-    *ppTag = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
-    if( *ppTag==0 ){
-      sqlite3_reset(pStmt);
-      return acornCacheOpError(op, SQLITE_NOMEM);
-    }
-  }
-  return acornCacheOpError(op, sqlite3_reset(pStmt));
-}
-
-/* ------------------------------------------------------------------ feed */
-
-/* Drop the feed's rows beyond the newest op->cfg.nFeed. */
-int acornCacheFeedTrim(cache_op *op){
-  sqlite3_stmt *pStmt;
-  int rc = acornCacheStmt(op, CACHE_STMT_FEED_TRIM, &pStmt);
-  if( rc ) return rc;
-  sqlite3_bind_int64(pStmt, 1, op->cfg.iFeedSeq - op->cfg.nFeed);
-  return acornCacheRun(op, pStmt);
-}
-
-/* Entry id (nSize bytes) is about to go for reason eWhy (a
-** CACHE_GONE_* other than ASKED): a row of the feed, which keeps the
-** newest op->cfg.nFeed (> 0). */
-int acornCacheFeedAdd(cache_op *op, i64 id, i64 nSize, int eWhy){
-  sqlite3_stmt *pStmt;
-  int rc = acornCacheStmt(op, CACHE_STMT_FEED_ADD, &pStmt);
-  assert( op->cfg.nFeed>0 && eWhy!=CACHE_GONE_ASKED );
-  if( rc ) return rc;
-  if( op->cfg.iFeedSeq>=CACHE_MAX_COUNTER ){
-    return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: the feed of"
-                            " \"%w\" has run out of numbers", op->pTab->zName);
-  }
-  sqlite3_bind_int64(pStmt, 1, op->cfg.iFeedSeq+1);
-  sqlite3_bind_int64(pStmt, 2, nSize);
-  sqlite3_bind_int(pStmt, 3, eWhy);
-  sqlite3_bind_int64(pStmt, 4, op->now);
-  sqlite3_bind_int64(pStmt, 5, id);
-  rc = acornCacheRun(op, pStmt);
-  if( rc ) return rc;
-  op->cfg.iFeedSeq++;
-  return acornCacheFeedTrim(op);
-}
+#include "cacheInt.h"
 
 /* ----------------------------------------------- cache_evictions(table) */
 

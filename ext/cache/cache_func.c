@@ -23,7 +23,7 @@
 ** as it steps (SQLITE_STMTSTATUS_REPREPARE: then the result is dropped and
 ** the name looked up).  Anything else goes the long way, as cache_read.
 */
-#include "cache.h"
+#include "cacheInt.h"
 
 static cache_vtab *cacheLookup(cache_conn *pConn, const char *zDb, int nDb,
                                const char *zName){
@@ -474,89 +474,6 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 /* ------------------------------------------------------------ cache_get */
 
-/* Forget the names that name pTab (every name if pTab is 0). */
-void acornCacheNameForget(cache_conn *pConn, cache_table *pTab){
-  int i;
-  for(i=0; i<CACHE_NNAME; i++){
-    cache_name *n = &pConn->aName[i];
-    if( n->zName && (pTab==0 || n->pTab==pTab) ){
-      sqlite3_free(n->zName);
-      memset(n, 0, sizeof(*n));
-    }
-  }
-}
-
-/* The table zTab named when cache_get() last looked it up, if it surely
-** names that table still, as cacheFind() would find it now: the table is
-** not retired, its statements were not finalized (a rename, a drop, a
-** conversion) and no table can have taken the name in a schema searched
-** before it (eWhere).  A change of its own schema is seen as its GET
-** statement steps (SQLite prepares it again: cacheGetStep).  In *ppName
-** the slot. */
-static cache_table *cacheNameKnown(cache_conn *pConn, const char *zTab,
-                                   cache_name **ppName){
-  int i;
-  if( zTab==0 ) return 0;
-  for(i=0; i<CACHE_NNAME; i++){
-    cache_name *n = &pConn->aName[i];
-    cache_table *p = n->pTab;
-    if( n->zName==0 || strcmp(n->zName, zTab)!=0 ) continue;
-    if( p->bGone || p->iStmtGen!=n->iStmtGen || p->aStmt[CACHE_STMT_GET]==0 ){
-      return 0;
-    }
-    if( n->eWhere!=CACHE_NAME_TEMP
-     && sqlite3_db_filename(pConn->db, "temp")!=0 ){
-      return 0;                          /* temp is open: it may have one */
-    }
-#if SQLITE_VERSION_NUMBER>=3039000
-    if( n->eWhere==CACHE_NAME_ALONE && sqlite3_db_name(pConn->db, 2)!=0 ){
-      return 0;
-    }
-#endif
-    *ppName = n;
-    return p;
-  }
-  return 0;
-}
-
-/* Remember that zTab names p (found by cacheResolve just now), if what it
-** names can be known again cheaply (cacheNameKnown); nReprepare: of p's
-** GET statement before it stepped. */
-static void cacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
-                          int nReprepare){
-  const char *zDot = strchr(zTab, '.');
-  cache_name *n = 0;
-  int i, eWhere = 0;
-  if( zDot==0 ){
-    if( sqlite3_stricmp(p->zDb, "temp")==0 ) eWhere = CACHE_NAME_TEMP;
-    if( sqlite3_stricmp(p->zDb, "main")==0 ) eWhere = CACHE_NAME_MAIN;
-  }else if( zDot-zTab==4 && sqlite3_strnicmp(zTab, "main", 4)==0
-         && sqlite3_stricmp(p->zDb, "main")==0
-         && sqlite3_stricmp(p->zName, zDot+1)==0
-         && SQLITE_VERSION_NUMBER>=3039000
-         && sqlite3_libversion_number()>=3039000 ){
-    eWhere = CACHE_NAME_ALONE;
-  }
-  if( eWhere==0 ) return;
-  for(i=0; i<CACHE_NNAME && n==0; i++){
-    if( pConn->aName[i].zName && strcmp(pConn->aName[i].zName, zTab)==0 ){
-      n = &pConn->aName[i];
-    }
-  }
-  if( n==0 ){
-    char *zCopy = sqlite3_mprintf("%s", zTab);
-    if( zCopy==0 ) return;               /* looked up again next time */
-    n = &pConn->aName[pConn->iNameNext];
-    pConn->iNameNext = (pConn->iNameNext+1) % CACHE_NNAME;
-    sqlite3_free(n->zName);
-    n->zName = zCopy;
-  }
-  n->pTab = p;
-  n->iStmtGen = p->iStmtGen;
-  n->nReprepare = nReprepare;
-  n->eWhere = eWhere;
-}
-
 /* Step GET (the table's) for key pKey at time now, and reset it: the value
 ** as ctx's result and its entry's id in *pId, or none (*pId 0).  With
 ** nReprepare >= 0, SQLITE_SCHEMA if SQLite prepared the statement again as
@@ -608,7 +525,7 @@ static void cacheGetResolved(sqlite3_context *ctx, cache_conn *pConn,
     rc = acornCacheOpError(&op, cacheGetStep(ctx, p, pStmt, pKey, op.now, -1,
                                              &id));
     if( rc==SQLITE_OK ){
-      cacheNameNote(pConn, zTab, p, nReprepare);
+      acornCacheNameNote(pConn, zTab, p, nReprepare);
       cacheGetCount(p, id, op.now);
     }
   }
@@ -646,7 +563,7 @@ static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     cacheResultError(ctx, rcKey, zErr);
     return;
   }
-  p = cacheNameKnown(pConn, zTab, &n);
+  p = acornCacheNameKnown(pConn, zTab, &n);
   if( p ){
     i64 id, now = acornCacheNowMs();
     int rc;
