@@ -377,16 +377,70 @@ typedef struct cache_conn cache_conn;
 typedef struct cache_table cache_table;
 typedef struct cache_vtab cache_vtab;
 
+/* A table's prepared statements (cache_store.c).  Every statement is
+** prepared at its first use and finalized together (acornCacheFinalizeAll:
+** the schema changed), which bumps iGen and forgets what CONFIG_WRITE has
+** bound.  aRead are the cursors' statements (cache_vtab.c), each either
+** idle (aReadBusy 0: finalized with the rest) or a cursor's.
+** Invariants: bCfgBound only while aStmt[CACHE_STMT_CONFIG_WRITE] is set;
+** aReadBusy[i] only while aRead[i] is set. */
+typedef struct cache_stmts cache_stmts;
+struct cache_stmts {
+  sqlite3_stmt *aStmt[CACHE_NSTMT];
+  u64 iGen;             /* bumped each time aStmt is finalized */
+  int bCfgBound;        /* CONFIG_WRITE has aCfgBound bound */
+  i64 aCfgBound[CACHE_CFG_NBIND];
+  char aGetKey[CACHE_KEY_BUF];  /* the key GET is bound to (cache_get) */
+  sqlite3_stmt *aRead[CACHE_NREAD];
+  unsigned char aReadBusy[CACHE_NREAD];
+};
+
+/* What a connection holds of a stored table between its statements: the
+** config row as the transaction has it, the savepoint levels' view of it,
+** and the recency chunks last read or written (cache_store.c).
+** Invariants: eCfg is CACHE_CFG_NONE, CLEAN or DIRTY; 0 <= nCfgSaved <=
+** nCfgSavedAlloc; 0 <= iChunkNext < CACHE_NCHUNK. */
+typedef struct cache_held cache_held;
+struct cache_held {
+  int eCfg;             /* CACHE_CFG_*: is cfg the config row now? */
+  cache_config cfg;     /* the config row as the transaction has it */
+  unsigned char *aCfgSaved;  /* [k] for open savepoint levels k <
+                        ** nCfgSaved: did the b-tree hold the config row as
+                        ** it was when level k began?  (cacheSavepoint) */
+  int nCfgSaved, nCfgSavedAlloc;
+  int bCfgWriting;      /* the config row is being written: a savepoint
+                        ** that statement opens does not write it again */
+  cache_chunk aChunk[CACHE_NCHUNK];  /* chunks last read or written */
+  int iChunkNext;       /* the slot the next chunk read goes to */
+  u64 iGen;             /* bumped when what is held may be out of date
+                        ** (64 bits: a chunk's never comes round again) */
+};
+
+/* What the connection last saw of the file, to tell whether what it holds
+** is still good and whether the schema may have changed (cache_store.c,
+** cacheNoteVersions; cache_table.c, cacheSchemaCurrent). */
+typedef struct cache_seen cache_seen;
+struct cache_seen {
+  unsigned iVersion;    /* the file's data version when what is held was
+                        ** last known good, between transactions */
+  i64 iDataVersion;     /* PRAGMA data_version and schema_version as last */
+  i64 iSchemaVersion;   /* seen inside a statement: see cacheSchemaCurrent */
+  i64 iNotedVersion;    /* the file's data version then, -1 for never */
+  i64 iForeignOk;       /* iSchemaVersion when no foreign trigger or index
+                        ** was on the shadow tables, -1 for never */
+};
+
 /*
 ** One stored table as one connection holds it.
-** Invariants (acornCacheTableCheck): uses and txn keep theirs; eCfg is not
-** CACHE_CFG_DIRTY outside a transaction, and CACHE_CFG_NONE under a DROP's
-** mark (txn.bDrop); uid > 0; nRef >= 0.
+** Invariants (acornCacheTableCheck): uses, txn, st and held keep theirs;
+** held.eCfg is not CACHE_CFG_DIRTY outside a transaction, and
+** CACHE_CFG_NONE under a DROP's mark (txn.bDrop); uid > 0; nRef >= 0;
+** iFormat 1..3.
 ** What is held (chunks, cfg) stays good inside a transaction until a
 ** rollback, and from one transaction to the next while the file's data
-** version is iVersion (another connection's commit changes it; this
-** connection's commits are noted at xCommit): iGen counts the times it
-** went out of date, and a chunk read at another iGen is not used.
+** version is seen.iVersion (another connection's commit changes it; this
+** connection's commits are noted at xCommit): held.iGen counts the times
+** it went out of date, and a chunk read at another iGen is not used.
 */
 struct cache_table {
   cache_conn *pConn;
@@ -410,35 +464,11 @@ struct cache_table {
   int bAutoflush;       /* autoflush option: may write recency on its own */
   int bSetLookFirst;    /* the last set replaced an entry: the next looks
                         ** its key up before it inserts (cacheSetRow) */
-  sqlite3_stmt *aStmt[CACHE_NSTMT];
-  char aGetKey[CACHE_KEY_BUF];  /* the key GET is bound to (cache_get) */
-  u64 iStmtGen;         /* bumped each time aStmt is finalized */
-  int bCfgBound;        /* aCfgBound holds what CONFIG_WRITE of generation */
-  u64 iCfgBoundGen;     /* iCfgBoundGen has bound (cacheConfigWrite) */
-  i64 aCfgBound[CACHE_CFG_NBIND];
-  sqlite3_stmt *aRead[CACHE_NREAD];
-  unsigned char aReadBusy[CACHE_NREAD];
-  cache_chunk aChunk[CACHE_NCHUNK];  /* chunks last read or written */
-  int iChunkNext;       /* the slot the next chunk read goes to */
+  cache_stmts st;       /* its statements */
+  cache_held held;      /* the config row and chunks as held */
+  cache_seen seen;      /* the file's versions as last seen */
   cache_uses uses;      /* the recency buffer */
   cache_txn txn;        /* the transaction mirror */
-  int eCfg;             /* CACHE_CFG_*: is cfg the config row now? */
-  cache_config cfg;     /* the config row as the transaction has it */
-  unsigned char *aCfgSaved;  /* [k] for open savepoint levels k <
-                        ** nCfgSaved: did the b-tree hold the config row as
-                        ** it was when level k began?  (cacheSavepoint) */
-  int nCfgSaved, nCfgSavedAlloc;
-  int bCfgWriting;      /* the config row is being written: a savepoint
-                        ** that statement opens does not write it again */
-  u64 iGen;             /* bumped when what is held may be out of date
-                        ** (64 bits: a chunk's never comes round again) */
-  unsigned iVersion;    /* the file's data version when what is held was
-                        ** last known good, between transactions */
-  i64 iDataVersion;     /* PRAGMA data_version and schema_version as last */
-  i64 iSchemaVersion;   /* seen inside a statement: see cacheSchemaCurrent */
-  i64 iNotedVersion;    /* the file's data version then, -1 for never */
-  i64 iForeignOk;       /* iSchemaVersion when no foreign trigger or index
-                        ** was on the shadow tables, -1 for never */
 };
 
 struct cache_vtab {

@@ -160,7 +160,7 @@ int acornCacheUpgrade(cache_op *op){
   p->bFormatNew = 1;
   p->iFormat = 3;
   acornCacheFinalizeAll(p);
-  p->eCfg = CACHE_CFG_NONE;   /* the caller reads the row again, as 3 */
+  p->held.eCfg = CACHE_CFG_NONE;   /* the caller reads the row again, as 3 */
   return SQLITE_OK;
 }
 

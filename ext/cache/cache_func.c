@@ -484,8 +484,8 @@ static int cacheGetStep(sqlite3_context *ctx, cache_table *p,
                         int nReprepare, i64 *pId){
   int rc, rc2;
   *pId = 0;
-  acornCacheBindKeyIn(pStmt, 1, pKey, p->bUtf16, p->aGetKey,
-                      (int)sizeof(p->aGetKey));
+  acornCacheBindKeyIn(pStmt, 1, pKey, p->bUtf16, p->st.aGetKey,
+                      (int)sizeof(p->st.aGetKey));
   sqlite3_bind_int64(pStmt, 2, now);
   rc = sqlite3_step(pStmt);
   if( nReprepare>=0
@@ -568,7 +568,7 @@ static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     i64 id, now = acornCacheNowMs();
     int rc;
     acornCacheTableRef(p);
-    rc = cacheGetStep(ctx, p, p->aStmt[CACHE_STMT_GET], argv[1], now,
+    rc = cacheGetStep(ctx, p, p->st.aStmt[CACHE_STMT_GET], argv[1], now,
                       n->nReprepare, &id);
     if( rc==SQLITE_OK ) cacheGetCount(p, id, now);
     else acornCacheNameForget(pConn, p);      /* look it up (again) */

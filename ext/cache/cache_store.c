@@ -226,17 +226,17 @@ int acornCacheOpFail(cache_op *op, int rc, const char *zFmt, ...){
 int acornCacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt){
   cache_table *p = op->pTab;
   assert( i>=0 && i<CACHE_NSTMT && aCacheStmt[i].eStmt==i );
-  if( p->aStmt[i]==0 ){
+  if( p->st.aStmt[i]==0 ){
     int rc;
     char *zSql = sqlite3_mprintf(aCacheStmt[i].zSql, p->zDb, p->zName,
                                  p->zDb, p->zName, p->zDb, p->zName);
     if( zSql==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
     rc = sqlite3_prepare_v3(p->db, zSql, -1,
-             SQLITE_PREPARE_PERSISTENT|SQLITE_PREPARE_NO_VTAB, &p->aStmt[i], 0);
+             SQLITE_PREPARE_PERSISTENT|SQLITE_PREPARE_NO_VTAB, &p->st.aStmt[i], 0);
     sqlite3_free(zSql);
     if( rc!=SQLITE_OK ) return acornCacheOpError(op, rc);
   }
-  *ppStmt = p->aStmt[i];
+  *ppStmt = p->st.aStmt[i];
   return SQLITE_OK;
 }
 
@@ -271,16 +271,17 @@ int acornCacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow){
 
 void acornCacheFinalizeAll(cache_table *p){
   int i;
-  p->iStmtGen++;
+  p->st.iGen++;
+  p->st.bCfgBound = 0;
   for(i=0; i<CACHE_NSTMT; i++){
-    sqlite3_finalize(p->aStmt[i]);
-    p->aStmt[i] = 0;
+    sqlite3_finalize(p->st.aStmt[i]);
+    p->st.aStmt[i] = 0;
   }
   for(i=0; i<CACHE_NREAD; i++){
     /* A busy slot's statement belongs to its cursor from now on. */
-    if( !p->aReadBusy[i] ) sqlite3_finalize(p->aRead[i]);
-    p->aRead[i] = 0;
-    p->aReadBusy[i] = 0;
+    if( !p->st.aReadBusy[i] ) sqlite3_finalize(p->st.aRead[i]);
+    p->st.aRead[i] = 0;
+    p->st.aReadBusy[i] = 0;
   }
 }
 
@@ -369,7 +370,7 @@ static int cacheChunkEncode(const cache_rec *aRec, int n, unsigned char *a){
 
 void acornCacheChunkDropAll(cache_table *p){
   int i;
-  for(i=0; i<CACHE_NCHUNK; i++) p->aChunk[i].bValid = 0;
+  for(i=0; i<CACHE_NCHUNK; i++) p->held.aChunk[i].bValid = 0;
 }
 
 /* Note PRAGMA data_version and schema_version now, inside a read
@@ -384,8 +385,8 @@ static void cacheNoteVersions(cache_table *p, unsigned v){
   sqlite3_stmt *pStmt;
   i64 aV[2] = {-1, -1};
   int i;
-  if( (i64)v==p->iNotedVersion ) return;
-  p->iNotedVersion = v;
+  if( (i64)v==p->seen.iNotedVersion ) return;
+  p->seen.iNotedVersion = v;
   memset(&op, 0, sizeof(op));
   op.pTab = p;
   for(i=0; i<2; i++){
@@ -398,8 +399,8 @@ static void cacheNoteVersions(cache_table *p, unsigned v){
     }
   }
   sqlite3_free(op.zErr);
-  p->iDataVersion = aV[0];
-  p->iSchemaVersion = aV[1];
+  p->seen.iDataVersion = aV[0];
+  p->seen.iSchemaVersion = aV[1];
 }
 
 /* What a connection holds of a table (decoded chunks, the config row)
@@ -414,22 +415,22 @@ void acornCacheHeldValidate(cache_table *p){
   /* the version is current only once a read transaction has begun */
   if( sqlite3_txn_state(p->db, p->zDb)==SQLITE_TXN_NONE
    || sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v) ){
-    p->iGen++;
-    p->eCfg = CACHE_CFG_NONE;
+    p->held.iGen++;
+    p->held.eCfg = CACHE_CFG_NONE;
   }else{
-    if( v!=p->iVersion ){
-      p->iGen++;
-      p->eCfg = CACHE_CFG_NONE;
-      p->iVersion = v;
+    if( v!=p->seen.iVersion ){
+      p->held.iGen++;
+      p->held.eCfg = CACHE_CFG_NONE;
+      p->seen.iVersion = v;
     }
-    if( (i64)v!=p->iNotedVersion ) cacheNoteVersions(p, v);
+    if( (i64)v!=p->seen.iNotedVersion ) cacheNoteVersions(p, v);
   }
 }
 void acornCacheHeldCheck(cache_table *p){
   if( !p->txn.bOpen ) acornCacheHeldValidate(p);
 }
 
-/* Load the chunk that holds id (ids >= 1) into one of p->aChunk: *ppC.
+/* Load the chunk that holds id (ids >= 1) into one of p->held.aChunk: *ppC.
 ** The lo = 0 chunk always exists once the table is format 2. */
 static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
   cache_table *p = op->pTab;
@@ -437,14 +438,14 @@ static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
   sqlite3_stmt *pStmt;
   int rc, i;
   for(i=0; i<CACHE_NCHUNK; i++){
-    c = &p->aChunk[i];
-    if( c->bValid && c->iGen==p->iGen && c->lo<=id && id<c->hi ){
+    c = &p->held.aChunk[i];
+    if( c->bValid && c->iGen==p->held.iGen && c->lo<=id && id<c->hi ){
       *ppC = c;
       return SQLITE_OK;
     }
   }
-  c = &p->aChunk[p->iChunkNext];
-  p->iChunkNext = (p->iChunkNext+1) % CACHE_NCHUNK;
+  c = &p->held.aChunk[p->held.iChunkNext];
+  p->held.iChunkNext = (p->held.iChunkNext+1) % CACHE_NCHUNK;
   c->bValid = 0;
   rc = acornCacheStmt(op, CACHE_STMT_CHUNK_FIND, &pStmt);
   if( rc ) return rc;
@@ -474,7 +475,7 @@ static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
   rc = sqlite3_reset(pStmt);
   if( rc ) return acornCacheOpError(op, rc);
   c->bValid = 1;
-  c->iGen = p->iGen;
+  c->iGen = p->held.iGen;
   *ppC = c;
   return SQLITE_OK;
 }
@@ -783,7 +784,7 @@ int acornCacheConfigRead(cache_op *op){
   {
     unsigned v = 0;             /* (while the row's read transaction lasts) */
     if( sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v)
-        ==SQLITE_OK && (i64)v!=p->iNotedVersion ){
+        ==SQLITE_OK && (i64)v!=p->seen.iNotedVersion ){
       cacheNoteVersions(p, v);
     }
   }
@@ -825,7 +826,7 @@ static int cacheConfigCheck(cache_op *op, const cache_config *pCfg){
 
 /* Write cfg to the config row.  Bindings stay on a statement from one
 ** step to the next: only the values that differ from those it has bound
-** (aCfgBound, while it is the statement of generation iCfgBoundGen) are
+** (st.aCfgBound, while st.bCfgBound: until the statements are finalized) are
 ** bound again, a handful of 18 for a set, each bind a call that locks. */
 static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
   cache_table *p = op->pTab;
@@ -836,7 +837,7 @@ static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
   ** the write a statement with a savepoint, whose xSavepoint would come
   ** back here while the statement runs: bCfgWriting stops that
   ** (acornCacheConfigSync) and this refuses any other way back. */
-  if( p->bCfgWriting ){
+  if( p->held.bCfgWriting ){
     return acornCacheOpFail(op, SQLITE_ERROR, "cache: the config row of"
                             " \"%w\" is written while it is being written",
                             p->zName);
@@ -856,18 +857,17 @@ static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
   /* elow: LLONG_MAX binds NULL (no expiry; or not known, with eseq -1) */
   aVal[16] = pCfg->iExpLow==CACHE_EXP_UNKNOWN ? LLONG_MAX : pCfg->iExpLow;
   aVal[17] = pCfg->iExpLow==CACHE_EXP_UNKNOWN ? -1 : pCfg->seq;
-  bAll = !p->bCfgBound || p->iCfgBoundGen!=p->iStmtGen;
+  bAll = !p->st.bCfgBound;
   for(i=0; i<CACHE_CFG_NBIND; i++){
-    if( !bAll && aVal[i]==p->aCfgBound[i] ) continue;
+    if( !bAll && aVal[i]==p->st.aCfgBound[i] ) continue;
     if( i==16 && aVal[i]==LLONG_MAX ) sqlite3_bind_null(pStmt, i+1);
     else sqlite3_bind_int64(pStmt, i+1, aVal[i]);
-    p->aCfgBound[i] = aVal[i];
+    p->st.aCfgBound[i] = aVal[i];
   }
-  p->bCfgBound = 1;
-  p->iCfgBoundGen = p->iStmtGen;
-  p->bCfgWriting = 1;
+  p->st.bCfgBound = 1;
+  p->held.bCfgWriting = 1;
   rc = acornCacheRun(op, pStmt);
-  p->bCfgWriting = 0;
+  p->held.bCfgWriting = 0;
   return rc;
 }
 
@@ -876,13 +876,13 @@ static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
 int acornCacheConfigSave(cache_op *op){
   cache_table *p = op->pTab;
   int rc;
-  p->cfg = op->cfg;
+  p->held.cfg = op->cfg;
   if( p->txn.bOpen ){
-    p->eCfg = CACHE_CFG_DIRTY;
+    p->held.eCfg = CACHE_CFG_DIRTY;
     return SQLITE_OK;
   }
   rc = cacheConfigWrite(op, &op->cfg);
-  p->eCfg = rc ? CACHE_CFG_NONE : CACHE_CFG_CLEAN;
+  p->held.eCfg = rc ? CACHE_CFG_NONE : CACHE_CFG_CLEAN;
   return rc;
 }
 
@@ -890,9 +890,9 @@ int acornCacheConfigSave(cache_op *op){
 int acornCacheConfigSync(cache_op *op){
   cache_table *p = op->pTab;
   int rc = SQLITE_OK;
-  if( p->eCfg==CACHE_CFG_DIRTY && !p->bCfgWriting ){
-    rc = cacheConfigWrite(op, &p->cfg);
-    if( rc==SQLITE_OK ) p->eCfg = CACHE_CFG_CLEAN;
+  if( p->held.eCfg==CACHE_CFG_DIRTY && !p->held.bCfgWriting ){
+    rc = cacheConfigWrite(op, &p->held.cfg);
+    if( rc==SQLITE_OK ) p->held.eCfg = CACHE_CFG_CLEAN;
   }
   return rc;
 }
@@ -961,7 +961,7 @@ int acornCacheForeignCheck(cache_op *op){
   cache_table *p = op->pTab;
   char *zWhat = 0;
   int rc;
-  if( p->iSchemaVersion>=0 && p->iSchemaVersion==p->iForeignOk ){
+  if( p->seen.iSchemaVersion>=0 && p->seen.iSchemaVersion==p->seen.iForeignOk ){
     return SQLITE_OK;
   }
   rc = acornCacheForeignFind(p, &zWhat);
@@ -972,7 +972,7 @@ int acornCacheForeignCheck(cache_op *op){
     sqlite3_free(zWhat);
     return rc;
   }
-  p->iForeignOk = p->iSchemaVersion;
+  p->seen.iForeignOk = p->seen.iSchemaVersion;
   return SQLITE_OK;
 }
 

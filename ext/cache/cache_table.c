@@ -293,10 +293,10 @@ void acornCacheWalLimit(cache_conn *p, i64 nLimit){
 void acornCacheTableCheck(const cache_table *p){
   acornCacheUsesCheck(&p->uses);
   acornCacheTxnCheck(&p->txn);
-  assert( p->txn.bOpen || p->eCfg!=CACHE_CFG_DIRTY );
-  assert( !p->txn.bDrop || p->eCfg==CACHE_CFG_NONE );
-  assert( p->nCfgSaved>=0 && p->nCfgSaved<=p->nCfgSavedAlloc );
-  assert( p->nCfgSaved<=p->txn.iLevel+1 );
+  assert( p->txn.bOpen || p->held.eCfg!=CACHE_CFG_DIRTY );
+  assert( !p->txn.bDrop || p->held.eCfg==CACHE_CFG_NONE );
+  assert( p->held.nCfgSaved>=0 && p->held.nCfgSaved<=p->held.nCfgSavedAlloc );
+  assert( p->held.nCfgSaved<=p->txn.iLevel+1 );
   assert( p->nRef>=0 );
 }
 #endif
@@ -305,10 +305,10 @@ static void cacheTableFree(cache_table *p){
   int i;
   acornCacheNameForget(p->pConn, p);
   acornCacheFinalizeAll(p);
-  for(i=0; i<CACHE_NCHUNK; i++) sqlite3_free(p->aChunk[i].aRec);
+  for(i=0; i<CACHE_NCHUNK; i++) sqlite3_free(p->held.aChunk[i].aRec);
   acornCacheUsesFree(&p->uses);
   acornCacheTxnFree(&p->txn);
-  sqlite3_free(p->aCfgSaved);
+  sqlite3_free(p->held.aCfgSaved);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
   sqlite3_free(p);
@@ -319,7 +319,7 @@ static void cacheTableFree(cache_table *p){
 ** mirror), or a DROP's mark; never once retired. */
 static int cacheTableKeep(const cache_table *p){
   return !p->bGone && (acornCacheUsesUnwritten(&p->uses) || p->txn.bOpen
-                       || p->eCfg==CACHE_CFG_DIRTY || p->txn.bDrop);
+                       || p->held.eCfg==CACHE_CFG_DIRTY || p->txn.bDrop);
 }
 
 void acornCacheTableRef(cache_table *p){
@@ -349,8 +349,8 @@ void acornCacheTableRetire(cache_table *p){
   p->uses.nHit = p->uses.nMiss = p->uses.nHitLoose = 0;
   if( p->uses.nHash ) memset(p->uses.aHash, 0, sizeof(int)*(size_t)p->uses.nHash);
   acornCacheTxnEnd(&p->txn);
-  p->eCfg = CACHE_CFG_NONE;
-  p->iGen++;
+  p->held.eCfg = CACHE_CFG_NONE;
+  p->held.iGen++;
   acornCacheChunkDropAll(p);
 }
 
@@ -421,8 +421,8 @@ static int cacheTableNew(cache_conn *pConn, const char *zDb,
   p->ePolicy = ePolicy;
   p->nBufferMax = p->nNextFlush = CACHE_DEFAULT_BUFFER;
   p->bAutoflush = 1;
-  p->iDataVersion = p->iSchemaVersion = p->iNotedVersion = -1;
-  p->iForeignOk = -1;
+  p->seen.iDataVersion = p->seen.iSchemaVersion = p->seen.iNotedVersion = -1;
+  p->seen.iForeignOk = -1;
   acornCacheTxnInit(&p->txn);
   rc = (p->zDb && p->zName) ? cacheTableProbe(p) : SQLITE_NOMEM;
   if( rc ){
@@ -597,7 +597,7 @@ cache_table *acornCacheNameKnown(cache_conn *pConn, const char *zTab,
     cache_name *n = &pConn->aName[i];
     cache_table *p = n->pTab;
     if( n->zName==0 || strcmp(n->zName, zTab)!=0 ) continue;
-    if( p->bGone || p->iStmtGen!=n->iStmtGen || p->aStmt[CACHE_STMT_GET]==0 ){
+    if( p->bGone || p->st.iGen!=n->iStmtGen || p->st.aStmt[CACHE_STMT_GET]==0 ){
       return 0;
     }
     if( n->eWhere!=CACHE_NAME_TEMP
@@ -648,7 +648,7 @@ void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
     n->zName = zCopy;
   }
   n->pTab = p;
-  n->iStmtGen = p->iStmtGen;
+  n->iStmtGen = p->st.iGen;
   n->nReprepare = nReprepare;
   n->eWhere = eWhere;
 }
@@ -664,8 +664,8 @@ void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
 int acornCacheConfigLoad(cache_op *op){
   cache_table *p = op->pTab;
   int rc;
-  if( p->eCfg!=CACHE_CFG_NONE ){
-    op->cfg = p->cfg;
+  if( p->held.eCfg!=CACHE_CFG_NONE ){
+    op->cfg = p->held.cfg;
     return SQLITE_OK;
   }
   acornCacheDropEnd(p);
@@ -680,8 +680,8 @@ int acornCacheConfigLoad(cache_op *op){
     /* (under a DROP's mark the row may be a transaction's that no
     ** rollback of it would take from the table: read each time) */
     if( p->iFormat>=2 && !p->txn.bDrop ){
-      p->cfg = op->cfg;
-      p->eCfg = CACHE_CFG_CLEAN;
+      p->held.cfg = op->cfg;
+      p->held.eCfg = CACHE_CFG_CLEAN;
     }
   }
   return rc;
@@ -741,8 +741,8 @@ static int cacheSchemaCurrent(cache_table *p){
                 &iData, 0);
   acornCacheQueryInt(p->db, sqlite3_mprintf("PRAGMA \"%w\".schema_version",
                                        p->zDb), &iSchema, 0);
-  return (iData>=0 && iData==p->iDataVersion)
-      || (iSchema>=0 && iSchema==p->iSchemaVersion);
+  return (iData>=0 && iData==p->seen.iDataVersion)
+      || (iSchema>=0 && iSchema==p->seen.iSchemaVersion);
 }
 
 /* Flush in a short transaction of its own, only when that cannot join or
@@ -789,8 +789,8 @@ int acornCacheFlushStandalone(cache_table *p, int bIdle){
   }else{
     if( pRollback && !sqlite3_get_autocommit(p->db) ) sqlite3_step(pRollback);
     acornCacheChunkDropAll(p);
-    p->eCfg = CACHE_CFG_NONE;
-    p->iGen++;
+    p->held.eCfg = CACHE_CFG_NONE;
+    p->held.iGen++;
   }
   sqlite3_finalize(pRollback);
   sqlite3_free(op.zErr);       /* nobody reads it: the caller carries on */
@@ -824,7 +824,7 @@ void acornCacheTableJoin(cache_table *p){
   acornCacheHeldValidate(p);
   p->txn.bOpen = 1;
   p->txn.iLevel = -1;
-  p->nCfgSaved = 0;
+  p->held.nCfgSaved = 0;
   if( acornCacheDropEnd(p) ){
     i64 iDropSeq = p->txn.iDropSeq;
     p->txn.bDrop = 0;
@@ -842,22 +842,22 @@ void acornCacheTableJoin(cache_table *p){
 ** stay good as long as the file's data version stays what it is now. */
 void acornCacheTableTxnEnd(cache_table *p, int bCommit){
   if( bCommit ){
-    if( p->eCfg==CACHE_CFG_DIRTY ) p->eCfg = CACHE_CFG_NONE;  /* not synced */
+    if( p->held.eCfg==CACHE_CFG_DIRTY ) p->held.eCfg = CACHE_CFG_NONE;  /* not synced */
     if( sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION,
-                             &p->iVersion) ){
-      p->iGen++;
-      p->eCfg = CACHE_CFG_NONE;
-    }else if( p->iNotedVersion>=0 ){
-      p->iNotedVersion = p->iVersion;   /* our own commit: see
+                             &p->seen.iVersion) ){
+      p->held.iGen++;
+      p->held.eCfg = CACHE_CFG_NONE;
+    }else if( p->seen.iNotedVersion>=0 ){
+      p->seen.iNotedVersion = p->seen.iVersion;   /* our own commit: see
                                         ** cacheNoteVersions */
     }
   }else{
-    p->iGen++;
-    p->eCfg = CACHE_CFG_NONE;
+    p->held.iGen++;
+    p->held.eCfg = CACHE_CFG_NONE;
   }
   acornCacheFormatStale(p, 1);
   if( bCommit ) p->bFormatStale = 0;
-  p->nCfgSaved = 0;
+  p->held.nCfgSaved = 0;
   acornCacheTxnEnd(&p->txn);
   acornCacheTableCheck(p);
 }

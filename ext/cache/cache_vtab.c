@@ -653,8 +653,8 @@ static int cacheRollback(sqlite3_vtab *pVtab){
 ** it). */
 static int cacheLevelSaved(const cache_table *p, int iLevel){
   if( iLevel<0 ) return 1;
-  if( iLevel<p->nCfgSaved ) return p->aCfgSaved[iLevel];
-  return p->eCfg!=CACHE_CFG_DIRTY;
+  if( iLevel<p->held.nCfgSaved ) return p->held.aCfgSaved[iLevel];
+  return p->held.eCfg!=CACHE_CFG_DIRTY;
 }
 
 static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
@@ -663,22 +663,22 @@ static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
   if( p==0 ) return SQLITE_OK;
   if( !p->txn.bOpen ) acornCacheTableJoin(p);
   if( iSavepoint<0 ) return cacheSync(pVtab);   /* (not made by SQLite) */
-  if( iSavepoint>=p->nCfgSavedAlloc ){
+  if( iSavepoint>=p->held.nCfgSavedAlloc ){
     int nNew = iSavepoint + 8;
-    unsigned char *aNew = sqlite3_realloc64(p->aCfgSaved, (size_t)nNew);
+    unsigned char *aNew = sqlite3_realloc64(p->held.aCfgSaved, (size_t)nNew);
     if( aNew==0 ) return SQLITE_NOMEM;   /* the level fails, not known */
-    p->aCfgSaved = aNew;
-    p->nCfgSavedAlloc = nNew;
+    p->held.aCfgSaved = aNew;
+    p->held.nCfgSavedAlloc = nNew;
   }
-  for(k=p->nCfgSaved; k<iSavepoint; k++){
-    p->aCfgSaved[k] = (unsigned char)cacheLevelSaved(p, k);
+  for(k=p->held.nCfgSaved; k<iSavepoint; k++){
+    p->held.aCfgSaved[k] = (unsigned char)cacheLevelSaved(p, k);
   }
   if( iSavepoint>p->txn.iLevel ) p->txn.iLevel = iSavepoint;
   rc = cacheSync(pVtab);
   if( p->txn.bOpen ){     /* (a write that failed out of memory may have
                           ** rolled the whole transaction back) */
-    p->aCfgSaved[iSavepoint] = (unsigned char)(p->eCfg!=CACHE_CFG_DIRTY);
-    p->nCfgSaved = iSavepoint+1;
+    p->held.aCfgSaved[iSavepoint] = (unsigned char)(p->held.eCfg!=CACHE_CFG_DIRTY);
+    p->held.nCfgSaved = iSavepoint+1;
   }
   acornCacheTableCheck(p);
   return rc;
@@ -690,7 +690,7 @@ static int cacheRelease(sqlite3_vtab *pVtab, int iSavepoint){
   ** of it, cacheDestroy): nothing to move */
   if( p==0 || !p->txn.bOpen ) return SQLITE_OK;
   acornCacheTxnRelease(&p->txn, iSavepoint);
-  if( p->nCfgSaved>iSavepoint ) p->nCfgSaved = iSavepoint<0 ? 0 : iSavepoint;
+  if( p->held.nCfgSaved>iSavepoint ) p->held.nCfgSaved = iSavepoint<0 ? 0 : iSavepoint;
   acornCacheTableCheck(p);
   return SQLITE_OK;
 }
@@ -699,7 +699,7 @@ static int cacheRollbackTo(sqlite3_vtab *pVtab, int iSavepoint){
   cache_table *p = ((cache_vtab*)pVtab)->pTab;
   int bSaved;
   if( p==0 ) return SQLITE_OK;
-  p->iGen++;
+  p->held.iGen++;
   acornCacheChunkDropAll(p);
   acornCacheFormatStale(p, 0);
   /* not in the transaction (a DROP TABLE in it ended what the table held
@@ -707,8 +707,8 @@ static int cacheRollbackTo(sqlite3_vtab *pVtab, int iSavepoint){
   if( !p->txn.bOpen ) return SQLITE_OK;
   bSaved = cacheLevelSaved(p, iSavepoint);
   acornCacheTxnRollback(&p->txn, &p->uses, iSavepoint);
-  if( p->nCfgSaved>iSavepoint+1 ) p->nCfgSaved = iSavepoint+1;
-  if( bSaved ) p->eCfg = CACHE_CFG_NONE;  /* the b-tree has it as it began */
+  if( p->held.nCfgSaved>iSavepoint+1 ) p->held.nCfgSaved = iSavepoint+1;
+  if( bSaved ) p->held.eCfg = CACHE_CFG_NONE;  /* the b-tree has it as it began */
   acornCacheTableCheck(p);
   return SQLITE_OK;
 }
@@ -720,7 +720,7 @@ struct cache_cursor {
   sqlite3_vtab_cursor base;
   cache_table *pTab;    /* the table read (a reference), or 0 */
   sqlite3_stmt *pStmt;  /* the read statement, from a slot or private */
-  int iSlot;            /* slot of pStmt in pTab->aRead[], -1 if private */
+  int iSlot;            /* slot of pStmt in pTab->st.aRead[], -1 if private */
   int bStepped;         /* pStmt was stepped since its last reset */
   int idxNum;
   int bEof;
@@ -857,12 +857,12 @@ static void cacheCursorFreeIn(cache_cursor *pCur){
 static void cacheCursorRelease(cache_cursor *pCur){
   cache_table *p = pCur->pTab;
   if( pCur->pStmt==0 ) return;
-  if( pCur->iSlot>=0 && p->aRead[pCur->iSlot]==pCur->pStmt ){
+  if( pCur->iSlot>=0 && p->st.aRead[pCur->iSlot]==pCur->pStmt ){
     if( pCur->bStepped ) sqlite3_reset(pCur->pStmt);
     if( (pCur->idxNum & CACHE_IDX_EQ) && !pCur->bNumPhase ){
       sqlite3_bind_null(pCur->pStmt, 1);  /* (it may point into aKey) */
     }
-    p->aReadBusy[pCur->iSlot] = 0;
+    p->st.aReadBusy[pCur->iSlot] = 0;
   }else{
     sqlite3_finalize(pCur->pStmt);
   }
@@ -958,10 +958,10 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum, int bNum){
   }
   cacheCursorRelease(pCur);
   pCur->bNumPhase = bPoint && bNum;
-  if( p->aRead[iSlot] && !p->aReadBusy[iSlot] ){
-    pCur->pStmt = p->aRead[iSlot];
+  if( p->st.aRead[iSlot] && !p->st.aReadBusy[iSlot] ){
+    pCur->pStmt = p->st.aRead[iSlot];
     pCur->iSlot = iSlot;
-    p->aReadBusy[iSlot] = 1;
+    p->st.aReadBusy[iSlot] = 1;
     return SQLITE_OK;
   }
   if( (bTagCol || bTagEq) && p->iFormat<3 ){
@@ -981,9 +981,9 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum, int bNum){
     acorn_vtab_error(pCur->base.pVtab, "cache: %s", sqlite3_errmsg(p->db));
     return rc;
   }
-  if( p->aRead[iSlot]==0 && bKeep ){
-    p->aRead[iSlot] = pCur->pStmt;
-    p->aReadBusy[iSlot] = 1;
+  if( p->st.aRead[iSlot]==0 && bKeep ){
+    p->st.aRead[iSlot] = pCur->pStmt;
+    p->st.aReadBusy[iSlot] = 1;
     pCur->iSlot = iSlot;
   }
   return SQLITE_OK;
