@@ -181,8 +181,8 @@ $(eval $(call test_prog,chacha_kat,ext/random.c,-DSQLITE_CORE -DACORN_TESTING -I
 $(eval $(call test_prog,sha1_kat,ext/ids/sha1.c,-DSQLITE_CORE -Iext))
 # cache: a writer killed at random moments and the check of its log
 # (tests/cache_crash.bats), and several processes on one file
-$(eval $(call test_prog,cache_crash))
-$(eval $(call test_prog,cache_load))
+$(eval $(call test_prog,cache_crash,,,,tests/c/splitmix.h))
+$(eval $(call test_prog,cache_load,,,,tests/c/splitmix.h))
 $(eval $(call test_prog,cache_wait))
 # the cache's recency buffer driven from C, with assert() on in every
 # build: ext/cache/cache_uses.c alone
@@ -372,29 +372,29 @@ bench-cache-1m: deps-bench
 
 # bench_insert's yardstick: one run of the same workload in plain C
 # (bench/insert.sh builds and runs it).
-build/ref_insert: bench/ref_insert.c
+build/ref_insert: bench/ref_insert.c bench/bench_util.h
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
 # cache: the benchmark program behind bench/cache.sh.
-build/cache_bench: bench/cache_bench.c
+build/cache_bench: bench/cache_bench.c bench/bench_util.h
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
 # cache: the read-through benchmark behind bench/readthrough.sh.
-build/readthrough: bench/readthrough.c
+build/readthrough: bench/readthrough.c bench/bench_util.h
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
 # cache: the driver behind bench/cache_ir.sh (one kind of operation in one
 # function, for callgrind).
-build/cache_ir: bench/cache_ir.c
+build/cache_ir: bench/cache_ir.c bench/bench_util.h
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
 # cache: the driver behind bench/get_ir.sh (gets of one form in one function,
 # for callgrind, against a plain table in the same file).
-build/get_ir: bench/get_ir.c
+build/get_ir: bench/get_ir.c bench/bench_util.h
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 

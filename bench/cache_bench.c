@@ -37,59 +37,13 @@
 ** CACHE_BENCH_SQL, if set, is run on every side after the pragmas above
 ** (e.g. "PRAGMA cache_size=-65536" to give each side a 64 MiB page cache).
 */
-#include <sqlite3.h>
-#include <stdio.h>
-#include <stdlib.h>
+#define BENCH_NAME "cache_bench"
+#include "bench_util.h"
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 static const char *zExt;
 static const char *zDir;
-
-static double now_s(void){
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec*1e-9;
-}
-
-static void check(int rc, sqlite3 *db, const char *zWhat){
-  if( rc!=SQLITE_OK && rc!=SQLITE_ROW && rc!=SQLITE_DONE ){
-    fprintf(stderr, "cache_bench: %s: %s\n", zWhat, sqlite3_errmsg(db));
-    exit(1);
-  }
-}
-
-static void exec(sqlite3 *db, const char *zSql){
-  char *zErr = 0;
-  if( sqlite3_exec(db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
-    fprintf(stderr, "cache_bench: %s: %s\n", zSql, zErr);
-    exit(1);
-  }
-}
-
-static sqlite3_stmt *prep(sqlite3 *db, const char *zSql){
-  sqlite3_stmt *p = 0;
-  check(sqlite3_prepare_v2(db, zSql, -1, &p, 0), db, zSql);
-  return p;
-}
-
-static long long int1(sqlite3 *db, const char *zSql){
-  sqlite3_stmt *p = prep(db, zSql);
-  long long v;
-  check(sqlite3_step(p), db, zSql);
-  v = sqlite3_column_int64(p, 0);
-  sqlite3_finalize(p);
-  return v;
-}
-
-static unsigned long long rnd(unsigned long long *pState){
-  unsigned long long x = *pState;
-  x ^= x<<13; x ^= x>>7; x ^= x<<17;
-  return *pState = x;
-}
-
-static void key(char *z, long long i){ snprintf(z, 32, "key%010lld", i); }
 
 #define NSIDE 3
 static const char *const azSide[NSIDE] = { "plain", "lru", "fifo" };
@@ -106,35 +60,28 @@ struct side {
 };
 
 static void side_open(side *p, int iSide, long long nCapacity){
-  char *zErr = 0;
-  char zAux[4200];
   memset(p, 0, sizeof(*p));
   p->iSide = iSide;
   snprintf(p->zPath, sizeof(p->zPath), "%s/%s.db", zDir, azSide[iSide]);
-  remove(p->zPath);
-  snprintf(zAux, sizeof(zAux), "%s-wal", p->zPath); remove(zAux);
-  snprintf(zAux, sizeof(zAux), "%s-shm", p->zPath); remove(zAux);
-  check(sqlite3_open(p->zPath, &p->db), p->db, "open");
-  exec(p->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-  if( getenv("CACHE_BENCH_SQL") ) exec(p->db, getenv("CACHE_BENCH_SQL"));
+  benchRemoveDb(p->zPath);
+  p->db = benchOpenWal(p->zPath);
+  if( getenv("CACHE_BENCH_SQL") ) benchExec(p->db, getenv("CACHE_BENCH_SQL"));
   if( iSide==0 ){
-    exec(p->db, "CREATE TABLE kv(k TEXT PRIMARY KEY, v BLOB)");
-    p->pSet = prep(p->db, "INSERT OR REPLACE INTO kv(k, v) VALUES(?1, ?2)");
-    p->pGet = prep(p->db, "SELECT v FROM kv WHERE k=?1");
-    p->pDel = prep(p->db, "DELETE FROM kv WHERE rowid=(SELECT min(rowid) FROM kv)");
+    benchExec(p->db, "CREATE TABLE kv(k TEXT PRIMARY KEY, v BLOB)");
+    p->pSet = benchPrepare(p->db,
+                           "INSERT OR REPLACE INTO kv(k, v) VALUES(?1, ?2)");
+    p->pGet = benchPrepare(p->db, "SELECT v FROM kv WHERE k=?1");
+    p->pDel = benchPrepare(p->db,
+                   "DELETE FROM kv WHERE rowid=(SELECT min(rowid) FROM kv)");
   }else{
     char *zSql;
-    sqlite3_enable_load_extension(p->db, 1);
-    if( sqlite3_load_extension(p->db, zExt, 0, &zErr)!=SQLITE_OK ){
-      fprintf(stderr, "cache_bench: load %s: %s\n", zExt, zErr);
-      exit(1);
-    }
+    benchLoad(p->db, zExt);
     zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE c USING cache(capacity=%lld,"
                            " policy=%s)", nCapacity, azSide[iSide]);
-    exec(p->db, zSql);
+    benchExec(p->db, zSql);
     sqlite3_free(zSql);
-    p->pSet = prep(p->db, "INSERT INTO c(key, value) VALUES(?1, ?2)");
-    p->pGet = prep(p->db, "SELECT value FROM c WHERE key=?1");
+    p->pSet = benchPrepare(p->db, "INSERT INTO c(key, value) VALUES(?1, ?2)");
+    p->pGet = benchPrepare(p->db, "SELECT value FROM c WHERE key=?1");
   }
 }
 
@@ -155,13 +102,6 @@ static long long file_bytes(const char *zPath){
   return n;
 }
 
-/* Pages the page cache of p wrote since the last call. */
-static long long pages_written(side *p){
-  int cur = 0, hi = 0;
-  sqlite3_db_status(p->db, SQLITE_DBSTATUS_CACHE_WRITE, &cur, &hi, 1);
-  return cur;
-}
-
 static unsigned char aVal[1024];
 
 /* n sets in transactions of nTxn (0: autocommit) of the keys iFirst,
@@ -171,27 +111,28 @@ static void do_sets(side *p, long long n, int nTxn, long long iFirst,
                     long long nSpace, unsigned long long *pRng, int bEvict){
   char z[32];
   long long i;
-  double t0 = now_s();
-  pages_written(p);
+  double t0 = benchSeconds();
+  benchPagesWritten(p->db);
   for(i=0; i<n; i++){
     int bOwnTxn = nTxn==0 && bEvict && p->iSide==0;
-    if( nTxn && i%nTxn==0 ) exec(p->db, "BEGIN");
-    if( bOwnTxn ) exec(p->db, "BEGIN");
-    key(z, nSpace ? (long long)(rnd(pRng)%(unsigned long long)nSpace)
-                  : iFirst + i);
+    if( nTxn && i%nTxn==0 ) benchExec(p->db, "BEGIN");
+    if( bOwnTxn ) benchExec(p->db, "BEGIN");
+    benchKey(z, nSpace
+                ? (long long)(benchRandom(pRng)%(unsigned long long)nSpace)
+                : iFirst + i);
     sqlite3_bind_text(p->pSet, 1, z, -1, SQLITE_STATIC);
     sqlite3_bind_blob(p->pSet, 2, aVal, sizeof(aVal), SQLITE_STATIC);
-    check(sqlite3_step(p->pSet), p->db, "set");
+    benchCheck(sqlite3_step(p->pSet), p->db, "set");
     sqlite3_reset(p->pSet);
     if( bEvict && p->iSide==0 ){
-      check(sqlite3_step(p->pDel), p->db, "delete oldest");
+      benchCheck(sqlite3_step(p->pDel), p->db, "delete oldest");
       sqlite3_reset(p->pDel);
     }
-    if( bOwnTxn ) exec(p->db, "COMMIT");
-    if( nTxn && (i%nTxn==nTxn-1 || i==n-1) ) exec(p->db, "COMMIT");
+    if( bOwnTxn ) benchExec(p->db, "COMMIT");
+    if( nTxn && (i%nTxn==nTxn-1 || i==n-1) ) benchExec(p->db, "COMMIT");
   }
-  p->t += now_s()-t0;
-  p->nPages += pages_written(p);
+  p->t += benchSeconds()-t0;
+  p->nPages += benchPagesWritten(p->db);
 }
 
 /* n random gets of keys out of [0, nKeys); every one must be found.  With
@@ -200,33 +141,26 @@ static void do_gets(side *p, long long nKeys, long long n,
                     unsigned long long *pRng, int bFlush){
   char z[32];
   long long i, nFound = 0;
-  double t0 = now_s();
-  pages_written(p);
+  double t0 = benchSeconds();
+  benchPagesWritten(p->db);
   for(i=0; i<n; i++){
-    key(z, (long long)(rnd(pRng)%(unsigned long long)nKeys));
+    benchKey(z, (long long)(benchRandom(pRng)%(unsigned long long)nKeys));
     sqlite3_bind_text(p->pGet, 1, z, -1, SQLITE_STATIC);
     if( sqlite3_step(p->pGet)==SQLITE_ROW ){
       if( sqlite3_column_bytes(p->pGet, 0)==(int)sizeof(aVal) ) nFound++;
     }
     sqlite3_reset(p->pGet);
   }
-  if( bFlush && p->iSide==1 ) exec(p->db, "INSERT INTO c(c) VALUES('flush')");
-  p->t += now_s()-t0;
-  p->nPages += pages_written(p);
+  if( bFlush && p->iSide==1 ){
+    benchExec(p->db, "INSERT INTO c(c) VALUES('flush')");
+  }
+  p->t += benchSeconds()-t0;
+  p->nPages += benchPagesWritten(p->db);
   if( nFound!=n ){
     fprintf(stderr, "cache_bench: %s: %lld of %lld gets found\n",
             azSide[p->iSide], nFound, n);
     exit(1);
   }
-}
-
-static int cmp_double(const void *a, const void *b){
-  double x = *(const double*)a, y = *(const double*)b;
-  return x<y ? -1 : x>y;
-}
-static double median(double *a, int n){
-  qsort(a, n, sizeof(double), cmp_double);
-  return n%2 ? a[n/2] : (a[n/2-1]+a[n/2])/2;
 }
 
 #define MAXRUN 9
@@ -288,10 +222,11 @@ static void run(int iRun, long long nKeys){
 
   for(k=1; k<NSIDE; k++){
     /* full: from now on every set of a new key evicts one entry */
-    long long nBytes = int1(a[k].db, "SELECT bytes FROM cache_stats('c')");
+    long long nBytes = benchInt64(a[k].db,
+                                  "SELECT bytes FROM cache_stats('c')");
     char *zSql = sqlite3_mprintf(
         "INSERT INTO c(c, value) VALUES('capacity', %lld)", nBytes);
-    exec(a[k].db, zSql);
+    benchExec(a[k].db, zSql);
     sqlite3_free(zSql);
   }
   INTERLEAVE(a, do_sets(S, nEvAuto/NSLICE, 0, iNext + iSl_*(nEvAuto/NSLICE),
@@ -303,14 +238,14 @@ static void run(int iRun, long long nKeys){
   record(a, P_EVTXN, iRun, nEvTxn/NSLICE*NSLICE);
 
   for(k=0; k<NSIDE; k++){
-    long long n = int1(a[k].db, k ? "SELECT count(*) FROM c"
-                                  : "SELECT count(*) FROM kv");
+    long long n = benchInt64(a[k].db, k ? "SELECT count(*) FROM c"
+                                        : "SELECT count(*) FROM kv");
     if( n!=nKeys/NSLICE*NSLICE ){
       fprintf(stderr, "cache_bench: %s holds %lld entries, not %lld\n",
               azSide[k], n, nKeys/NSLICE*NSLICE);
       exit(1);
     }
-    if( k ) exec(a[k].db, "INSERT INTO c(c) VALUES('integrity_check')");
+    if( k ) benchExec(a[k].db, "INSERT INTO c(c) VALUES('integrity_check')");
     side_close(&a[k]);
     aBytes[k] = file_bytes(a[k].zPath);
   }
@@ -352,11 +287,11 @@ int main(int argc, char **argv){
     double aR[NSIDE][MAXRUN], aM[NSIDE];
     for(k=0; k<NSIDE; k++){
       for(r=0; r<nRun; r++) aR[k][r] = aRate[i][k][r]/aRate[i][0][r];
-      aM[k] = median(aRate[i][k], nRun);
+      aM[k] = benchMedian(aRate[i][k], nRun);
     }
     printf("| %-28s | %9.0f | %9.0f | %9.0f | %8.2f | %8.2f | %7.2f %6.2f %6.2f |\n",
-           azPhase[i], aM[0], aM[1], aM[2], median(aR[1], nRun),
-           median(aR[2], nRun), aPages[i][0]/nRun, aPages[i][1]/nRun,
+           azPhase[i], aM[0], aM[1], aM[2], benchMedian(aR[1], nRun),
+           benchMedian(aR[2], nRun), aPages[i][0]/nRun, aPages[i][1]/nRun,
            aPages[i][2]/nRun);
   }
   printf("database bytes (file + WAL) after the run: plain %lld, lru %lld"

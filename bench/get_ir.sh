@@ -40,7 +40,7 @@ git archive "$BASE" | tar -x -C "$tmp/base"
 make --no-print-directory -s -C "$tmp/base" dist/acorn.so >/dev/null
 base_so="$tmp/base/dist/acorn"
 base_has_func=0
-if git grep -q '"cache_get"' "$BASE" -- ext/cache_func.c 2>/dev/null; then base_has_func=1; fi
+if git grep -q '"cache_get"' "$BASE" -- ext 2>/dev/null; then base_has_func=1; fi
 
 SIZES=${GET_IR_SIZES:-1000 10000 100000 1000000}
 OPS=${GET_IR_OPS:-2000}

@@ -69,21 +69,13 @@
 ** "ratios: KEYS S MODE VALUE lru/a1 lru/a2 fifo/b1 fifo/b2" for the summary
 ** bench/readthrough.sh prints.
 */
-#include <sqlite3.h>
+#define BENCH_NAME "readthrough"
+#include "bench_util.h"
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *zExt;
 static const char *zDir;
-
-static double now_s(void){
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec*1e-9;
-}
 
 static void fail(const char *zFmt, const char *zA, const char *zB){
   fprintf(stderr, "readthrough: ");
@@ -92,41 +84,9 @@ static void fail(const char *zFmt, const char *zA, const char *zB){
   exit(1);
 }
 
-static void check(int rc, sqlite3 *db, const char *zWhat){
-  if( rc!=SQLITE_OK && rc!=SQLITE_ROW && rc!=SQLITE_DONE ){
-    fail("%s: %s", zWhat, sqlite3_errmsg(db));
-  }
-}
-
-static void exec(sqlite3 *db, const char *zSql){
-  char *zErr = 0;
-  if( sqlite3_exec(db, zSql, 0, 0, &zErr)!=SQLITE_OK ) fail("%s: %s", zSql, zErr);
-}
-
-static sqlite3_stmt *prep(sqlite3 *db, const char *zSql){
-  sqlite3_stmt *p = 0;
-  check(sqlite3_prepare_v2(db, zSql, -1, &p, 0), db, zSql);
-  return p;
-}
-
-static long long int1(sqlite3 *db, const char *zSql){
-  sqlite3_stmt *p = prep(db, zSql);
-  long long v;
-  check(sqlite3_step(p), db, zSql);
-  v = sqlite3_column_int64(p, 0);
-  sqlite3_finalize(p);
-  return v;
-}
-
-static unsigned long long rnd(unsigned long long *pState){
-  unsigned long long x = *pState;
-  x ^= x<<13; x ^= x>>7; x ^= x<<17;
-  return *pState = x;
-}
-
 /* A uniform double in [0, 1), 53 bits. */
 static double rnd01(unsigned long long *pState){
-  return (rnd(pState)>>11) * (1.0/9007199254740992.0);
+  return (benchRandom(pState)>>11) * (1.0/9007199254740992.0);
 }
 
 static unsigned long long mix(unsigned long long x){
@@ -136,8 +96,7 @@ static unsigned long long mix(unsigned long long x){
   return x ^ (x>>31);
 }
 
-#define KEYLEN 13
-static void key(char *z, long long i){ snprintf(z, 32, "key%010lld", i); }
+#define KEYLEN 13                /* of a key that benchKey() makes */
 
 /* ------------------------------------------------------------ the sequence
 ** Ranks 0..n-1 (rank r has weight 1/(r+1)^s); aCdf[r] = the sum of the
@@ -165,7 +124,7 @@ static void zipf_init(zipf *z, long long n, double s){
     z->aKey[r] = (int)r;
   }
   for(r=n-1; r>0; r--){
-    long long j = (long long)(rnd(&x) % (unsigned long long)(r+1));
+    long long j = (long long)(benchRandom(&x) % (unsigned long long)(r+1));
     int tmp = z->aKey[r]; z->aKey[r] = z->aKey[j]; z->aKey[j] = tmp;
   }
   z->x = 0x853C49E6748FEA9BULL ^ mix((unsigned long long)n)
@@ -219,72 +178,83 @@ static int nValue;             /* bytes of a value */
 static unsigned char *aVal;    /* the value being set */
 
 static void side_open(side *p, int iSide){
-  char zAux[4200];
   memset(p, 0, sizeof(*p));
   p->iSide = iSide;
   snprintf(p->zPath, sizeof(p->zPath), "%s/%s.db", zDir, azSide[iSide]);
-  remove(p->zPath);
-  snprintf(zAux, sizeof(zAux), "%s-wal", p->zPath); remove(zAux);
-  snprintf(zAux, sizeof(zAux), "%s-shm", p->zPath); remove(zAux);
-  check(sqlite3_open(p->zPath, &p->db), p->db, "open");
-  exec(p->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+  benchRemoveDb(p->zPath);
+  p->db = benchOpenWal(p->zPath);
   if( bIsAcorn(iSide) ){
-    char *zErr = 0, *zSql;
-    sqlite3_enable_load_extension(p->db, 1);
-    if( sqlite3_load_extension(p->db, zExt, 0, &zErr)!=SQLITE_OK ){
-      fail("load %s: %s", zExt, zErr);
-    }
+    char *zSql;
+    benchLoad(p->db, zExt);
     zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE c USING cache(capacity=%lld,"
                            " policy=%s)", nCapacity, azSide[iSide]);
-    exec(p->db, zSql);
+    benchExec(p->db, zSql);
     sqlite3_free(zSql);
-    p->pGet = prep(p->db, bSelectGet ? "SELECT value FROM c WHERE key=?1"
-                                     : "SELECT cache_get('c', ?1)");
-    p->pSet = prep(p->db, "INSERT INTO c(key, value) VALUES(?1, ?2)");
+    p->pGet = benchPrepare(p->db, bSelectGet
+                                  ? "SELECT value FROM c WHERE key=?1"
+                                  : "SELECT cache_get('c', ?1)");
+    p->pSet = benchPrepare(p->db, "INSERT INTO c(key, value) VALUES(?1, ?2)");
   }else if( iSide==S_A1 || iSide==S_A2 ){
-    exec(p->db, "CREATE TABLE kv(k TEXT PRIMARY KEY, v BLOB, used INTEGER);"
-                "CREATE INDEX kv_used ON kv(used);");
+    benchExec(p->db,
+              "CREATE TABLE kv(k TEXT PRIMARY KEY, v BLOB, used INTEGER);"
+              "CREATE INDEX kv_used ON kv(used);");
     if( bSplit ){
-      p->pGet = prep(p->db, "SELECT rowid, v FROM kv WHERE k=?1");
-      p->pTouch = prep(p->db, iSide==S_A1
+      p->pGet = benchPrepare(p->db, "SELECT rowid, v FROM kv WHERE k=?1");
+      p->pTouch = benchPrepare(p->db, iSide==S_A1
           ? "UPDATE kv SET used=?2 WHERE rowid=?1"
           : "UPDATE kv SET used=(SELECT max(used)+1 FROM kv) WHERE rowid=?1");
-      p->pOldest = prep(p->db, "SELECT rowid, length(k)+length(v) FROM kv"
-                               " ORDER BY used LIMIT 1");
-      p->pEvict = prep(p->db, "DELETE FROM kv WHERE rowid=?1");
+      p->pOldest = benchPrepare(p->db,
+                                "SELECT rowid, length(k)+length(v) FROM kv"
+                                " ORDER BY used LIMIT 1");
+      p->pEvict = benchPrepare(p->db, "DELETE FROM kv WHERE rowid=?1");
     }
     if( iSide==S_A1 ){
-      if( !bSplit ) p->pGet = prep(p->db, "UPDATE kv SET used=?2 WHERE k=?1 RETURNING v");
-      p->pSet = prep(p->db, "INSERT INTO kv(k, v, used) VALUES(?1, ?2, ?3)");
+      if( !bSplit ){
+        p->pGet = benchPrepare(p->db,
+                               "UPDATE kv SET used=?2 WHERE k=?1 RETURNING v");
+      }
+      p->pSet = benchPrepare(p->db,
+                             "INSERT INTO kv(k, v, used) VALUES(?1, ?2, ?3)");
     }else{
-      if( !bSplit ) p->pGet = prep(p->db, "UPDATE kv SET used=(SELECT max(used)+1 FROM kv)"
-                            " WHERE k=?1 RETURNING v");
-      p->pSet = prep(p->db, "INSERT INTO kv(k, v, used) VALUES(?1, ?2,"
-                            " (SELECT coalesce(max(used), 0)+1 FROM kv))");
+      if( !bSplit ){
+        p->pGet = benchPrepare(p->db,
+                               "UPDATE kv SET used=(SELECT max(used)+1 FROM kv)"
+                               " WHERE k=?1 RETURNING v");
+      }
+      p->pSet = benchPrepare(p->db,
+                             "INSERT INTO kv(k, v, used) VALUES(?1, ?2,"
+                             " (SELECT coalesce(max(used), 0)+1 FROM kv))");
     }
-    if( !bSplit ) p->pEvict = prep(p->db, "DELETE FROM kv WHERE rowid=(SELECT rowid FROM kv"
-                            " ORDER BY used LIMIT 1) RETURNING length(k)+length(v)");
+    if( !bSplit ){
+      p->pEvict = benchPrepare(p->db,
+                               "DELETE FROM kv WHERE rowid=(SELECT rowid"
+                               " FROM kv ORDER BY used LIMIT 1)"
+                               " RETURNING length(k)+length(v)");
+    }
   }else{
-    exec(p->db, "CREATE TABLE kv(k TEXT PRIMARY KEY, v BLOB)");
-    p->pGet = prep(p->db, "SELECT v FROM kv WHERE k=?1");
-    p->pSet = prep(p->db, "INSERT INTO kv(k, v) VALUES(?1, ?2)");
+    benchExec(p->db, "CREATE TABLE kv(k TEXT PRIMARY KEY, v BLOB)");
+    p->pGet = benchPrepare(p->db, "SELECT v FROM kv WHERE k=?1");
+    p->pSet = benchPrepare(p->db, "INSERT INTO kv(k, v) VALUES(?1, ?2)");
     if( bSplit ){
-      p->pOldest = prep(p->db, "SELECT rowid, length(k)+length(v) FROM kv"
-                               " ORDER BY rowid LIMIT 1");
-      p->pEvict = prep(p->db, "DELETE FROM kv WHERE rowid=?1");
+      p->pOldest = benchPrepare(p->db,
+                                "SELECT rowid, length(k)+length(v) FROM kv"
+                                " ORDER BY rowid LIMIT 1");
+      p->pEvict = benchPrepare(p->db, "DELETE FROM kv WHERE rowid=?1");
     }else{
-      p->pEvict = prep(p->db, "DELETE FROM kv WHERE rowid=(SELECT min(rowid)"
-                              " FROM kv) RETURNING length(k)+length(v)");
+      p->pEvict = benchPrepare(p->db,
+                               "DELETE FROM kv WHERE rowid=(SELECT min(rowid)"
+                               " FROM kv) RETURNING length(k)+length(v)");
     }
   }
   if( bHasMeta(iSide) ){
-    exec(p->db, "CREATE TABLE meta(id INTEGER PRIMARY KEY CHECK (id=1),"
-                " total INTEGER NOT NULL); INSERT INTO meta VALUES(1, 0);");
-    p->pTotal = prep(p->db, "SELECT total FROM meta WHERE id=1");
-    p->pSetTotal = prep(p->db, "UPDATE meta SET total=?1 WHERE id=1");
+    benchExec(p->db,
+              "CREATE TABLE meta(id INTEGER PRIMARY KEY CHECK (id=1),"
+              " total INTEGER NOT NULL); INSERT INTO meta VALUES(1, 0);");
+    p->pTotal = benchPrepare(p->db, "SELECT total FROM meta WHERE id=1");
+    p->pSetTotal = benchPrepare(p->db, "UPDATE meta SET total=?1 WHERE id=1");
   }
-  p->pBegin = prep(p->db, "BEGIN IMMEDIATE");
-  p->pCommit = prep(p->db, "COMMIT");
+  p->pBegin = benchPrepare(p->db, "BEGIN IMMEDIATE");
+  p->pCommit = benchPrepare(p->db, "COMMIT");
 }
 
 static void side_close(side *p){
@@ -297,20 +267,15 @@ static void side_close(side *p){
   sqlite3_finalize(p->pSetTotal);
   sqlite3_finalize(p->pBegin);
   sqlite3_finalize(p->pCommit);
-  check(sqlite3_close(p->db), p->db, "close");
+  benchCheck(sqlite3_close(p->db), p->db, "close");
 }
 
 static void step_done(side *p, sqlite3_stmt *pStmt, const char *zWhat){
   int rc = sqlite3_step(pStmt);
-  if( rc!=SQLITE_DONE ) check(rc==SQLITE_ROW ? SQLITE_ERROR : rc, p->db, zWhat);
+  if( rc!=SQLITE_DONE ){
+    benchCheck(rc==SQLITE_ROW ? SQLITE_ERROR : rc, p->db, zWhat);
+  }
   sqlite3_reset(pStmt);
-}
-
-/* Pages the page cache of p wrote since the last call. */
-static long long pages_written(side *p){
-  int cur = 0, hi = 0;
-  sqlite3_db_status(p->db, SQLITE_DBSTATUS_CACHE_WRITE, &cur, &hi, 1);
-  return cur;
 }
 
 /* The get of key number iKey: 1 on a hit (its value checked), 0 on a miss. */
@@ -335,7 +300,7 @@ static int do_get(side *p, const char *z, long long iKey){
     bHit = 1;
     rc = sqlite3_step(p->pGet);  /* to the end (with RETURNING: its commit) */
   }
-  check(rc, p->db, "get");
+  benchCheck(rc, p->db, "get");
   if( rc!=SQLITE_DONE ) fail("%s: %s", azSide[p->iSide], "a get returned two rows");
   sqlite3_reset(p->pGet);
   if( bHit && p->pTouch ){
@@ -363,7 +328,7 @@ static void do_set(side *p, const char *z, long long iKey, int bOwnTxn){
   if( p->iSide==S_A1 ) sqlite3_bind_int64(p->pSet, 3, ++p->nUsed);
   step_done(p, p->pSet, "set");
   if( bHasMeta(p->iSide) ){
-    check(sqlite3_step(p->pTotal), p->db, "read the total");
+    benchCheck(sqlite3_step(p->pTotal), p->db, "read the total");
     nTotal = sqlite3_column_int64(p->pTotal, 0);
     sqlite3_reset(p->pTotal);
   }else{
@@ -372,13 +337,17 @@ static void do_set(side *p, const char *z, long long iKey, int bOwnTxn){
   nTotal += nSize;
   while( nTotal>nCapacity ){
     if( bSplit ){
-      if( sqlite3_step(p->pOldest)!=SQLITE_ROW ) check(SQLITE_ERROR, p->db, "oldest");
+      if( sqlite3_step(p->pOldest)!=SQLITE_ROW ){
+        benchCheck(SQLITE_ERROR, p->db, "oldest");
+      }
       sqlite3_bind_int64(p->pEvict, 1, sqlite3_column_int64(p->pOldest, 0));
       nTotal -= sqlite3_column_int64(p->pOldest, 1);
       sqlite3_reset(p->pOldest);
       step_done(p, p->pEvict, "evict");
     }else{
-      if( sqlite3_step(p->pEvict)!=SQLITE_ROW ) check(SQLITE_ERROR, p->db, "evict");
+      if( sqlite3_step(p->pEvict)!=SQLITE_ROW ){
+        benchCheck(SQLITE_ERROR, p->db, "evict");
+      }
       nTotal -= sqlite3_column_int64(p->pEvict, 0);
       step_done(p, p->pEvict, "evict");
     }
@@ -399,12 +368,12 @@ static void run_requests(side *p, const int *aSeq, long long i0, long long i1,
                          int nTxn, int bTimed, int bFlush){
   char z[32];
   long long i, nHit = 0, nMiss = 0;
-  double t0 = now_s();
-  pages_written(p);
+  double t0 = benchSeconds();
+  benchPagesWritten(p->db);
   for(i=i0; i<i1; i++){
     long long iKey = aSeq[i];
     if( nTxn && (i-i0)%nTxn==0 ) step_done(p, p->pBegin, "BEGIN IMMEDIATE");
-    key(z, iKey);
+    benchKey(z, iKey);
     if( do_get(p, z, iKey) ){
       nHit++;
     }else{
@@ -413,10 +382,12 @@ static void run_requests(side *p, const int *aSeq, long long i0, long long i1,
     }
     if( nTxn && ((i-i0)%nTxn==nTxn-1 || i==i1-1) ) step_done(p, p->pCommit, "COMMIT");
   }
-  if( bFlush && p->iSide==S_LRU ) exec(p->db, "INSERT INTO c(c) VALUES('flush')");
+  if( bFlush && p->iSide==S_LRU ){
+    benchExec(p->db, "INSERT INTO c(c) VALUES('flush')");
+  }
   if( bTimed ){
-    p->t += now_s()-t0;
-    p->nPages += pages_written(p);
+    p->t += benchSeconds()-t0;
+    p->nPages += benchPagesWritten(p->db);
     p->nHit += nHit;
     p->nMiss += nMiss;
   }
@@ -424,15 +395,15 @@ static void run_requests(side *p, const int *aSeq, long long i0, long long i1,
 
 /* The side's keys as a count and an order-free hash of their numbers. */
 static void key_set(side *p, long long *pN, unsigned long long *pH){
-  sqlite3_stmt *q = prep(p->db, bIsAcorn(p->iSide) ? "SELECT key FROM c"
-                                                   : "SELECT k FROM kv");
+  sqlite3_stmt *q = benchPrepare(p->db, bIsAcorn(p->iSide) ? "SELECT key FROM c"
+                                                         : "SELECT k FROM kv");
   *pN = 0; *pH = 0;
   while( sqlite3_step(q)==SQLITE_ROW ){
     const char *z = (const char*)sqlite3_column_text(q, 0);
     (*pN)++;
     *pH += mix((unsigned long long)atoll(z+3));
   }
-  check(sqlite3_finalize(q), p->db, "list the keys");
+  benchCheck(sqlite3_finalize(q), p->db, "list the keys");
 }
 
 static void finish_checks(side *a){
@@ -444,13 +415,14 @@ static void finish_checks(side *a){
     long long nBytes;
     char zA[200], zB[200];
     if( bIsAcorn(k) ){
-      exec(p->db, "INSERT INTO c(c) VALUES('integrity_check')");
-      nBytes = int1(p->db, "SELECT bytes FROM cache_stats('c')");
+      benchExec(p->db, "INSERT INTO c(c) VALUES('integrity_check')");
+      nBytes = benchInt64(p->db, "SELECT bytes FROM cache_stats('c')");
     }else{
-      long long nSum = int1(p->db, "SELECT coalesce(sum(length(k)+length(v)), 0)"
-                                   " FROM kv");
-      long long nTotal = bHasMeta(k) ? int1(p->db, "SELECT total FROM meta")
-                                     : p->nTotal;
+      long long nSum = benchInt64(p->db,
+          "SELECT coalesce(sum(length(k)+length(v)), 0) FROM kv");
+      long long nTotal = bHasMeta(k)
+                         ? benchInt64(p->db, "SELECT total FROM meta")
+                         : p->nTotal;
       if( nSum!=nTotal ){
         snprintf(zA, sizeof(zA), "%lld", nTotal);
         snprintf(zB, sizeof(zB), "%lld", nSum);
@@ -570,11 +542,12 @@ int main(int argc, char **argv){
   for(k=0; k<NSIDE; k++){
     long long n;
     run_requests(&a[k], aSeq, 0, nWarm, 1000, 0, 1);
-    n = int1(a[k].db, bIsAcorn(k) ? "SELECT count(*) FROM c" : "SELECT count(*) FROM kv");
+    n = benchInt64(a[k].db, bIsAcorn(k) ? "SELECT count(*) FROM c"
+                                        : "SELECT count(*) FROM kv");
     if( n!=nEntries || a[k].nEvict!=0 ){
       fail("%s: %s", azSide[k], "the warm-up did not fill the cache exactly");
     }
-    exec(a[k].db, "PRAGMA wal_checkpoint(TRUNCATE)");
+    benchExec(a[k].db, "PRAGMA wal_checkpoint(TRUNCATE)");
   }
 
   /* Measured: nReq requests in NSLICE slices, the sides taking turns. */
@@ -611,12 +584,7 @@ int main(int argc, char **argv){
          aRate[S_LRU]/aRate[S_A1], aRate[S_LRU]/aRate[S_A2],
          aRate[S_FIFO]/aRate[S_B1], aRate[S_FIFO]/aRate[S_B2]);
   for(k=0; k<NSIDE; k++) side_close(&a[k]);
-  for(k=0; k<NSIDE; k++){
-    char zAux[4200];
-    remove(a[k].zPath);
-    snprintf(zAux, sizeof(zAux), "%s-wal", a[k].zPath); remove(zAux);
-    snprintf(zAux, sizeof(zAux), "%s-shm", a[k].zPath); remove(zAux);
-  }
+  for(k=0; k<NSIDE; k++) benchRemoveDb(a[k].zPath);
   free(z.aCdf);
   free(z.aKey);
   free(aSeq);

@@ -20,16 +20,14 @@
 ** per-insert latencies (bench_insert does); that is the overhead the ratio
 ** in bench/insert.sh shows.
 */
-#include <sqlite3.h>
+#define BENCH_NAME "ref_insert"
+#include "bench_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static int nThread = 1, nBatch = 1, bMutex = 0, nContent = 12;
@@ -62,12 +60,6 @@ typedef struct worker {
   int iTimeout, rc;
   char zErr[512];
 } worker;
-
-static long long mono(void){
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec*1000000000 + ts.tv_nsec;
-}
 
 static int busyHandler(void *pArg, int nCount){
   static const unsigned char aDelay[] = {1,2,5,10,15,20,25,25,25,50,50,100};
@@ -150,7 +142,7 @@ static void writerLoop(worker *w){
     if( bErr ) break;
     w->nDone += n;
   }
-  w->tEnd = mono();
+  w->tEnd = benchClockNs();
 }
 
 static void *threadMain(void *p){
@@ -163,16 +155,6 @@ static void *threadMain(void *p){
   pthread_mutex_unlock(&gateMutex);
   writerLoop(w);
   return 0;
-}
-
-static void removeScratch(void){
-  static const char *const az[] = { "-wal", "-shm", "-journal", "" };
-  char z[4200];
-  int k;
-  for(k=0; k<4; k++){
-    snprintf(z, sizeof(z), "%s%s", zPath, az[k]);
-    unlink(z);
-  }
 }
 
 int main(int argc, char **argv){
@@ -215,7 +197,7 @@ int main(int argc, char **argv){
   ** without the symlinks SQLITE_OPEN_NOFOLLOW refuses */
   zDir = realpath(argv[1], 0);
   if( zDir==0 ){ perror(argv[1]); return 1; }
-  uSeed = (unsigned)(mono() ^ getpid());
+  uSeed = (unsigned)(benchClockNs() ^ getpid());
   for(i=0; i<100; i++){
     snprintf(zPath, sizeof(zPath), "%s/ref-insert-%08x%08x.db", zDir,
              rand_r(&uSeed), rand_r(&uSeed));
@@ -234,17 +216,17 @@ int main(int argc, char **argv){
    || sqlite3_exec(db, zSql, 0, 0, 0)!=SQLITE_OK ){
     fprintf(stderr, "setup: %s\n", sqlite3_errmsg(db));
     sqlite3_close(db);
-    removeScratch();
+    benchRemoveDb(zPath);
     return 1;
   }
   sqlite3_close(db);
 
   if( nThread==1 ){
     if( setup(&aW[0])==0 ){
-      tStart = mono();
+      tStart = benchClockNs();
       writerLoop(&aW[0]);
     }else{
-      tStart = mono();
+      tStart = benchClockNs();
     }
   }else{
     for(i=0; i<nThread; i++){
@@ -257,7 +239,7 @@ int main(int argc, char **argv){
     }
     pthread_mutex_lock(&gateMutex);
     while( nReady<nStarted ) pthread_cond_wait(&gateCond, &gateMutex);
-    tStart = mono();
+    tStart = benchClockNs();
     bGo = 1;
     pthread_cond_broadcast(&gateCond);
     pthread_mutex_unlock(&gateMutex);
@@ -273,7 +255,7 @@ int main(int argc, char **argv){
     sqlite3_finalize(aW[i].pCommit);
     sqlite3_close(aW[i].db);
   }
-  removeScratch();
+  benchRemoveDb(zPath);
   if( rc==0 ){
     double s = (double)(tEnd-tStart)/1e9;
     printf("writes_per_sec=%.0f rows=%lld seconds=%.3f\n",

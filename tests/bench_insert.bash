@@ -82,6 +82,35 @@ wait_for_file() {
   fail "no file $1 appeared"
 }
 
+# scratch_db_py: Python that the lock holders below put before their own
+# code: wait_scratch_db(d, end) waits (reading bytes, taking no lock) until
+# the change counter of the run's scratch database in d is at least 1 (its
+# setup has made its first write) and returns the database's path; past
+# time end it exits with an error.
+scratch_db_py() {
+  cat <<'PY'
+import glob, struct, sys, time
+def wait_scratch_db(d, end):
+    def counter():
+        for p in glob.glob(d + "/acorn-bench-*.db"):
+            try:
+                with open(p, "rb") as f:
+                    h = f.read(28)
+            except OSError:
+                continue
+            if len(h) == 28:
+                return p, struct.unpack(">I", h[24:28])[0]
+        return None, 0
+    while True:
+        db, n = counter()
+        if n >= 1:
+            return db
+        if time.time() > end:
+            sys.exit("no scratch database was set up in " + d)
+        time.sleep(0.001)
+PY
+}
+
 # hold_read_lock DIR: keep a run's writer waiting in its busy handler, with
 # no pause and no race the writer can win for the whole run.  The run uses
 # journal=delete, where a commit needs every other connection's SHARED lock
@@ -99,27 +128,11 @@ wait_for_file() {
 #      written);
 #   4. COMMIT: the writer goes on.  Prints "held".
 hold_read_lock() {
-  "$PYTHON" - "$1" <<'PY'
-import glob, sqlite3, struct, subprocess, sys, time
+  { scratch_db_py; cat; } <<'PY' | "$PYTHON" - "$1"
+import sqlite3, subprocess, sys, time
 d = sys.argv[1]
 end = time.time() + 600
-def counter():
-    for p in glob.glob(d + "/acorn-bench-*.db"):
-        try:
-            with open(p, "rb") as f:
-                h = f.read(28)
-        except OSError:
-            continue
-        if len(h) == 28:
-            return p, struct.unpack(">I", h[24:28])[0]
-    return None, 0
-while True:
-    db, n = counter()
-    if n >= 1:
-        break
-    if time.time() > end:
-        sys.exit("no scratch database was set up in " + d)
-    time.sleep(0.001)
+db = wait_scratch_db(d, end)
 uri = "file:" + db + "?mode=rw"
 # tried every 0.1 ms, not with SQLite's busy handler, which waits up to 100 ms
 # between tries: it must get in before the run's seconds are up, whatever
@@ -192,27 +205,11 @@ check_busy() {
 #      write and checkpoint it made after step 2 met the lock.
 # Prints "held".
 hold_wal_lock() {
-  "$PYTHON" - "$1" "$2" <<'PY'
-import glob, os, sqlite3, struct, sys, time
+  { scratch_db_py; cat; } <<'PY' | "$PYTHON" - "$1" "$2"
+import os, sqlite3, sys, time
 d, mode = sys.argv[1], sys.argv[2]
 end = time.time() + 600
-def counter():
-    for p in glob.glob(d + "/acorn-bench-*.db"):
-        try:
-            with open(p, "rb") as f:
-                h = f.read(28)
-        except OSError:
-            continue
-        if len(h) == 28:
-            return p, struct.unpack(">I", h[24:28])[0]
-    return None, 0
-while True:
-    db, n = counter()
-    if n >= 1:
-        break
-    if time.time() > end:
-        sys.exit("no scratch database was set up in " + d)
-    time.sleep(0.001)
+db = wait_scratch_db(d, end)
 con = sqlite3.connect("file:" + db + "?mode=rw", uri=True, timeout=0,
                       isolation_level=None)
 # (the CREATE TABLE is in the -wal, not yet in the file's change counter)

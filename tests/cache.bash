@@ -65,6 +65,27 @@ writer_script() {
   done
 }
 
+# run_two_writers DB N: two sqlite3 processes each run writer_script's N
+# sets (and gets) on the cache table t of DB at once; both must succeed and
+# print nothing: no capacity breach, no error (busy or otherwise).
+run_two_writers() {
+  local db=$1 n=$2 p pids=() rc1=0 rc2=0
+  for p in 1 2; do
+    writer_script "$p" "$n" >"$BATS_TEST_TMPDIR/p$p.sql"
+  done
+  for p in 1 2; do
+    ( printf '.load %s\n' "$ACORN"; cat "$BATS_TEST_TMPDIR/p$p.sql" ) \
+      | wrap "$SQLITE3" -batch "$db" >"$BATS_TEST_TMPDIR/p$p.out" 2>&1 &
+    pids+=($!)
+  done
+  # (a failing wait must not end the test before the outputs are shown)
+  wait "${pids[0]}" || rc1=$?
+  wait "${pids[1]}" || rc2=$?
+  [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] || fail "exit $rc1 $rc2: $(head -3 "$BATS_TEST_TMPDIR/p1.out" "$BATS_TEST_TMPDIR/p2.out")"
+  [ ! -s "$BATS_TEST_TMPDIR/p1.out" ] || fail "p1: $(head "$BATS_TEST_TMPDIR/p1.out")"
+  [ ! -s "$BATS_TEST_TMPDIR/p2.out" ] || fail "p2: $(head "$BATS_TEST_TMPDIR/p2.out")"
+}
+
 # check_two_writers N: two sqlite3 processes each make N sets (and gets) on
 # one WAL file at once; after every commit the capacity holds, and at the
 # end every entry is accounted for as stored or evicted.
@@ -73,22 +94,7 @@ check_two_writers() {
   run acorn_sql "PRAGMA journal_mode=WAL;
 CREATE VIRTUAL TABLE t USING cache(capacity = 20000, recency_buffer = 16);" "$db"
   assert_success
-  writer_script 1 "$n" >"$BATS_TEST_TMPDIR/p1.sql"
-  writer_script 2 "$n" >"$BATS_TEST_TMPDIR/p2.sql"
-  ( printf '.load %s\n' "$ACORN"; cat "$BATS_TEST_TMPDIR/p1.sql" ) \
-    | wrap "$SQLITE3" -batch "$db" >"$BATS_TEST_TMPDIR/p1.out" 2>&1 &
-  local pid1=$!
-  ( printf '.load %s\n' "$ACORN"; cat "$BATS_TEST_TMPDIR/p2.sql" ) \
-    | wrap "$SQLITE3" -batch "$db" >"$BATS_TEST_TMPDIR/p2.out" 2>&1 &
-  local pid2=$!
-  # (a failing wait must not end the test before the outputs are shown)
-  local rc1=0 rc2=0
-  wait "$pid1" || rc1=$?
-  wait "$pid2" || rc2=$?
-  [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] || fail "exit $rc1 $rc2: $(head -3 "$BATS_TEST_TMPDIR/p1.out" "$BATS_TEST_TMPDIR/p2.out")"
-  # nothing printed: no capacity breach, no error (busy or otherwise)
-  [ ! -s "$BATS_TEST_TMPDIR/p1.out" ] || fail "p1: $(head "$BATS_TEST_TMPDIR/p1.out")"
-  [ ! -s "$BATS_TEST_TMPDIR/p2.out" ] || fail "p2: $(head "$BATS_TEST_TMPDIR/p2.out")"
+  run_two_writers "$db" "$n"
   run acorn_sql "SELECT entries + evictions, bytes <= capacity, bytes = (SELECT total(size) FROM t), expired FROM cache_stats('t');
 SELECT hits > 0 FROM cache_stats('t');
 PRAGMA integrity_check;" "$db"

@@ -1499,20 +1499,7 @@ SELECT count(*) FROM cache_evictions('t');"
   run acorn_sql "PRAGMA journal_mode=WAL;
 CREATE VIRTUAL TABLE t USING cache(capacity = 20000, recency_buffer = 16, feed = 100000);" "$db"
   assert_success
-  writer_script 1 "$n" >"$BATS_TEST_TMPDIR/p1.sql"
-  writer_script 2 "$n" >"$BATS_TEST_TMPDIR/p2.sql"
-  ( printf '.load %s\n' "$ACORN"; cat "$BATS_TEST_TMPDIR/p1.sql" ) \
-    | wrap "$SQLITE3" -batch "$db" >"$BATS_TEST_TMPDIR/p1.out" 2>&1 &
-  local pid1=$!
-  ( printf '.load %s\n' "$ACORN"; cat "$BATS_TEST_TMPDIR/p2.sql" ) \
-    | wrap "$SQLITE3" -batch "$db" >"$BATS_TEST_TMPDIR/p2.out" 2>&1 &
-  local pid2=$!
-  local rc1=0 rc2=0
-  wait "$pid1" || rc1=$?
-  wait "$pid2" || rc2=$?
-  [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] || fail "exit $rc1 $rc2"
-  [ ! -s "$BATS_TEST_TMPDIR/p1.out" ] || fail "p1: $(head "$BATS_TEST_TMPDIR/p1.out")"
-  [ ! -s "$BATS_TEST_TMPDIR/p2.out" ] || fail "p2: $(head "$BATS_TEST_TMPDIR/p2.out")"
+  run_two_writers "$db" "$n"
   run acorn_sql "
 SELECT count(*) = (SELECT evictions FROM cache_stats('t')), count(*) > 0, count(DISTINCT seq) = count(*),
        min(seq) = 1 AND max(seq) = count(*), count(DISTINCT key) = count(*), min(reason) = max(reason)

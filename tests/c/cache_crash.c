@@ -102,6 +102,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "splitmix.h"
+
 typedef sqlite3_int64 i64;
 
 #define NKEY        40
@@ -139,19 +141,8 @@ static int keyIndex(const char *z){
   return -1;
 }
 
-/* ------------------------------------------------------------ randomness */
-
-static unsigned long long splitmix(unsigned long long x){
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x>>30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x>>27)) * 0x94D049BB133111EBULL;
-  return x ^ (x>>31);
-}
-static unsigned long long gRand;
-static unsigned rnd(unsigned n){
-  gRand = splitmix(gRand);
-  return (unsigned)((gRand>>33) % n);
-}
+/* ------------------------------------------------------------ randomness
+** (splitmix() and rnd(): splitmix.h) */
 
 /* The value of a version: 16 bytes of header, then bytes from its own
 ** stream; the length is the version's too. */

@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "splitmix.h"
+
 typedef sqlite3_int64 i64;
 
 #define NSHARED   64
@@ -52,18 +54,6 @@ struct counts {
 };
 static counts *gCounts;
 #define COUNT(f) __atomic_fetch_add(&gCounts->f, 1, __ATOMIC_RELAXED)
-
-static unsigned long long splitmix(unsigned long long x){
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x>>30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x>>27)) * 0x94D049BB133111EBULL;
-  return x ^ (x>>31);
-}
-static unsigned long long gRand;
-static unsigned rnd(unsigned n){
-  gRand = splitmix(gRand);
-  return (unsigned)((gRand>>33) % n);
-}
 
 static unsigned long long hashKey(const char *z){
   unsigned long long h = 1469598103934665603ULL;
