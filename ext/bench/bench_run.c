@@ -33,13 +33,13 @@
 **     The clock runs while the gate is open, one phase per chunk of ids:
 **     the gate opens, writers claim `batch` row numbers at a time from a
 **     shared atomic counter until the chunk's rows are all claimed,
-**     readers read while the writers write, and all come back to the gate,
-**     which the next chunk's ids reopen.  elapsed is the sum of the
-**     phases.  A writer's WAL hook (journal=wal) does what SQLite's
-**     autocheckpoint does, counting.  A transaction refused with
-**     SQLITE_BUSY after the busy handler gave up is rolled back and run
-**     again from BEGIN, counted.  Readers with reader_hold_ms keep each
-**     read transaction open that long.
+**     readers read while the writers write (each at least once a phase),
+**     and all come back to the gate, which the next chunk's ids reopen.
+**     elapsed is the sum of the phases.  A writer's WAL hook (journal=wal)
+**     does what SQLite's autocheckpoint does, counting.  A transaction
+**     refused with SQLITE_BUSY after the busy handler gave up is rolled
+**     back and run again from BEGIN, counted.  Readers with reader_hold_ms
+**     keep each read transaction open that long.
 **     The run writes exactly `rows` rows unless `seconds`
 **     passes (checked before each transaction), a statement fails (which
 **     stops everyone), a terminating signal comes or, with SQLite 3.41 or
@@ -877,17 +877,20 @@ static int benchReadOne(bench_worker *w){
   return rc;
 }
 
-/* A reader's part of one phase: point SELECTs until the phase's writers
-** are done.  With reader_hold_ms, they run in read transactions kept open
-** that long each (one snapshot), one after the other. */
+/* A reader's part of one phase: one point SELECT, then more until the
+** phase's writers are done (at least one, so that a reader the scheduler
+** starts late still reads: reads_per_sec is never 0 by chance).  With
+** reader_hold_ms, they run in read transactions kept open that long each
+** (one snapshot), one after the other. */
 static void benchReaderLoop(bench_worker *w){
   bench_run *r = w->pRun;
   sqlite3_int64 tHoldNs = (sqlite3_int64)r->pCfg->iReaderHoldMs*1000000;
   sqlite3_int64 tHoldEnd = 0;          /* 0: no read transaction open */
-  int rc = SQLITE_OK;
+  int rc = SQLITE_OK, bFirst = 1;
   while( !__atomic_load_n(&r->bStop, __ATOMIC_RELAXED)
       && !acorn_bench_signalled()
-      && __atomic_load_n(&r->nWriterLeft, __ATOMIC_RELAXED)>0 ){
+      && (bFirst || __atomic_load_n(&r->nWriterLeft, __ATOMIC_RELAXED)>0) ){
+    bFirst = 0;
     if( tHoldNs>0 && tHoldEnd==0 ){
       rc = sqlite3_exec(w->db, "BEGIN", 0, 0, 0);
       if( rc!=SQLITE_OK ) break;
