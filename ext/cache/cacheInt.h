@@ -535,6 +535,27 @@ struct cache_conn {
   cache_wal wal;        /* the -wal file's bound */
 };
 
+/* An entry as a write hands it to the store (acornCacheSet), checked. */
+typedef struct cache_new cache_new;
+struct cache_new {
+  sqlite3_value *pKey;    /* TEXT, BLOB, INTEGER or a whole REAL */
+  sqlite3_value *pValue;  /* TEXT or BLOB */
+  sqlite3_value *pTag;    /* TEXT; 0 or NULL for none */
+  i64 iExpires;           /* unix ms; CACHE_EXP_NONE: never (NULL) */
+  i64 nSize;              /* bytes of key and value (acornCacheBytes) */
+  i64 iCreated;           /* unix ms */
+  i64 nHits;              /* hits it keeps (an UPDATE), else 0 */
+};
+
+/* What a renewal changes of an entry in place (acornCacheRenew). */
+typedef struct cache_renewal cache_renewal;
+struct cache_renewal {
+  int bSetExpires;        /* expires changes, to iExpires */
+  i64 iExpires;           /* unix ms; CACHE_EXP_NONE: never (NULL) */
+  int bSetTag;            /* the tag changes, to pTag */
+  sqlite3_value *pTag;    /* TEXT; 0 or NULL for none */
+};
+
 /* One write to the stored table, or a read of its config row. */
 typedef struct cache_op cache_op;
 struct cache_op {
@@ -566,6 +587,7 @@ void acornCacheBindKeyIn(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey,
                          int bUtf16, char *aBuf, int nBuf);
 
 /* cache_store.c: statements and errors */
+void acornCacheOpInit(cache_op *op, cache_table *pTab, cache_vtab *pVtab);
 int acornCacheOpError(cache_op *op, int rc);
 int acornCacheOpFail(cache_op *op, int rc, const char *zFmt, ...);
 int acornCacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt);
@@ -591,11 +613,8 @@ int acornCacheOpCommit(cache_op *op, int rc);
 int acornCacheDeleteEntry(cache_op *op, i64 id, int *pbFound);
 int acornCacheReclaimExpired(cache_op *op);
 int acornCacheEvict(cache_op *op);
-int acornCacheSet(cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
-             int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits,
-             sqlite3_value *pTag, i64 *pId);
-int acornCacheRenew(cache_op *op, i64 id, int bSetExpires, int bExpires,
-                    i64 iExpires, int bSetTag, sqlite3_value *pTag,
+int acornCacheSet(cache_op *op, const cache_new *pNew, i64 *pId);
+int acornCacheRenew(cache_op *op, i64 id, const cache_renewal *pRenew,
                     int *pbFound);
 int acornCacheLiveKey(cache_op *op, sqlite3_value *pKey, i64 idNot, i64 *pId);
 int acornCacheStoredUse(cache_table *pTab, i64 id, int *pbFound, i64 *pMs,

@@ -248,7 +248,7 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
                                  const char *zWho, cache_op *op){
   cache_found found;
   int i, rc = SQLITE_OK;
-  memset(op, 0, sizeof(*op));
+  acornCacheOpInit(op, 0, 0);
   memset(&found, 0, sizeof(found));
   for(i=0; i<2; i++){
     cache_vtab *pVtab;
@@ -298,8 +298,7 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
         return 0;
       }
     }
-    memset(op, 0, sizeof(*op));
-    op->pTab = p;
+    acornCacheOpInit(op, p, 0);
     op->zWho = zWho;
     op->now = acornCacheNowMs();
     acornCacheHeldCheck(p);

@@ -200,6 +200,14 @@ static const struct {
 
 /* -------------------------------------------------------------- utilities */
 
+/* A new op on pTab (pVtab: the instance it runs for, or 0): no error yet.
+** The time is a write's (acornCacheOpBegin sets it). */
+void acornCacheOpInit(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
+  memset(op, 0, sizeof(*op));
+  op->pTab = pTab;
+  op->pVtab = pVtab;
+}
+
 /* Record the connection's latest error as the operation's first error. */
 int acornCacheOpError(cache_op *op, int rc){
   if( rc!=SQLITE_OK && rc!=SQLITE_ROW && rc!=SQLITE_DONE && op->zErr==0 ){
@@ -387,8 +395,7 @@ static void cacheNoteVersions(cache_table *p, unsigned v){
   int i;
   if( (i64)v==p->seen.iNotedVersion ) return;
   p->seen.iNotedVersion = v;
-  memset(&op, 0, sizeof(op));
-  op.pTab = p;
+  acornCacheOpInit(&op, p, 0);
   for(i=0; i<2; i++){
     int eStmt = i ? CACHE_STMT_SCHEMA_VERSION : CACHE_STMT_DATA_VERSION;
     if( acornCacheStmt(&op, eStmt, &pStmt)==SQLITE_OK ){
@@ -1378,21 +1385,22 @@ static void cacheBindNoCopy(sqlite3_stmt *pStmt, int i, sqlite3_value *pVal,
 
 /* Insert the row of entry id, unless an entry has the key: *pbDone 0 then,
 ** and nothing is written (INSERT ... ON CONFLICT(key) DO NOTHING). */
-static int cacheDataInsert(
-  cache_op *op, i64 id, sqlite3_value *pKey, sqlite3_value *pValue,
-  int bExpires, i64 iExpires, i64 iCreated, int *pbDone
-){
+static int cacheDataInsert(cache_op *op, i64 id, const cache_new *pNew,
+                           int *pbDone){
   sqlite3_stmt *pStmt;
   int bUtf16 = op->pTab->bUtf16;
   int rc = acornCacheStmt(op, CACHE_STMT_INSERT, &pStmt);
   *pbDone = 0;
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
-  cacheBindNoCopy(pStmt, 2, pKey, bUtf16);
-  sqlite3_bind_int64(pStmt, 3, iCreated);
-  if( bExpires ) sqlite3_bind_int64(pStmt, 4, iExpires);
-  else sqlite3_bind_null(pStmt, 4);
-  cacheBindNoCopy(pStmt, 5, pValue, bUtf16);
+  cacheBindNoCopy(pStmt, 2, pNew->pKey, bUtf16);
+  sqlite3_bind_int64(pStmt, 3, pNew->iCreated);
+  if( pNew->iExpires!=CACHE_EXP_NONE ){
+    sqlite3_bind_int64(pStmt, 4, pNew->iExpires);
+  }else{
+    sqlite3_bind_null(pStmt, 4);
+  }
+  cacheBindNoCopy(pStmt, 5, pNew->pValue, bUtf16);
   rc = acornCacheRun(op, pStmt);
   /* (the statement's own count: it is the last to finish on db) */
   if( rc==SQLITE_OK ) *pbDone = sqlite3_changes(op->pTab->db)>0;
@@ -1425,23 +1433,14 @@ static int cacheDeleteKey(cache_op *op, sqlite3_value *pKey, int *pbFound){
 ** through) would pay it for nothing, while a set of a stored key would
 ** pay for a failed insert.  The table guesses from its last set
 ** (bSetLookFirst: that one replaced an entry). */
-static int cacheSetRow(
-  cache_op *op, i64 id, sqlite3_value *pKey, sqlite3_value *pValue,
-  int bExpires, i64 iExpires, i64 iCreated
-){
+static int cacheSetRow(cache_op *op, i64 id, const cache_new *pNew){
   cache_table *p = op->pTab;
   int bLook = p->bSetLookFirst, bFound = 0, bDone = 0, rc = SQLITE_OK;
-  if( bLook ) rc = cacheDeleteKey(op, pKey, &bFound);
-  if( rc==SQLITE_OK ){
-    rc = cacheDataInsert(op, id, pKey, pValue, bExpires, iExpires, iCreated,
-                         &bDone);
-  }
+  if( bLook ) rc = cacheDeleteKey(op, pNew->pKey, &bFound);
+  if( rc==SQLITE_OK ) rc = cacheDataInsert(op, id, pNew, &bDone);
   if( rc==SQLITE_OK && !bDone && !bLook ){
-    rc = cacheDeleteKey(op, pKey, &bFound);
-    if( rc==SQLITE_OK && bFound ){
-      rc = cacheDataInsert(op, id, pKey, pValue, bExpires, iExpires, iCreated,
-                           &bDone);
-    }
+    rc = cacheDeleteKey(op, pNew->pKey, &bFound);
+    if( rc==SQLITE_OK && bFound ) rc = cacheDataInsert(op, id, pNew, &bDone);
   }
   if( rc==SQLITE_OK && !bDone ){
     rc = acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_data\""
@@ -1456,54 +1455,50 @@ static int cacheSetRow(
 ** entry that has the key.  Expired entries are reclaimed first (an expired
 ** entry of the key among them: it goes as expired);
 ** entries are evicted after, until the capacity holds: the entry just set
-** is the most recent, so it is never among them.  nHits > 0 (an UPDATE
-** keeps the hits) gives it a record; pTag (0 or NULL for none) its tag.
-** The new id in *pId. */
-int acornCacheSet(
-  cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
-  int bExpires, i64 iExpires, i64 nSize, i64 iCreated, i64 nHits,
-  sqlite3_value *pTag, i64 *pId
-){
+** is the most recent, so it is never among them.  pNew->nHits > 0 (an
+** UPDATE keeps the hits) gives it a record.  The new id in *pId. */
+int acornCacheSet(cache_op *op, const cache_new *pNew, i64 *pId){
   sqlite3_stmt *pStmt;
   i64 id = op->cfg.seq + 1;
   int rc = acornCacheReclaimExpired(op);
-  if( rc==SQLITE_OK ){
-    rc = cacheSetRow(op, id, pKey, pValue, bExpires, iExpires, iCreated);
-  }
+  assert( pNew->nSize>=0 && pNew->nHits>=0 );
+  if( rc==SQLITE_OK ) rc = cacheSetRow(op, id, pNew);
   if( rc ) return rc;
   op->cfg.seq = id;
-  if( bExpires ){
-    if( iExpires<op->cfg.iExpLow ) op->cfg.iExpLow = iExpires;
+  if( pNew->iExpires!=CACHE_EXP_NONE ){
+    if( pNew->iExpires<op->cfg.iExpLow ) op->cfg.iExpLow = pNew->iExpires;
     rc = acornCacheStmt(op, CACHE_STMT_EXPIRY_ADD, &pStmt);
     if( rc==SQLITE_OK ){
-      sqlite3_bind_int64(pStmt, 1, iExpires);
+      sqlite3_bind_int64(pStmt, 1, pNew->iExpires);
       sqlite3_bind_int64(pStmt, 2, id);
       rc = acornCacheRun(op, pStmt);
     }
   }
-  if( rc==SQLITE_OK && pTag && sqlite3_value_type(pTag)!=SQLITE_NULL ){
-    rc = acornCacheTagAdd(op, id, pTag);
+  if( rc==SQLITE_OK && pNew->pTag
+   && sqlite3_value_type(pNew->pTag)!=SQLITE_NULL ){
+    rc = acornCacheTagAdd(op, id, pNew->pTag);
   }
-  if( rc==SQLITE_OK && nHits>0 && op->cfg.ePolicy==CACHE_POLICY_LRU ){
+  if( rc==SQLITE_OK && pNew->nHits>0 && op->cfg.ePolicy==CACHE_POLICY_LRU ){
     cache_rec r;
     r.id = id;
     r.used = id;
     r.ms = op->now;
-    r.hits = nHits;
+    r.hits = pNew->nHits;
     rc = acornCacheRecMerge(op, &r, 1);
   }
-  op->cfg.bytes += nSize;
+  op->cfg.bytes += pNew->nSize;
   op->cfg.entries++;
   if( rc==SQLITE_OK ) rc = acornCacheEvict(op);
   *pId = id;
   return rc;
 }
 
-/* Set entry id's expires in place (bExpires 0: NULL), and its row of
-** <t>_expiry with it, if it changes. */
-static int cacheExpiresSet(cache_op *op, const cache_entry *pE, int bExpires,
-                           i64 iExpires){
+/* Set entry *pE's expires in place (CACHE_EXP_NONE: NULL), and its row of
+** <t>_expiry with it, if it changes.  (pE is read from the file, which may
+** hold any expires: whether it has one is its own flag.) */
+static int cacheExpiresSet(cache_op *op, const cache_entry *pE, i64 iExpires){
   sqlite3_stmt *pStmt;
+  int bExpires = iExpires!=CACHE_EXP_NONE;
   int rc = SQLITE_OK;
   if( pE->bExpires==bExpires && (!bExpires || pE->iExpires==iExpires) ){
     return SQLITE_OK;
@@ -1533,22 +1528,21 @@ static int cacheExpiresSet(cache_op *op, const cache_entry *pE, int bExpires,
 }
 
 /* Renew entry id in place (an UPDATE that sets only expires, ttl or tag):
-** its expires (if bSetExpires: iExpires, or NULL if !bExpires), its tag
-** (if bSetTag: pTag, 0 or NULL for none), and under lru its recency, as a
+** its expires and its tag as pRenew says, and under lru its recency, as a
 ** use that counts no hit: it becomes the most recent entry.  Its id, key,
 ** value, size, created and hits stay, so no byte or entry is counted
 ** anew, and the value is not written: SQLite rewrites the row where its
 ** length stays (an expires renewed) without writing the value's overflow
 ** pages, where a new entry writes every page of the value.  Under fifo the
 ** entry keeps its place (its set).  *pbFound 0 if the entry is gone. */
-int acornCacheRenew(cache_op *op, i64 id, int bSetExpires, int bExpires,
-                    i64 iExpires, int bSetTag, sqlite3_value *pTag,
+int acornCacheRenew(cache_op *op, i64 id, const cache_renewal *pRenew,
                     int *pbFound){
   cache_entry e;
   int rc = cacheEntryRead(op, id, &e, pbFound);
   if( rc || !*pbFound ) return rc;
-  if( bSetExpires ) rc = cacheExpiresSet(op, &e, bExpires, iExpires);
-  if( rc==SQLITE_OK && bSetTag ){
+  if( pRenew->bSetExpires ) rc = cacheExpiresSet(op, &e, pRenew->iExpires);
+  if( rc==SQLITE_OK && pRenew->bSetTag ){
+    sqlite3_value *pTag = pRenew->pTag;
     if( op->cfg.nTagged>0 ) rc = acornCacheTagDelete(op, id);
     if( rc==SQLITE_OK && pTag && sqlite3_value_type(pTag)!=SQLITE_NULL ){
       rc = acornCacheTagAdd(op, id, pTag);
@@ -1571,8 +1565,7 @@ int acornCacheStoredUse(cache_table *p, i64 id, int *pbFound, i64 *pMs,
                    i64 *pHits, char **pzErr){
   cache_op op;
   int rc;
-  memset(&op, 0, sizeof(op));
-  op.pTab = p;
+  acornCacheOpInit(&op, p, 0);
   *pbFound = 0;
   if( p->iFormat==1 ){
     sqlite3_stmt *pStmt;

@@ -692,9 +692,7 @@ int acornCacheConfigLoad(cache_op *op){
 ** a table of an older format converted. */
 int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
   int rc;
-  memset(op, 0, sizeof(*op));
-  op->pTab = pTab;
-  op->pVtab = pVtab;
+  acornCacheOpInit(op, pTab, pVtab);
   op->now = acornCacheNowMs();
   acornCacheWalHook(pTab->pConn);
   acornCacheHeldCheck(pTab);
@@ -772,7 +770,7 @@ int acornCacheFlushStandalone(cache_table *p, int bIdle){
   acornCacheDropEnd(p);              /* outside a transaction: past a DROP's */
   if( !bIdle && sqlite3_libversion_number()<3040000 ) return SQLITE_BUSY;
   if( p->iFormat==1 && !bIdle ) return SQLITE_BUSY;
-  memset(&op, 0, sizeof(op));
+  acornCacheOpInit(&op, p, 0);
   rc = sqlite3_prepare_v2(p->db, "ROLLBACK", -1, &pRollback, 0);
   if( rc==SQLITE_OK ){
     rc = sqlite3_exec(p->db, "SAVEPOINT acorn_cache_flush", 0, 0, 0);

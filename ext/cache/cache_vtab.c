@@ -604,9 +604,7 @@ static int cacheSync(sqlite3_vtab *pVtab){
   cache_vtab *pV = (cache_vtab*)pVtab;
   cache_op op;
   if( pV->pTab==0 ) return SQLITE_OK;
-  memset(&op, 0, sizeof(op));
-  op.pTab = pV->pTab;
-  op.pVtab = pV;
+  acornCacheOpInit(&op, pV->pTab, pV);
   return cacheOpFinish(&op, acornCacheConfigSync(&op));
 }
 
@@ -1214,47 +1212,69 @@ static int cacheColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
 
 /* ------------------------------------------------------------- writes */
 
-/* The ttl of a set, in ms from now, in *pnMs (-1: none given).  A ttl is
-** seconds, INTEGER or REAL, 0..CACHE_MAX_TTL, or NULL (or pTtl 0). */
-static int cacheCheckTtl(cache_op *op, sqlite3_value *pTtl, i64 *pnMs){
+/* The expiry a write gives: expires (pExpires, 0 where not given: an
+** UPDATE that leaves it) or a ttl (pTtl, 0 where not given), not both
+** non-NULL.  A ttl is seconds, INTEGER or REAL, 0..CACHE_MAX_TTL, or
+** NULL; expires an INTEGER (unix ms) or NULL.  *piExpires: expires as
+** given, CACHE_EXP_NONE for NULL or none (so an expires of
+** 9223372036854775807 is NULL too); *pnTtlMs: the ttl in ms (-1: none),
+** which cacheTtlApply() turns into expires once the write's time is
+** known. */
+static int cacheCheckExpiry(cache_op *op, sqlite3_value *pExpires,
+                            sqlite3_value *pTtl, i64 *piExpires,
+                            i64 *pnTtlMs){
   int e = pTtl ? sqlite3_value_type(pTtl) : SQLITE_NULL;
-  double r;
-  *pnMs = -1;
+  *piExpires = CACHE_EXP_NONE;
+  *pnTtlMs = -1;
+  if( e!=SQLITE_NULL ){
+    double r;
+    if( e!=SQLITE_INTEGER && e!=SQLITE_FLOAT ){
+      return acornCacheOpFail(op, SQLITE_ERROR, "cache: ttl must be a number"
+          " of seconds (INTEGER or REAL) or NULL, got %s",
+          acornCacheTypeName(e));
+    }
+    r = sqlite3_value_double(pTtl);
+    if( !(r>=0.0 && r<=CACHE_MAX_TTL) ){
+      return acornCacheOpFail(op, SQLITE_ERROR, "cache: bad ttl %s; expected"
+          " seconds from 0 to %.0f", (const char*)sqlite3_value_text(pTtl),
+          CACHE_MAX_TTL);
+    }
+    /* rounded to the nearest ms: a ttl of 1.001 is the double
+    ** 1.00099999..., and 1001 ms is meant (a host that has only doubles,
+    ** JavaScript, passes ms/1000) */
+    *pnTtlMs = e==SQLITE_INTEGER ? sqlite3_value_int64(pTtl)*1000
+                                 : (i64)(r*1000.0 + 0.5);
+  }
+  e = pExpires ? sqlite3_value_type(pExpires) : SQLITE_NULL;
   if( e==SQLITE_NULL ) return SQLITE_OK;
-  if( e!=SQLITE_INTEGER && e!=SQLITE_FLOAT ){
-    return acornCacheOpFail(op, SQLITE_ERROR, "cache: ttl must be a number"
-        " of seconds (INTEGER or REAL) or NULL, got %s", acornCacheTypeName(e));
+  if( *pnTtlMs>=0 ){
+    return acornCacheOpFail(op, SQLITE_ERROR, "cache: ttl and expires are"
+        " both given; give one: ttl in seconds from now, or expires in unix"
+        " ms");
   }
-  r = sqlite3_value_double(pTtl);
-  if( !(r>=0.0 && r<=CACHE_MAX_TTL) ){
-    return acornCacheOpFail(op, SQLITE_ERROR, "cache: bad ttl %s; expected"
-        " seconds from 0 to %.0f", (const char*)sqlite3_value_text(pTtl),
-        CACHE_MAX_TTL);
+  if( !acornCacheWholeNumber(pExpires, piExpires) ){
+    return acornCacheOpFail(op, SQLITE_ERROR, "cache: expires must be an"
+        " INTEGER (unix ms) or NULL, got %s", acornCacheTypeName(e));
   }
-  /* rounded to the nearest ms: a ttl of 1.001 is the double
-  ** 1.00099999..., and 1001 ms is meant (a host that has only doubles,
-  ** JavaScript, passes ms/1000) */
-  *pnMs = e==SQLITE_INTEGER ? sqlite3_value_int64(pTtl)*1000
-                            : (i64)(r*1000.0 + 0.5);
   return SQLITE_OK;
 }
 
-/* Check a set's key, value, expires and ttl.  pExpires is 0 where expires
-** is not given (an UPDATE that leaves it); a ttl given takes its place:
-** *pbExpires and *piExpires are then set from *pnTtlMs once the write's
-** time is known.  ttl and expires both non-NULL is an error. */
-static int cacheCheckValues(
-  cache_op *op, sqlite3_value *pKey, sqlite3_value *pValue,
-  sqlite3_value *pExpires, sqlite3_value *pTtl, int *pbExpires,
-  i64 *piExpires, i64 *pnTtlMs
-){
+/* Check a set's key and value, and its expiry (cacheCheckExpiry), into
+** *pNew (its key, value and iExpires; *pnTtlMs as cacheCheckExpiry's). */
+static int cacheCheckValues(cache_op *op, sqlite3_value *pKey,
+                            sqlite3_value *pValue, sqlite3_value *pExpires,
+                            sqlite3_value *pTtl, cache_new *pNew,
+                            i64 *pnTtlMs){
   char *zErr = 0;
   int e, rc = acornCacheCheckKey("cache", pKey, &zErr);
+  *pnTtlMs = -1;
   if( rc ){
-    sqlite3_free(op->zErr);
-    op->zErr = zErr;
-    op->rcErr = rc;
-    return rc;
+    if( zErr ){
+      acornCacheOpFail(op, rc, "%s", zErr);
+      sqlite3_free(zErr);
+      return rc;
+    }
+    return acornCacheOpError(op, rc);
   }
   e = sqlite3_value_type(pValue);
   if( e==SQLITE_NULL ){
@@ -1265,20 +1285,11 @@ static int cacheCheckValues(
     return acornCacheOpFail(op, SQLITE_ERROR,
         "cache: value must be BLOB or TEXT, got %s", acornCacheTypeName(e));
   }
-  rc = cacheCheckTtl(op, pTtl, pnTtlMs);
-  if( rc ) return rc;
-  e = pExpires ? sqlite3_value_type(pExpires) : SQLITE_NULL;
-  if( e!=SQLITE_NULL && *pnTtlMs>=0 ){
-    return acornCacheOpFail(op, SQLITE_ERROR, "cache: ttl and expires are"
-        " both given; give one: ttl in seconds from now, or expires in unix"
-        " ms");
-  }
-  *pbExpires = e!=SQLITE_NULL;
-  if( e!=SQLITE_NULL && !acornCacheWholeNumber(pExpires, piExpires) ){
-    return acornCacheOpFail(op, SQLITE_ERROR, "cache: expires must be an INTEGER"
-                       " (unix ms) or NULL, got %s", acornCacheTypeName(e));
-  }
-  return SQLITE_OK;
+  pNew->pKey = pKey;
+  pNew->pValue = pValue;
+  pNew->nSize = acornCacheBytes(op->pTab->bUtf16, pKey)
+              + acornCacheBytes(op->pTab->bUtf16, pValue);
+  return cacheCheckExpiry(op, pExpires, pTtl, &pNew->iExpires, pnTtlMs);
 }
 
 /* A tag is TEXT or NULL. */
@@ -1290,12 +1301,9 @@ static int cacheCheckTag(cache_op *op, sqlite3_value *pTag){
 }
 
 /* A ttl given (nTtlMs >= 0) sets expires to the write's time plus it. */
-static void cacheTtlApply(const cache_op *op, i64 nTtlMs, int *pbExpires,
-                          i64 *piExpires){
-  if( nTtlMs>=0 ){
-    *pbExpires = 1;
-    *piExpires = op->now + nTtlMs;
-  }
+static void cacheTtlApply(const cache_op *op, i64 nTtlMs, i64 *piExpires){
+  assert( nTtlMs<=(i64)CACHE_MAX_TTL*1000 && op->now<CACHE_MAX_COUNTER );
+  if( nTtlMs>=0 ) *piExpires = op->now + nTtlMs;
 }
 
 static int cacheCheckSize(cache_op *op, i64 nSize){
@@ -1473,40 +1481,36 @@ static int cacheDeleteRow(cache_vtab *p, cache_table *pTab, i64 id){
 /* INSERT: a set (OR IGNORE: only if no live entry has the key). */
 static int cacheInsertRow(cache_vtab *p, cache_table *pTab,
                           sqlite3_value **argv, int bIgnore, i64 *pRowid){
-  sqlite3_value *pKey = argv[2+CACHE_COLUMN_KEY];
-  sqlite3_value *pValue = argv[2+CACHE_COLUMN_VALUE];
-  i64 nSize, iExpires = 0, idLive = 0, nTtlMs = -1;
-  int bExpires = 0, rc;
+  i64 idLive = 0, nTtlMs = -1;
+  cache_new new;
   cache_op op;
-  rc = cacheWritableCheck(p, argv, 0);
+  int rc = cacheWritableCheck(p, argv, 0);
   if( rc ) return rc;
-  memset(&op, 0, sizeof(op));
-  op.pTab = pTab;
-  op.pVtab = p;
-  rc = cacheCheckValues(&op, pKey, pValue, argv[2+CACHE_COLUMN_EXPIRES],
-                        argv[2+CACHE_COLUMN_TTL], &bExpires, &iExpires,
-                        &nTtlMs);
-  if( rc==SQLITE_OK ) rc = cacheCheckTag(&op, argv[2+CACHE_COLUMN_TAG]);
+  memset(&new, 0, sizeof(new));
+  acornCacheOpInit(&op, pTab, p);
+  rc = cacheCheckValues(&op, argv[2+CACHE_COLUMN_KEY],
+                        argv[2+CACHE_COLUMN_VALUE],
+                        argv[2+CACHE_COLUMN_EXPIRES],
+                        argv[2+CACHE_COLUMN_TTL], &new, &nTtlMs);
+  new.pTag = argv[2+CACHE_COLUMN_TAG];
+  if( rc==SQLITE_OK ) rc = cacheCheckTag(&op, new.pTag);
   if( rc ) return cacheOpFinish(&op, rc);
-  nSize = acornCacheBytes(pTab->bUtf16, pKey) + acornCacheBytes(pTab->bUtf16, pValue);
   rc = acornCacheOpBegin(&op, pTab, p);
-  if( nTtlMs<0 && !bExpires && op.cfg.nDefaultTtl>0 ){
+  if( nTtlMs<0 && new.iExpires==CACHE_EXP_NONE && op.cfg.nDefaultTtl>0 ){
     nTtlMs = op.cfg.nDefaultTtl*1000;     /* neither given: default_ttl */
   }
-  cacheTtlApply(&op, nTtlMs, &bExpires, &iExpires);
-  if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, nSize);
+  cacheTtlApply(&op, nTtlMs, &new.iExpires);
+  new.iCreated = op.now;
+  if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, new.nSize);
   if( rc==SQLITE_OK && bIgnore ){
-    rc = acornCacheLiveKey(&op, pKey, 0, &idLive);
+    rc = acornCacheLiveKey(&op, new.pKey, 0, &idLive);
     if( rc==SQLITE_OK && idLive ){
       *pRowid = idLive;       /* OR IGNORE: the stored entry stays */
       return cacheOpFinish(&op, SQLITE_OK);
     }
   }
   if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
-  if( rc==SQLITE_OK ){
-    rc = acornCacheSet(&op, pKey, pValue, bExpires, iExpires, nSize, op.now, 0,
-                       argv[2+CACHE_COLUMN_TAG], pRowid);
-  }
+  if( rc==SQLITE_OK ) rc = acornCacheSet(&op, &new, pRowid);
   return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
 }
 
@@ -1573,36 +1577,26 @@ static int cacheRenewRow(cache_vtab *p, cache_table *pTab,
                          sqlite3_value **argv){
   sqlite3_value *pExpires = argv[2+CACHE_COLUMN_EXPIRES];
   sqlite3_value *pTtl = argv[2+CACHE_COLUMN_TTL];
-  sqlite3_value *pTag = argv[2+CACHE_COLUMN_TAG];
-  int bSetExpires = !sqlite3_value_nochange(pExpires);
-  int bSetTag = !sqlite3_value_nochange(pTag);
-  int bExpires = 0, bFound = 0, e, rc;
-  i64 iExpires = 0, nTtlMs = -1;
+  cache_renewal renew;
+  int bFound = 0, rc;
+  i64 nTtlMs = -1;
   cache_op op;
+  renew.bSetExpires = !sqlite3_value_nochange(pExpires);
+  renew.bSetTag = !sqlite3_value_nochange(argv[2+CACHE_COLUMN_TAG]);
+  renew.pTag = argv[2+CACHE_COLUMN_TAG];
   rc = acornCacheOpBegin(&op, pTab, p);
-  if( rc==SQLITE_OK && !sqlite3_value_nochange(pTtl) ){
-    rc = cacheCheckTtl(&op, pTtl, &nTtlMs);
+  if( rc==SQLITE_OK ){
+    rc = cacheCheckExpiry(&op, renew.bSetExpires ? pExpires : 0,
+                          sqlite3_value_nochange(pTtl) ? 0 : pTtl,
+                          &renew.iExpires, &nTtlMs);
   }
-  e = bSetExpires ? sqlite3_value_type(pExpires) : SQLITE_NULL;
-  if( rc==SQLITE_OK && e!=SQLITE_NULL ){
-    if( nTtlMs>=0 ){
-      rc = acornCacheOpFail(&op, SQLITE_ERROR, "cache: ttl and expires are"
-          " both given; give one: ttl in seconds from now, or expires in unix"
-          " ms");
-    }else if( !acornCacheWholeNumber(pExpires, &iExpires) ){
-      rc = acornCacheOpFail(&op, SQLITE_ERROR, "cache: expires must be an"
-          " INTEGER (unix ms) or NULL, got %s", acornCacheTypeName(e));
-    }
-    bExpires = 1;
-  }
-  if( nTtlMs>=0 ) bSetExpires = 1;
-  cacheTtlApply(&op, nTtlMs, &bExpires, &iExpires);
-  if( rc==SQLITE_OK && bSetTag ) rc = cacheCheckTag(&op, pTag);
+  if( nTtlMs>=0 ) renew.bSetExpires = 1;
+  cacheTtlApply(&op, nTtlMs, &renew.iExpires);
+  if( rc==SQLITE_OK && renew.bSetTag ) rc = cacheCheckTag(&op, renew.pTag);
   if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
   if( rc==SQLITE_OK ) rc = acornCacheReclaimExpired(&op);
   if( rc==SQLITE_OK ){
-    rc = acornCacheRenew(&op, sqlite3_value_int64(argv[0]), bSetExpires,
-                         bExpires, iExpires, bSetTag, pTag, &bFound);
+    rc = acornCacheRenew(&op, sqlite3_value_int64(argv[0]), &renew, &bFound);
   }
   return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
 }
@@ -1616,9 +1610,10 @@ static int cacheRenewRow(cache_vtab *p, cache_table *pTab,
 static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
                           sqlite3_value **argv, int bIgnore){
   i64 idOld = sqlite3_value_int64(argv[0]), idOther = 0, idNew = 0;
-  i64 nSize = 0, iExpires = 0, nTtlMs = -1;
-  sqlite3_value *pKey = 0, *pValue = 0, *pExpires, *pTtl, *pTag = 0;
-  int bExpires = 0, bFound = 0, rc;
+  i64 nTtlMs = -1;
+  sqlite3_value *pExpires, *pTtl;
+  int bFound = 0, rc;
+  cache_new new;
   cache_old old;
   cache_op op;
   rc = cacheWritableCheck(p, argv, 1);
@@ -1628,11 +1623,10 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
     return cacheRenewRow(p, pTab, argv);
   }
   memset(&old, 0, sizeof(old));
+  memset(&new, 0, sizeof(new));
   rc = acornCacheOpBegin(&op, pTab, p);
   if( rc==SQLITE_OK ) rc = cacheOldRead(&op, idOld, &old);
   if( rc==SQLITE_OK && old.pKey ){
-    pKey = cacheNewValue(argv, CACHE_COLUMN_KEY, old.pKey);
-    pValue = cacheNewValue(argv, CACHE_COLUMN_VALUE, old.pValue);
     /* SET ttl = ? renews expires; SET expires and ttl, both not NULL, is
     ** refused; a ttl left or set to NULL keeps expires */
     pTtl = argv[2+CACHE_COLUMN_TTL];
@@ -1640,17 +1634,18 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
              ? (sqlite3_value_nochange(pTtl)
                 || sqlite3_value_type(pTtl)==SQLITE_NULL ? old.pExpires : 0)
              : argv[2+CACHE_COLUMN_EXPIRES];
-    rc = cacheCheckValues(&op, pKey, pValue, pExpires,
-                          sqlite3_value_nochange(pTtl) ? 0 : pTtl,
-                          &bExpires, &iExpires, &nTtlMs);
-    cacheTtlApply(&op, nTtlMs, &bExpires, &iExpires);
-    pTag = cacheNewValue(argv, CACHE_COLUMN_TAG, old.pTag);
-    if( rc==SQLITE_OK ) rc = cacheCheckTag(&op, pTag);
-    nSize = acornCacheBytes(op.pTab->bUtf16, pKey)
-          + acornCacheBytes(op.pTab->bUtf16, pValue);
-    if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, nSize);
-    if( rc==SQLITE_OK && pKey!=old.pKey && bIgnore ){
-      rc = acornCacheLiveKey(&op, pKey, idOld, &idOther);
+    rc = cacheCheckValues(&op, cacheNewValue(argv, CACHE_COLUMN_KEY, old.pKey),
+                          cacheNewValue(argv, CACHE_COLUMN_VALUE, old.pValue),
+                          pExpires, sqlite3_value_nochange(pTtl) ? 0 : pTtl,
+                          &new, &nTtlMs);
+    cacheTtlApply(&op, nTtlMs, &new.iExpires);
+    new.pTag = cacheNewValue(argv, CACHE_COLUMN_TAG, old.pTag);
+    new.iCreated = old.iCreated;
+    new.nHits = old.nHits;
+    if( rc==SQLITE_OK ) rc = cacheCheckTag(&op, new.pTag);
+    if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, new.nSize);
+    if( rc==SQLITE_OK && new.pKey!=old.pKey && bIgnore ){
+      rc = acornCacheLiveKey(&op, new.pKey, idOld, &idOther);
     }
   }
   /* (a row gone away under the statement: nothing to update but the
@@ -1658,10 +1653,7 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
   if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
   if( rc==SQLITE_OK && old.pKey && idOther==0 ){
     rc = acornCacheDeleteEntry(&op, idOld, &bFound);
-    if( rc==SQLITE_OK ){
-      rc = acornCacheSet(&op, pKey, pValue, bExpires, iExpires, nSize,
-                         old.iCreated, old.nHits, pTag, &idNew);
-    }
+    if( rc==SQLITE_OK ) rc = acornCacheSet(&op, &new, &idNew);
   }
   cacheOldFree(&old);
   return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
@@ -1703,8 +1695,7 @@ static int cacheIntegrityMethod(sqlite3_vtab *pVtab, const char *zSchema,
     pV->base.zErrMsg = 0;
     return rc==SQLITE_CORRUPT_VTAB ? SQLITE_OK : rc;
   }
-  memset(&op, 0, sizeof(op));
-  op.pTab = pTab;
+  acornCacheOpInit(&op, pTab, 0);
   rc = acornCacheConfigSync(&op);     /* the checks read the row */
   if( rc ){
     *pzErr = op.zErr;
