@@ -377,6 +377,25 @@ typedef struct cache_conn cache_conn;
 typedef struct cache_table cache_table;
 typedef struct cache_vtab cache_vtab;
 
+/* The options of an instance that are not stored (recency_buffer and
+** autoflush): each connection may give its own; the table takes those of
+** the instance that binds it last. */
+typedef struct cache_opts cache_opts;
+struct cache_opts {
+  int nBufferMax;       /* recency_buffer: 1..CACHE_MAX_BUFFER */
+  int bAutoflush;       /* autoflush: may write recency on its own */
+};
+
+/* What the file says a table is, as it is opened: its identity, format
+** and policy (none changes while the uid is the same but the format, by
+** a conversion). */
+typedef struct cache_ident cache_ident;
+struct cache_ident {
+  i64 uid;              /* <t>_config.uid */
+  int iFormat;          /* 1..3 */
+  int ePolicy;          /* CACHE_POLICY_* */
+};
+
 /* A table's prepared statements (cache_store.c).  Every statement is
 ** prepared at its first use and finalized together (acornCacheFinalizeAll:
 ** the schema changed), which bumps iGen and forgets what CONFIG_WRITE has
@@ -434,8 +453,9 @@ struct cache_seen {
 ** One stored table as one connection holds it.
 ** Invariants (acornCacheTableCheck): uses, txn, st and held keep theirs;
 ** held.eCfg is not CACHE_CFG_DIRTY outside a transaction, and
-** CACHE_CFG_NONE under a DROP's mark (txn.bDrop); uid > 0; nRef >= 0;
-** iFormat 1..3.
+** CACHE_CFG_NONE under a DROP's mark (txn.bDrop); nRef >= 0; iFormat
+** 1..3; ePolicy a CACHE_POLICY_*; opts in range.  (uid is the file's: any
+** value, 0 in tables older than uids.)
 ** What is held (chunks, cfg) stays good inside a transaction until a
 ** rollback, and from one transaction to the next while the file's data
 ** version is seen.iVersion (another connection's commit changes it; this
@@ -459,9 +479,8 @@ struct cache_table {
   int ePolicy;          /* from the config row */
   int bUtf16;           /* the database's text encoding is UTF-16 */
   int nChunkMax;        /* split a chunk's blob above this many bytes */
-  int nBufferMax;       /* recency_buffer option */
+  cache_opts opts;      /* recency_buffer and autoflush */
   int nNextFlush;       /* try a flush when the uses reach this */
-  int bAutoflush;       /* autoflush option: may write recency on its own */
   int bSetLookFirst;    /* the last set replaced an entry: the next looks
                         ** its key up before it inserts (cacheSetRow) */
   cache_stmts st;       /* its statements */
@@ -478,8 +497,7 @@ struct cache_vtab {
   cache_table *pTab;    /* its table, 0 until the uid is read */
   char *zDb;            /* schema and name as connected */
   char *zName;
-  int nBufferMax;       /* the options, for the table when bound */
-  int bAutoflush;
+  cache_opts opts;      /* its options, for the table when bound */
   void *pSpare;         /* a closed cursor's memory, for the next (cache_vtab.c) */
 };
 
@@ -646,9 +664,9 @@ void acornCacheTableRef(cache_table *pTab);
 void acornCacheTableUnref(cache_table *pTab);
 void acornCacheTableRetire(cache_table *pTab);
 int acornCacheTableOpen(cache_conn *pConn, const char *zDb, const char *zName,
-                        int nBufferMax, int bAutoflush, cache_table **ppTab,
+                        const cache_opts *pOpts, cache_table **ppTab,
                         char **pzErr);
-int acornCacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat, int ePolicy);
+int acornCacheVtabAttach(cache_vtab *pVtab, const cache_ident *pId);
 int acornCacheVtabBind(cache_vtab *p, char **pzErr);
 int acornCacheTableSwitch(cache_op *op, i64 uid);
 int acornCacheDropEnd(cache_table *pTab);

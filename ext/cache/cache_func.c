@@ -282,9 +282,9 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
       ** used. */
       char *zDb = sqlite3_mprintf("%s", pVtab->zDb);
       char *zName = sqlite3_mprintf("%s", pVtab->zName);
-      rc = zDb && zName ? acornCacheTableOpen(pConn, zDb, zName,
-                                              pVtab->nBufferMax,
-                                              pVtab->bAutoflush, &p, &zErr)
+      cache_opts opts = pVtab->opts;
+      rc = zDb && zName ? acornCacheTableOpen(pConn, zDb, zName, &opts, &p,
+                                              &zErr)
                         : SQLITE_NOMEM;
       sqlite3_free(zDb);
       sqlite3_free(zName);

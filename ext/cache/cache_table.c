@@ -297,7 +297,21 @@ void acornCacheTableCheck(const cache_table *p){
   assert( !p->txn.bDrop || p->held.eCfg==CACHE_CFG_NONE );
   assert( p->held.nCfgSaved>=0 && p->held.nCfgSaved<=p->held.nCfgSavedAlloc );
   assert( p->held.nCfgSaved<=p->txn.iLevel+1 );
+  assert( p->held.eCfg==CACHE_CFG_NONE || p->held.eCfg==CACHE_CFG_CLEAN
+       || p->held.eCfg==CACHE_CFG_DIRTY );
+  assert( p->held.iChunkNext>=0 && p->held.iChunkNext<CACHE_NCHUNK );
+  assert( !p->st.bCfgBound || p->st.aStmt[CACHE_STMT_CONFIG_WRITE]!=0 );
   assert( p->nRef>=0 );
+  assert( p->iFormat>=1 && p->iFormat<=3 );
+  assert( p->ePolicy==CACHE_POLICY_LRU || p->ePolicy==CACHE_POLICY_FIFO );
+  assert( p->opts.nBufferMax>=1 && p->opts.nBufferMax<=CACHE_MAX_BUFFER );
+  assert( p->nNextFlush>=1 );
+  {
+    int i;
+    for(i=0; i<CACHE_NREAD; i++){
+      assert( !p->st.aReadBusy[i] || p->st.aRead[i]!=0 );
+    }
+  }
 }
 #endif
 
@@ -403,24 +417,25 @@ static int cacheTableProbe(cache_table *p){
   return rc;
 }
 
-/* A new cache_table for (zDb, zName, uid) in pConn, in *ppTab. */
+/* A new cache_table for table zDb.zName, *pId, in pConn, in *ppTab. */
 static int cacheTableNew(cache_conn *pConn, const char *zDb,
-                         const char *zName, i64 uid, int iFormat,
-                         int ePolicy, cache_table **ppTab){
+                         const char *zName, const cache_ident *pId,
+                         cache_table **ppTab){
   cache_table *p = sqlite3_malloc64(sizeof(*p));
   int rc;
   *ppTab = 0;
   if( p==0 ) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
+  assert( pId->iFormat>=1 && pId->iFormat<=3 );
   p->pConn = pConn;
   p->db = pConn->db;
   p->zDb = sqlite3_mprintf("%s", zDb);
   p->zName = sqlite3_mprintf("%s", zName);
-  p->uid = uid;
-  p->iFormat = iFormat;
-  p->ePolicy = ePolicy;
-  p->nBufferMax = p->nNextFlush = CACHE_DEFAULT_BUFFER;
-  p->bAutoflush = 1;
+  p->uid = pId->uid;
+  p->iFormat = pId->iFormat;
+  p->ePolicy = pId->ePolicy;
+  p->opts.nBufferMax = p->nNextFlush = CACHE_DEFAULT_BUFFER;
+  p->opts.bAutoflush = 1;
   p->seen.iDataVersion = p->seen.iSchemaVersion = p->seen.iNotedVersion = -1;
   p->seen.iForeignOk = -1;
   acornCacheTxnInit(&p->txn);
@@ -435,17 +450,18 @@ static int cacheTableNew(cache_conn *pConn, const char *zDb,
   return SQLITE_OK;
 }
 
-/* The table (zDb, zName, uid) of pConn with a reference for the caller in
-** *ppTab: the one the connection holds, or a new one (nBufferMax and
-** bAutoflush: the options of the instance that asks, which it takes). */
+/* The table zDb.zName, *pId, of pConn with a reference for the caller in
+** *ppTab: the one the connection holds, or a new one (*pOpts: the options
+** of the instance that asks, which it takes). */
 static int cacheTableGet(cache_conn *pConn, const char *zDb, const char *zName,
-                         i64 uid, int iFormat, int ePolicy, int nBufferMax,
-                         int bAutoflush, cache_table **ppTab){
-  cache_table *p = cacheTableFind(pConn, zDb, zName, uid);
+                         const cache_ident *pId, const cache_opts *pOpts,
+                         cache_table **ppTab){
+  cache_table *p = cacheTableFind(pConn, zDb, zName, pId->uid);
+  assert( pOpts->nBufferMax>=1 && pOpts->nBufferMax<=CACHE_MAX_BUFFER );
   if( p==0 ){
-    int rc = cacheTableNew(pConn, zDb, zName, uid, iFormat, ePolicy, &p);
+    int rc = cacheTableNew(pConn, zDb, zName, pId, &p);
     if( rc ) return rc;
-    p->nBufferMax = p->nNextFlush = nBufferMax;
+    p->opts.nBufferMax = p->nNextFlush = pOpts->nBufferMax;
   }else{
     if( sqlite3_stricmp(p->zName, zName)!=0 ){
       /* The schema names it so now (a RENAME that failed after xRename
@@ -456,24 +472,22 @@ static int cacheTableGet(cache_conn *pConn, const char *zDb, const char *zName,
       sqlite3_free(p->zName);
       p->zName = zNew;
     }
-    if( p->nBufferMax!=nBufferMax ){
-      p->nBufferMax = nBufferMax;
-      p->nNextFlush = p->uses.nUse + p->nBufferMax;
+    if( p->opts.nBufferMax!=pOpts->nBufferMax ){
+      p->opts.nBufferMax = pOpts->nBufferMax;
+      p->nNextFlush = p->uses.nUse + p->opts.nBufferMax;
     }
   }
-  p->bAutoflush = bAutoflush;
+  p->opts.bAutoflush = pOpts->bAutoflush;
   acornCacheTableRef(p);
   *ppTab = p;
   return SQLITE_OK;
 }
 
-/* Bind instance pVtab to the table (its schema and name, this uid). */
-int acornCacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat,
-                         int ePolicy){
+/* Bind instance pVtab to the table (its schema and name, *pId). */
+int acornCacheVtabAttach(cache_vtab *pVtab, const cache_ident *pId){
   assert( pVtab->pTab==0 );
-  return cacheTableGet(pVtab->pConn, pVtab->zDb, pVtab->zName, uid, iFormat,
-                       ePolicy, pVtab->nBufferMax, pVtab->bAutoflush,
-                       &pVtab->pTab);
+  return cacheTableGet(pVtab->pConn, pVtab->zDb, pVtab->zName, pId,
+                       &pVtab->opts, &pVtab->pTab);
 }
 
 /* The table zDb.zName as stored now, with a reference for the caller: its
@@ -482,26 +496,29 @@ int acornCacheVtabAttach(cache_vtab *pVtab, i64 uid, int iFormat,
 ** instance's.  An error (the config row cannot be read) comes with a
 ** message in *pzErr. */
 int acornCacheTableOpen(cache_conn *pConn, const char *zDb, const char *zName,
-                        int nBufferMax, int bAutoflush, cache_table **ppTab,
+                        const cache_opts *pOpts, cache_table **ppTab,
                         char **pzErr){
   sqlite3 *db = pConn->db;
   sqlite3_stmt *pStmt = 0;
   char *zSql;
-  i64 uid = 0;
-  int rc, iFormat = 2, ePolicy = CACHE_POLICY_LRU, bRow = 0;
+  cache_ident id;
+  int rc, bRow = 0;
   *ppTab = 0;
-  rc = acornCacheFormatProbe(db, zDb, zName, &iFormat);
+  id.uid = 0;
+  id.iFormat = 2;
+  id.ePolicy = CACHE_POLICY_LRU;
+  rc = acornCacheFormatProbe(db, zDb, zName, &id.iFormat);
   if( rc ) return rc;
   zSql = sqlite3_mprintf("SELECT uid, %s FROM \"%w\".\"%w_config\" WHERE id=1",
-                         iFormat>=2 ? "policy" : "0", zDb, zName);
+                         id.iFormat>=2 ? "policy" : "0", zDb, zName);
   rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_NO_VTAB,
                                  &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     bRow = 1;
-    uid = sqlite3_column_int64(pStmt, 0);
+    id.uid = sqlite3_column_int64(pStmt, 0);
     if( sqlite3_column_int(pStmt, 1)==CACHE_POLICY_FIFO ){
-      ePolicy = CACHE_POLICY_FIFO;
+      id.ePolicy = CACHE_POLICY_FIFO;
     }
   }
   if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
@@ -516,8 +533,7 @@ int acornCacheTableOpen(cache_conn *pConn, const char *zDb, const char *zName,
                              ? sqlite3_errstr(rc) : sqlite3_errmsg(db));
     return rc;
   }
-  return cacheTableGet(pConn, zDb, zName, uid, iFormat, ePolicy, nBufferMax,
-                       bAutoflush, ppTab);
+  return cacheTableGet(pConn, zDb, zName, &id, pOpts, ppTab);
 }
 
 /* Bind p to its table if it is not yet (its method runs: SQLite keeps it
@@ -525,8 +541,8 @@ int acornCacheTableOpen(cache_conn *pConn, const char *zDb, const char *zName,
 ** *pzErr. */
 int acornCacheVtabBind(cache_vtab *p, char **pzErr){
   if( p->pTab ) return SQLITE_OK;
-  return acornCacheTableOpen(p->pConn, p->zDb, p->zName, p->nBufferMax,
-                             p->bAutoflush, &p->pTab, pzErr);
+  return acornCacheTableOpen(p->pConn, p->zDb, p->zName, &p->opts, &p->pTab,
+                             pzErr);
 }
 
 /* op read a uid that is not its table's (see acornCacheConfigLoad): retire the
@@ -538,13 +554,17 @@ int acornCacheTableSwitch(cache_op *op, i64 uid){
   cache_table *pOld = op->pTab;
   cache_vtab *pVtab = op->pVtab;
   int bOpen = pOld->txn.bOpen, iLevel = pOld->txn.iLevel, rc;
+  cache_ident id;
   acornCacheTableRetire(pOld);
   if( pVtab==0 || pVtab->pTab!=pOld ){
     op->bChanged = 1;
     return SQLITE_OK;
   }
   pVtab->pTab = 0;
-  rc = acornCacheVtabAttach(pVtab, uid, pOld->iFormat, pOld->ePolicy);
+  id.uid = uid;
+  id.iFormat = pOld->iFormat;
+  id.ePolicy = pOld->ePolicy;
+  rc = acornCacheVtabAttach(pVtab, &id);
   if( rc ){
     pVtab->pTab = pOld;                /* retired: writes nothing */
     return acornCacheOpError(op, rc);
@@ -692,6 +712,7 @@ int acornCacheConfigLoad(cache_op *op){
 ** a table of an older format converted. */
 int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
   int rc;
+  acornCacheTableCheck(pTab);
   acornCacheOpInit(op, pTab, pVtab);
   op->now = acornCacheNowMs();
   acornCacheWalHook(pTab->pConn);
@@ -803,11 +824,11 @@ void acornCacheTouch(cache_table *p, i64 id, i64 ms){
   ** the entry given that id next: not kept. */
   if( acornCacheDropEnd(p) && id>p->txn.iDropSeq ) return;
   if( !acornCacheUsesAdd(&p->uses, id, ms) ) return;
-  if( p->uses.nUse>=p->nNextFlush && p->bAutoflush ){
+  if( p->uses.nUse>=p->nNextFlush && p->opts.bAutoflush ){
     if( acornCacheFlushStandalone(p, 0)==SQLITE_OK ){
-      p->nNextFlush = p->nBufferMax;
+      p->nNextFlush = p->opts.nBufferMax;
     }else{
-      p->nNextFlush = p->uses.nUse + p->nBufferMax;
+      p->nNextFlush = p->uses.nUse + p->opts.nBufferMax;
     }
   }
 }

@@ -421,20 +421,22 @@ static int cacheInit(
   acornCacheConnRef(pConn);
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
-  p->nBufferMax = opt.nBuffer;
-  p->bAutoflush = opt.bAutoflush;
+  p->opts.nBufferMax = opt.nBuffer;
+  p->opts.bAutoflush = opt.bAutoflush;
   if( p->zDb==0 || p->zName==0 ){
     rc = SQLITE_NOMEM;
   }else if( bCreate ){
     /* A random identity: a table dropped and created again under the same
     ** name is another table to the other connections. */
-    i64 uid;
+    cache_ident id;
     do{
-      sqlite3_randomness(sizeof(uid), &uid);
-      uid &= LLONG_MAX;
-    }while( uid==0 );
-    rc = cacheCreateTables(db, p->zDb, p->zName, &opt, uid, pzErr);
-    if( rc==SQLITE_OK ) rc = acornCacheVtabAttach(p, uid, 3, opt.ePolicy);
+      sqlite3_randomness(sizeof(id.uid), &id.uid);
+      id.uid &= LLONG_MAX;
+    }while( id.uid==0 );
+    id.iFormat = 3;
+    id.ePolicy = opt.ePolicy;
+    rc = cacheCreateTables(db, p->zDb, p->zName, &opt, id.uid, pzErr);
+    if( rc==SQLITE_OK ) rc = acornCacheVtabAttach(p, &id);
   }else if( sqlite3_get_autocommit(db)
          || sqlite3_txn_state(db, p->zDb)!=SQLITE_TXN_NONE ){
     /* If the config row cannot be read now (a lock, or a schema reload
@@ -481,7 +483,7 @@ static int cacheConnect(sqlite3 *db, void *pAux, int argc,
 static int cacheDisconnect(sqlite3_vtab *pVtab){
   cache_vtab *p = (cache_vtab*)pVtab;
   cache_table *pTab = p->pTab;
-  if( pTab && pTab->nRef==1 && pTab->bAutoflush && !pTab->bGone
+  if( pTab && pTab->nRef==1 && pTab->opts.bAutoflush && !pTab->bGone
    && acornCacheUsesUnwritten(&pTab->uses) && !acornCacheStmtBusy(pTab->db, 0) ){
     int bDefensive = 0;
     sqlite3_db_config(pTab->db, SQLITE_DBCONFIG_DEFENSIVE, -1, &bDefensive);
