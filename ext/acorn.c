@@ -82,6 +82,12 @@ void acorn_vtab_error(sqlite3_vtab *pVtab, const char *zFmt, ...){
   va_end(ap);
 }
 
+void acorn_vtab_error_take(sqlite3_vtab *pVtab, char *zErr){
+  if( zErr==0 ) return;
+  sqlite3_free(pVtab->zErrMsg);
+  pVtab->zErrMsg = zErr;
+}
+
 static void acornVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   (void)argc; (void)argv;
   sqlite3_result_text(ctx, "v" ACORN_VERSION, -1, SQLITE_STATIC);

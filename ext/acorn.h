@@ -49,6 +49,9 @@ int acorn_cache_register(sqlite3 *db);
 void acorn_result_error(sqlite3_context *ctx, const char *zFmt, ...);
 /* The same for a virtual table: frees any old zErrMsg, sets the new one. */
 void acorn_vtab_error(sqlite3_vtab *pVtab, const char *zFmt, ...);
+/* zErr (from sqlite3_malloc(); 0: none, the message stays) becomes
+** pVtab's message, the old one freed. */
+void acorn_vtab_error_take(sqlite3_vtab *pVtab, char *zErr);
 
 /* random.c: a ChaCha20 keystream per thread, seeded from getrandom(2),
 ** reseeded in a child after fork(), no lock on the hot path. */

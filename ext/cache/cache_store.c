@@ -203,6 +203,7 @@ static const struct {
 /* A new op on pTab (pVtab: the instance it runs for, or 0): no error yet.
 ** The time is a write's (acornCacheOpBegin sets it). */
 void acornCacheOpInit(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
+  assert( pVtab==0 || pVtab->pTab==pTab );
   memset(op, 0, sizeof(*op));
   op->pTab = pTab;
   op->pVtab = pVtab;
@@ -211,6 +212,7 @@ void acornCacheOpInit(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
 /* Record the connection's latest error as the operation's first error. */
 int acornCacheOpError(cache_op *op, int rc){
   if( rc!=SQLITE_OK && rc!=SQLITE_ROW && rc!=SQLITE_DONE && op->zErr==0 ){
+    assert( rc==SQLITE_NOMEM || op->pTab!=0 );
     op->zErr = sqlite3_mprintf("%s: %s", op->zWho ? op->zWho : "cache",
                    rc==SQLITE_NOMEM ? sqlite3_errstr(rc)
                                     : sqlite3_errmsg(op->pTab->db));
@@ -221,6 +223,7 @@ int acornCacheOpError(cache_op *op, int rc){
 
 /* The same with a message of our own. */
 int acornCacheOpFail(cache_op *op, int rc, const char *zFmt, ...){
+  assert( rc!=SQLITE_OK && rc!=SQLITE_ROW && rc!=SQLITE_DONE );
   if( op->zErr==0 ){
     va_list ap;
     va_start(ap, zFmt);
@@ -233,6 +236,7 @@ int acornCacheOpFail(cache_op *op, int rc, const char *zFmt, ...){
 
 int acornCacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt){
   cache_table *p = op->pTab;
+  assert( p!=0 && ppStmt!=0 );
   assert( i>=0 && i<CACHE_NSTMT && aCacheStmt[i].eStmt==i );
   if( p->st.aStmt[i]==0 ){
     int rc;
@@ -250,8 +254,10 @@ int acornCacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt){
 
 /* Step a statement that returns no row we need, then reset it. */
 int acornCacheRun(cache_op *op, sqlite3_stmt *pStmt){
-  int rc = sqlite3_step(pStmt);
-  int rc2 = sqlite3_reset(pStmt);
+  int rc, rc2;
+  assert( pStmt!=0 && op->pTab!=0 );
+  rc = sqlite3_step(pStmt);
+  rc2 = sqlite3_reset(pStmt);
   if( rc==SQLITE_ROW || rc==SQLITE_DONE ) rc = rc2;
   return acornCacheOpError(op, rc);
 }
@@ -326,6 +332,7 @@ static u64 cacheGet6(const unsigned char *a){
 
 /* Room for n records in the chunk. */
 static int cacheChunkReserve(cache_chunk *c, int n){
+  assert( n>=0 && c->nAlloc>=0 );
   if( n>c->nAlloc ){
     int nNew = c->nAlloc ? c->nAlloc : 64;
     cache_rec *aNew;
@@ -335,6 +342,7 @@ static int cacheChunkReserve(cache_chunk *c, int n){
     c->aRec = aNew;
     c->nAlloc = nNew;
   }
+  assert( c->nAlloc>=n );
   return SQLITE_OK;
 }
 
@@ -343,6 +351,7 @@ static int cacheChunkReserve(cache_chunk *c, int n){
 int acornCacheChunkDecode(cache_chunk *c, i64 lo, const unsigned char *a,
                             int n){
   int i, nRec = n/CACHE_REC_BYTES;
+  assert( n>=0 && (a!=0 || n==0) );
   c->lo = lo;
   c->nRec = 0;
   if( n%CACHE_REC_BYTES ) return SQLITE_CORRUPT_VTAB;
@@ -358,6 +367,7 @@ int acornCacheChunkDecode(cache_chunk *c, i64 lo, const unsigned char *a,
     }
   }
   c->nRec = nRec;
+  assert( nRec==0 || (c->aRec[0].id>=lo && c->aRec[nRec-1].id>=c->aRec[0].id) );
   return SQLITE_OK;
 }
 
@@ -365,6 +375,7 @@ int acornCacheChunkDecode(cache_chunk *c, i64 lo, const unsigned char *a,
 ** bytes written. */
 static int cacheChunkEncode(const cache_rec *aRec, int n, unsigned char *a){
   int i;
+  assert( n>=0 && (a!=0 || n==0) );
   for(i=0; i<n; i++, a+=CACHE_REC_BYTES){
     i64 ms = aRec[i].ms<0 ? 0 : aRec[i].ms>CACHE_MAX48 ? CACHE_MAX48 : aRec[i].ms;
     i64 hits = aRec[i].hits>CACHE_MAX48 ? CACHE_MAX48 : aRec[i].hits;
@@ -483,6 +494,7 @@ static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
   if( rc ) return acornCacheOpError(op, rc);
   c->bValid = 1;
   c->iGen = p->held.iGen;
+  assert( id<c->hi && c->nRec>=0 );
   *ppC = c;
   return SQLITE_OK;
 }
@@ -492,7 +504,10 @@ static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
 static int cacheChunkRun(cache_op *op, int eStmt, i64 lo, int n, i64 minUsed,
                          const unsigned char *aBuf, int nByte){
   sqlite3_stmt *pStmt;
-  int rc = acornCacheStmt(op, eStmt, &pStmt);
+  int rc;
+  assert( eStmt==CACHE_STMT_CHUNK_WRITE || eStmt==CACHE_STMT_CHUNK_ADD );
+  assert( n>=0 && nByte==n*CACHE_REC_BYTES );
+  rc = acornCacheStmt(op, eStmt, &pStmt);
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, lo);
   if( n ) sqlite3_bind_int64(pStmt, 2, minUsed);
@@ -513,6 +528,7 @@ static int cacheChunkWriteRow(cache_op *op, i64 lo, const cache_rec *aRec,
   sqlite3_stmt *pStmt;
   int rc, i, nByte;
   i64 minUsed = LLONG_MAX;
+  assert( n>=0 && aBuf!=0 );
   if( n==0 && lo!=0 ){
     rc = acornCacheStmt(op, CACHE_STMT_CHUNK_DELETE, &pStmt);
     if( rc ) return rc;
@@ -545,9 +561,11 @@ static int cacheChunkSave(cache_op *op, cache_chunk *c){
   aBuf = sqlite3_malloc64((size_t)c->nRec*CACHE_REC_BYTES + 1);
   if( aBuf==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
   nByte = c->nRec*CACHE_REC_BYTES;
+  assert( p->nChunkMax>0 );
   nPiece = nByte<=p->nChunkMax ? 1 : 1 + 2*nByte/p->nChunkMax;
   for(i=0, iRec=0; rc==SQLITE_OK && i<nPiece; i++){
     int iEnd = (int)((i64)c->nRec*(i+1)/nPiece);
+    assert( iEnd>=iRec && iEnd<=c->nRec );
     i64 lo = i==0 ? c->lo : c->aRec[iRec].id;
     rc = cacheChunkWriteRow(op, lo, c->aRec+iRec, iEnd-iRec, aBuf);
     iRec = iEnd;
@@ -576,6 +594,7 @@ int acornCacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound){
     int mid = (lo+hi)/2;
     if( c->aRec[mid].id<id ) lo = mid+1; else hi = mid;
   }
+  assert( lo>=0 && lo<=c->nRec );
   if( lo<c->nRec && c->aRec[lo].id==id ){
     *pRec = c->aRec[lo];
     *pbFound = 1;
@@ -601,6 +620,7 @@ int acornCacheRecMerge(cache_op *op, const cache_rec *aNew, int n){
   cache_chunk *c = 0;
   cache_rec *aOut = 0;
   int nOutAlloc = 0, i = 0, rc = SQLITE_OK;
+  assert( n>=0 && (aNew!=0 || n==0) );
   /* (the ids came from reads of <t>_data: each chunk load below must make
   ** progress, which an id outside 1..seq could stop) */
   for(i=0; rc==SQLITE_OK && i<n; i++) rc = cacheIdCheck(op, "data", aNew[i].id);
@@ -631,6 +651,7 @@ int acornCacheRecMerge(cache_op *op, const cache_rec *aNew, int n){
         aOut[nOut++] = aNew[i++];
       }
     }
+    assert( i==j && nOut<=nOutAlloc );
     rc = cacheChunkReserve(c, nOut);
     if( rc ){ acornCacheOpError(op, rc); break; }
     memcpy(c->aRec, aOut, sizeof(cache_rec)*(size_t)nOut);
@@ -673,6 +694,7 @@ static int cacheSweep(cache_op *op){
       }
       if( bLive ) c->aRec[j++] = c->aRec[i];
     }
+    assert( rc!=SQLITE_OK || j<=c->nRec );
     if( rc==SQLITE_OK && j<c->nRec ){
       c->nRec = j;
       rc = cacheChunkSave(op, c);
@@ -725,6 +747,24 @@ static char *cacheConfigText(sqlite3_stmt *pStmt){
 }
 
 /* The row at pStmt (CONFIG_READ's columns) into *pCfg. */
+#ifndef NDEBUG
+/* Is every counter of pCfg in the range a config row is read and written
+** in (cacheConfigBad, cacheConfigCheck)?  For assert(). */
+static int cacheConfigInRange(const cache_config *pCfg){
+  const i64 aVal[] = {
+    pCfg->bytes, pCfg->entries, pCfg->seq, pCfg->hits, pCfg->misses,
+    pCfg->evictions, pCfg->expired, pCfg->iHead, pCfg->iLow, pCfg->nDead,
+    pCfg->nTagged, pCfg->iFeedSeq
+  };
+  int i;
+  for(i=0; i<(int)(sizeof(aVal)/sizeof(aVal[0])); i++){
+    if( aVal[i]<0 || aVal[i]>CACHE_MAX_COUNTER ) return 0;
+  }
+  return pCfg->capacity>=1 && pCfg->capacity<=CACHE_MAX_CAPACITY
+      && (pCfg->ePolicy==CACHE_POLICY_LRU || pCfg->ePolicy==CACHE_POLICY_FIFO);
+}
+#endif
+
 static void cacheConfigColumns(sqlite3_stmt *pStmt, cache_config *pCfg){
   pCfg->capacity = sqlite3_column_int64(pStmt, 0);
   pCfg->bytes = sqlite3_column_int64(pStmt, 1);
@@ -788,6 +828,7 @@ int acornCacheConfigRead(cache_op *op){
                        op->zWho ? op->zWho : "cache", p->zDb, p->zName);
   }
   cacheConfigColumns(pStmt, pCfg);
+  assert( cacheConfigInRange(pCfg) );
   {
     unsigned v = 0;             /* (while the row's read transaction lasts) */
     if( sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v)
@@ -851,6 +892,7 @@ static int cacheConfigWrite(cache_op *op, const cache_config *pCfg){
   }
   rc = cacheConfigCheck(op, pCfg);
   if( rc ) return rc;
+  assert( cacheConfigInRange(pCfg) );
   rc = acornCacheStmt(op, CACHE_STMT_CONFIG_WRITE, &pStmt);
   if( rc ) return rc;
   aVal[0] = pCfg->capacity;     aVal[1] = pCfg->bytes;
@@ -992,6 +1034,7 @@ int acornCacheFlushWrite(cache_op *op){
   cache_uses *u = &op->pTab->uses;
   cache_rec *aRec;
   int rc, i;
+  assert( u->nUse>=0 && u->nMiss>=0 && u->nHit>=0 && u->nHitLoose>=0 );
   op->cfg.misses += u->nMiss;
   op->cfg.hits += u->nHitLoose;
   if( u->nUse==0 ) return SQLITE_OK;
@@ -1017,7 +1060,10 @@ int acornCacheFlushWrite(cache_op *op){
 /* Give entry id (just set) the tag pTag (TEXT, checked by the caller). */
 int acornCacheTagAdd(cache_op *op, i64 id, sqlite3_value *pTag){
   sqlite3_stmt *pStmt;
-  int rc = acornCacheStmt(op, CACHE_STMT_TAG_ADD, &pStmt);
+  int rc;
+  assert( pTag!=0 && sqlite3_value_type(pTag)==SQLITE_TEXT );
+  assert( op->pTab->iFormat==3 );
+  rc = acornCacheStmt(op, CACHE_STMT_TAG_ADD, &pStmt);
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
   sqlite3_bind_value(pStmt, 2, pTag);
@@ -1127,6 +1173,8 @@ static int cacheDeleteKnown(cache_op *op, const cache_entry *pE, int bNoRec,
                             int eWhy){
   sqlite3_stmt *pStmt;
   int rc = SQLITE_OK;
+  assert( eWhy>=CACHE_GONE_ASKED && eWhy<=CACHE_GONE_EXPIRED );
+  assert( pE->nSize>=0 );
   if( eWhy!=CACHE_GONE_ASKED && op->cfg.nFeed>0 ){
     rc = acornCacheFeedAdd(op, pE->id, pE->nSize, eWhy);
   }
@@ -1213,6 +1261,7 @@ int acornCacheReclaimExpired(cache_op *op){
     }
     op->cfg.expired++;
   }
+  assert( rc!=SQLITE_OK || op->now<op->cfg.iExpLow );
   return rc;
 }
 
@@ -1353,6 +1402,7 @@ int acornCacheEvict(cache_op *op){
         op->cfg.bytes, op->cfg.entries, op->cfg.capacity,
         op->cfg.nMaxEntries);
   }
+  assert( rc!=SQLITE_OK || !cacheOverBound(&op->cfg) );
   return rc;
 }
 
@@ -1462,6 +1512,8 @@ int acornCacheSet(cache_op *op, const cache_new *pNew, i64 *pId){
   i64 id = op->cfg.seq + 1;
   int rc = acornCacheReclaimExpired(op);
   assert( pNew->nSize>=0 && pNew->nHits>=0 );
+  assert( pNew->pKey!=0 && pNew->pValue!=0 );
+  assert( op->pTab->iFormat==3 );
   if( rc==SQLITE_OK ) rc = cacheSetRow(op, id, pNew);
   if( rc ) return rc;
   op->cfg.seq = id;

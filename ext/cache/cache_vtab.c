@@ -31,15 +31,13 @@
 
 /* End of an operation run for a vtab method: its error goes to zErrMsg. */
 static int cacheOpFinish(cache_op *op, int rc){
-  if( op->zErr ){
-    if( op->pVtab ){
-      sqlite3_free(op->pVtab->base.zErrMsg);
-      op->pVtab->base.zErrMsg = op->zErr;
-    }else{
-      sqlite3_free(op->zErr);
-    }
-    op->zErr = 0;
+  assert( op->zErr==0 || rc!=SQLITE_OK || op->rcErr==SQLITE_OK );
+  if( op->pVtab ){
+    acorn_vtab_error_take(&op->pVtab->base, op->zErr);
+  }else{
+    sqlite3_free(op->zErr);
   }
+  op->zErr = 0;
   return rc;
 }
 
@@ -51,10 +49,8 @@ static cache_table *cacheVtabTable(cache_vtab *p, int *pRc){
     return p->pTab;
   }
   *pRc = acornCacheVtabBind(p, &zErr);
-  if( zErr ){
-    sqlite3_free(p->base.zErrMsg);
-    p->base.zErrMsg = zErr;
-  }
+  acorn_vtab_error_take(&p->base, zErr);
+  assert( (*pRc==SQLITE_OK)==(p->pTab!=0) );
   return p->pTab;
 }
 
@@ -89,8 +85,10 @@ static int cacheBadName(const char *zName, char **pzErr){
 
 /* Split "name = value"; strip spaces and one pair of quotes from value. */
 static int cacheSplitArg(const char *zArg, char **pzName, char **pzValue){
-  const char *zEq = strchr(zArg, '=');
+  const char *zEq;
   const char *z0, *z1;
+  assert( zArg!=0 );
+  zEq = strchr(zArg, '=');
   if( zEq==0 ) return 1;
   z0 = zArg; z1 = zEq;
   while( z0<z1 && (*z0==' ' || *z0=='\t') ) z0++;
@@ -100,6 +98,7 @@ static int cacheSplitArg(const char *zArg, char **pzName, char **pzValue){
   while( z0<z1 && (*z0==' ' || *z0=='\t') ) z0++;
   while( z1>z0 && (z1[-1]==' ' || z1[-1]=='\t') ) z1--;
   if( z1-z0>=2 && (*z0=='\'' || *z0=='"') && z1[-1]==*z0 ){ z0++; z1--; }
+  assert( z0<=z1 );
   *pzValue = sqlite3_mprintf("%.*s", (int)(z1-z0), z0);
   return 0;
 }
@@ -132,6 +131,7 @@ struct cache_options {
 static int cacheParseOption(int k, const char *zValue, cache_options *pOpt,
                             char **pzErr){
   i64 n = 0;
+  assert( k>=0 && k<7 && zValue!=0 );
   switch( k ){
     case 0:
       if( acornCacheParseSize(zValue, &pOpt->nCapacity)==0 ) return SQLITE_OK;
@@ -228,6 +228,12 @@ static int cacheParseOptions(int argc, const char *const*argv,
     sqlite3_free(zValue);
     if( rc ) return rc;
   }
+  assert( pOpt->nCapacity>=1 && pOpt->nCapacity<=CACHE_MAX_CAPACITY );
+  assert( pOpt->nBuffer>=1 && pOpt->nBuffer<=CACHE_MAX_BUFFER );
+  assert( pOpt->ePolicy==CACHE_POLICY_LRU || pOpt->ePolicy==CACHE_POLICY_FIFO );
+  assert( pOpt->nDefaultTtl>=0 && pOpt->nDefaultTtl<=(i64)CACHE_MAX_TTL );
+  assert( pOpt->nMaxEntries>=0 && pOpt->nMaxEntries<=CACHE_MAX_COUNTER );
+  assert( pOpt->nFeed>=0 && pOpt->nFeed<=CACHE_MAX_FEED );
   return SQLITE_OK;
 }
 
@@ -317,6 +323,7 @@ static int cacheLruOwned(sqlite3 *db, const char *zDb, const char *zName,
 ** only once the table is format 3 (a table of those names next to an
 ** older cache is someone else's). */
 static int cacheShadowOwned(const char *zSuffix, int bLru, int iFormat){
+  assert( iFormat>=1 && iFormat<=3 );
   if( strcmp(zSuffix, "lru")==0 ) return bLru;
   if( strcmp(zSuffix, "tag")==0 || strcmp(zSuffix, "feed")==0 ){
     return iFormat>=3;
@@ -329,7 +336,9 @@ static int cacheCreateTables(sqlite3 *db, const char *zDb, const char *zName,
                              const cache_options *pOpt, i64 uid, char **pzErr){
   const char *d = zDb, *n = zName;
   char *zSql;
-  int rc = cacheShadowFree(db, d, n, "create", pzErr);
+  int rc;
+  assert( uid>0 );
+  rc = cacheShadowFree(db, d, n, "create", pzErr);
   if( rc ) return rc;       /* *pzErr says which name is taken */
   zSql = sqlite3_mprintf(
     "CREATE TABLE \"%w\".\"%w_config\"(id INTEGER PRIMARY KEY,"
@@ -539,8 +548,7 @@ static int cacheRename(sqlite3_vtab *pVtab, const char *zNew){
   rc = cacheBadName(zNew, &zErr) ? SQLITE_ERROR
      : cacheShadowFree(db, p->zDb, zNew, "rename to", &zErr);
   if( rc ){
-    sqlite3_free(pVtab->zErrMsg);
-    pVtab->zErrMsg = zErr;
+    acorn_vtab_error_take(pVtab, zErr);
     return rc;
   }
   if( pTab ) acornCacheFinalizeAll(pTab);
@@ -597,6 +605,7 @@ static int cacheBegin(sqlite3_vtab *pVtab){
   int rc;
   cache_table *p = cacheVtabTable((cache_vtab*)pVtab, &rc);
   if( p && !p->txn.bOpen ) acornCacheTableJoin(p);
+  assert( p==0 || p->txn.bOpen );
   return rc;
 }
 
@@ -670,6 +679,7 @@ static int cacheSavepoint(sqlite3_vtab *pVtab, int iSavepoint){
     p->held.aCfgSaved = aNew;
     p->held.nCfgSavedAlloc = nNew;
   }
+  assert( iSavepoint<p->held.nCfgSavedAlloc );
   for(k=p->held.nCfgSaved; k<iSavepoint; k++){
     p->held.aCfgSaved[k] = (unsigned char)cacheLevelSaved(p, k);
   }
@@ -754,6 +764,8 @@ static const char *const azCacheIdxStr[16] = {
 static void cacheIdxStrTag(sqlite3_index_info *pInfo, int idxNum){
   const char *zBase = azCacheIdxStr[idxNum & 15];
   char *z;
+  assert( idxNum & (CACHE_IDX_TAG|CACHE_IDX_TAGCOL) );
+  assert( !(idxNum & CACHE_IDX_TAG) || strncmp(zBase, "scan", 4)==0 );
   if( idxNum & CACHE_IDX_TAG ) zBase += 4;      /* (the plan is a scan) */
   z = sqlite3_mprintf("%s%s%s", (idxNum & CACHE_IDX_TAG) ? "tag=?" : "",
                       zBase, (idxNum & CACHE_IDX_TAGCOL) ? " tag" : "");
@@ -823,6 +835,9 @@ static int cacheBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   if( pInfo->colUsed & ((sqlite3_uint64)1<<CACHE_COLUMN_TAG) ){
     idxNum |= CACHE_IDX_TAGCOL;
   }
+  assert( (idxNum & (CACHE_IDX_EQ|CACHE_IDX_IN|CACHE_IDX_TAG))==0
+       || ((idxNum & CACHE_IDX_EQ)!=0) + ((idxNum & CACHE_IDX_IN)!=0)
+          + ((idxNum & CACHE_IDX_TAG)!=0)==1 );
   pInfo->idxNum = idxNum;
   pInfo->idxStr = (char*)azCacheIdxStr[idxNum & 15];
   if( idxNum & (CACHE_IDX_TAG|CACHE_IDX_TAGCOL) ) cacheIdxStrTag(pInfo, idxNum);
@@ -845,6 +860,7 @@ static int cacheOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor){
 
 static void cacheCursorFreeIn(cache_cursor *pCur){
   int i;
+  assert( pCur->nIn>=0 && pCur->iIn<=pCur->nIn );
   for(i=0; i<pCur->nIn; i++) sqlite3_value_free(pCur->apIn[i]);
   sqlite3_free(pCur->apIn);
   pCur->apIn = 0;
@@ -857,7 +873,9 @@ static void cacheCursorFreeIn(cache_cursor *pCur){
 static void cacheCursorRelease(cache_cursor *pCur){
   cache_table *p = pCur->pTab;
   if( pCur->pStmt==0 ) return;
+  assert( p!=0 && pCur->iSlot<CACHE_NREAD );
   if( pCur->iSlot>=0 && p->st.aRead[pCur->iSlot]==pCur->pStmt ){
+    assert( p->st.aReadBusy[pCur->iSlot] );
     if( pCur->bStepped ) sqlite3_reset(pCur->pStmt);
     if( (pCur->idxNum & CACHE_IDX_EQ) && !pCur->bNumPhase ){
       sqlite3_bind_null(pCur->pStmt, 1);  /* (it may point into aKey) */
@@ -878,6 +896,7 @@ static int cacheClose(sqlite3_vtab_cursor *cur){
   cache_vtab *p = (cache_vtab*)cur->pVtab;
   cacheCursorRelease(pCur);
   cacheCursorFreeIn(pCur);
+  assert( pCur->pStmt==0 && pCur->iSlot==-1 && pCur->apIn==0 );
   if( pCur->pTab ) acornCacheTableUnref(pCur->pTab);
   if( p->pSpare==0 ){
     p->pSpare = pCur;
@@ -909,6 +928,7 @@ static char *cacheCursorSql(cache_table *p, int idxNum, int bTags, int bNum){
   int bMore = (idxNum & (CACHE_IDX_MORE|CACHE_IDX_LRU))!=0;
   int bTagEq = (idxNum & CACHE_IDX_TAG)!=0 && !bPoint;
   char *zTag = 0, *zFrom, *zSql;
+  assert( !bNum || bPoint );
   if( !bTags ){
     zTag = sqlite3_mprintf("NULL");
   }else if( bTagEq ){
@@ -952,7 +972,7 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum, int bNum){
   int bKeep = 1;
   char *zSql;
   int rc;
-  assert( iSlot<CACHE_NREAD );
+  assert( p!=0 && iSlot>=0 && iSlot<CACHE_NREAD );
   if( pCur->pStmt && pCur->iSlot==iSlot ){
     return SQLITE_OK;          /* reset when its last use ended */
   }
@@ -986,6 +1006,7 @@ static int cacheCursorStatement(cache_cursor *pCur, int idxNum, int bNum){
     p->st.aReadBusy[iSlot] = 1;
     pCur->iSlot = iSlot;
   }
+  assert( pCur->pStmt!=0 );
   return SQLITE_OK;
 }
 
@@ -999,6 +1020,8 @@ static int cacheIsNumber(sqlite3_value *v){
 static int cacheCursorPhase(cache_cursor *pCur, int bNum){
   int rc = cacheCursorStatement(pCur, pCur->idxNum, bNum);
   if( rc ) return rc;
+  assert( pCur->bNumPhase==(bNum && (pCur->idxNum
+                                     & (CACHE_IDX_EQ|CACHE_IDX_IN))!=0) );
   if( pCur->bStepped ){
     sqlite3_reset(pCur->pStmt);
     pCur->bStepped = 0;
@@ -1014,6 +1037,8 @@ static int cacheCursorAdvance(cache_cursor *pCur){
   cache_table *p = pCur->pTab;
   int bPoint = (pCur->idxNum & (CACHE_IDX_EQ|CACHE_IDX_IN))!=0;
   int rc;
+  assert( p!=0 && pCur->pStmt!=0 );
+  assert( !pCur->bInNext || (pCur->idxNum & CACHE_IDX_IN) );
   pCur->bTouched = 0;
   for(;;){
     sqlite3_value *pVal;
@@ -1084,6 +1109,7 @@ static int cacheFilter(sqlite3_vtab_cursor *cur, int idxNum,
     pCur->pTab = p;
   }
   acornCacheHeldCheck(p);
+  assert( pCur->pTab==p && pCur->nIn==0 && pCur->pNum==0 );
   pCur->idxNum = idxNum;
   pCur->now = acornCacheNowMs();
   pCur->bFound = pCur->bHit = pCur->bInNext = 0;
@@ -1118,6 +1144,7 @@ static int cacheFilter(sqlite3_vtab_cursor *cur, int idxNum,
       pCur->nIn++;
     }
     if( rc!=SQLITE_OK && rc!=SQLITE_DONE ) return rc;
+    assert( pCur->nIn<=nAlloc );
     pCur->bInNext = 1;
   }
   return cacheCursorAdvance(pCur);
@@ -1140,6 +1167,7 @@ static int cacheEof(sqlite3_vtab_cursor *cur){
 }
 
 static int cacheRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
+  assert( !((cache_cursor*)cur)->bEof && ((cache_cursor*)cur)->pStmt!=0 );
   *pRowid = sqlite3_column_int64(((cache_cursor*)cur)->pStmt, CACHE_READ_ID);
   return SQLITE_OK;
 }
@@ -1154,6 +1182,7 @@ static int cacheColumnRecency(cache_cursor *pCur, sqlite3_context *ctx, int i){
   const cache_use *u;
   char *zErr = 0;
   int bFound = 0, rc;
+  assert( i==CACHE_COLUMN_LAST_USED || i==CACHE_COLUMN_HITS );
   if( p->ePolicy==CACHE_POLICY_FIFO ){
     if( i==CACHE_COLUMN_LAST_USED ) sqlite3_result_int64(ctx, ms);
     return SQLITE_OK;
@@ -1161,10 +1190,7 @@ static int cacheColumnRecency(cache_cursor *pCur, sqlite3_context *ctx, int i){
   /* stored (a record, or none: never used since the set), with this
   ** connection's buffered uses over it */
   rc = acornCacheStoredUse(p, id, &bFound, &ms, &nHits, &zErr);
-  if( zErr ){
-    sqlite3_free(pCur->base.pVtab->zErrMsg);
-    pCur->base.pVtab->zErrMsg = zErr;
-  }
+  acorn_vtab_error_take(pCur->base.pVtab, zErr);
   if( rc ) return rc;
   u = acornCacheUsesFind(&p->uses, id);
   if( u ){
@@ -1178,6 +1204,7 @@ static int cacheColumnRecency(cache_cursor *pCur, sqlite3_context *ctx, int i){
 static int cacheColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   cache_cursor *pCur = (cache_cursor*)cur;
   sqlite3_stmt *pStmt = pCur->pStmt;
+  assert( !pCur->bEof && pStmt!=0 && i>=0 && i<=CACHE_COLUMN_COMMAND );
   if( sqlite3_vtab_nochange(ctx) ) return SQLITE_OK;
   switch( i ){
     case CACHE_COLUMN_KEY:
@@ -1339,6 +1366,8 @@ static int cacheCommandArg(cache_vtab *p, int iCmd, sqlite3_value *pArg,
   };
   const char *z = 0;
   int e = sqlite3_value_type(pArg), bBad;
+  assert( iCmd>=0 && iCmd<CACHE_CMD_NARG );
+  assert( CACHE_CMD_NARG==(int)(sizeof(aMax)/sizeof(aMax[0])) );
   *piVal = 0;
   if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ){
     bBad = !acornCacheWholeNumber(pArg, piVal) || *piVal<(iCmd==0)
@@ -1353,7 +1382,10 @@ static int cacheCommandArg(cache_vtab *p, int iCmd, sqlite3_value *pArg,
   }else{
     bBad = e!=SQLITE_NULL || iCmd==0;
   }
-  if( !bBad ) return SQLITE_OK;
+  if( !bBad ){
+    assert( *piVal>=(iCmd==0) && *piVal<=aMax[iCmd] );
+    return SQLITE_OK;
+  }
   if( e==SQLITE_NULL ){
     acorn_vtab_error(&p->base, "cache: bad %s NULL; %s", azCacheCmd[iCmd],
                      azHelp[iCmd]);
@@ -1390,6 +1422,7 @@ static int cacheCommandCheck(cache_vtab *p, sqlite3_value **argv,
       return SQLITE_ERROR;
     }
   }
+  assert( iCmd>=0 && iCmd<CACHE_NCMD );
   *piCmd = iCmd;
   if( iCmd>=CACHE_CMD_NARG ) return SQLITE_OK;
   return cacheCommandArg(p, iCmd, argv[2+CACHE_COLUMN_VALUE], piVal);
@@ -1420,10 +1453,7 @@ static int cacheCommand(cache_vtab *p, cache_table *pTab, sqlite3_value **argv){
     if( rc==SQLITE_OK ) rc = acornCacheConfigSync(&op);
     if( rc ) return cacheOpFinish(&op, rc);
     rc = acornCacheIntegrity(op.pTab, &zErr);
-    if( zErr ){
-      sqlite3_free(p->base.zErrMsg);
-      p->base.zErrMsg = zErr;
-    }
+    acorn_vtab_error_take(&p->base, zErr);
     return rc;
   }
   if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
@@ -1435,6 +1465,7 @@ static int cacheCommand(cache_vtab *p, cache_table *pTab, sqlite3_value **argv){
       case 3: op.cfg.nFeed = iVal;        break;
     }
   }
+  assert( rc!=SQLITE_OK || iCmd>=CACHE_CMD_NARG || iVal>=0 );
   if( rc==SQLITE_OK && iCmd==3 ) rc = acornCacheFeedTrim(&op);
   if( rc==SQLITE_OK ) rc = acornCacheReclaimExpired(&op);
   if( rc==SQLITE_OK ) rc = acornCacheEvict(&op);
