@@ -500,17 +500,19 @@ static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
 }
 
 /* Bind row lo of <t>_rec to pStmt (CHUNK_WRITE or CHUNK_ADD), run it, and
-** unbind the blob (aBuf is the caller's). */
-static int cacheChunkRun(cache_op *op, int eStmt, i64 lo, int n, i64 minUsed,
+** unbind the blob (aBuf is the caller's).  pMinUsed 0: no record (minused
+** NULL). */
+static int cacheChunkRun(cache_op *op, int eStmt, i64 lo, const i64 *pMinUsed,
                          const unsigned char *aBuf, int nByte){
   sqlite3_stmt *pStmt;
   int rc;
   assert( eStmt==CACHE_STMT_CHUNK_WRITE || eStmt==CACHE_STMT_CHUNK_ADD );
-  assert( n>=0 && nByte==n*CACHE_REC_BYTES );
+  assert( nByte>=0 && nByte%CACHE_REC_BYTES==0 );
+  assert( (nByte==0)==(pMinUsed==0) );
   rc = acornCacheStmt(op, eStmt, &pStmt);
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, lo);
-  if( n ) sqlite3_bind_int64(pStmt, 2, minUsed);
+  if( pMinUsed ) sqlite3_bind_int64(pStmt, 2, *pMinUsed);
   else sqlite3_bind_null(pStmt, 2);
   sqlite3_bind_blob(pStmt, 3, aBuf, nByte, SQLITE_STATIC);
   rc = acornCacheRun(op, pStmt);
@@ -539,9 +541,11 @@ static int cacheChunkWriteRow(cache_op *op, i64 lo, const cache_rec *aRec,
     if( aRec[i].used<minUsed ) minUsed = aRec[i].used;
   }
   nByte = cacheChunkEncode(aRec, n, aBuf);
-  rc = cacheChunkRun(op, CACHE_STMT_CHUNK_WRITE, lo, n, minUsed, aBuf, nByte);
+  rc = cacheChunkRun(op, CACHE_STMT_CHUNK_WRITE, lo, n ? &minUsed : 0, aBuf,
+                     nByte);
   if( rc==SQLITE_OK && sqlite3_changes(op->pTab->db)==0 ){
-    rc = cacheChunkRun(op, CACHE_STMT_CHUNK_ADD, lo, n, minUsed, aBuf, nByte);
+    rc = cacheChunkRun(op, CACHE_STMT_CHUNK_ADD, lo, n ? &minUsed : 0, aBuf,
+                       nByte);
   }
   return rc;
 }

@@ -1288,12 +1288,12 @@ static int cacheCheckExpiry(cache_op *op, sqlite3_value *pExpires,
   return SQLITE_OK;
 }
 
-/* Check a set's key and value, and its expiry (cacheCheckExpiry), into
-** *pNew (its key, value and iExpires; *pnTtlMs as cacheCheckExpiry's). */
-static int cacheCheckValues(cache_op *op, sqlite3_value *pKey,
-                            sqlite3_value *pValue, sqlite3_value *pExpires,
-                            sqlite3_value *pTtl, cache_new *pNew,
+/* Check a set's key and value (pNew->pKey, pNew->pValue), and its expiry
+** (cacheCheckExpiry, into pNew->iExpires and *pnTtlMs); pNew->nSize. */
+static int cacheCheckValues(cache_op *op, cache_new *pNew,
+                            sqlite3_value *pExpires, sqlite3_value *pTtl,
                             i64 *pnTtlMs){
+  sqlite3_value *pKey = pNew->pKey, *pValue = pNew->pValue;
   char *zErr = 0;
   int e, rc = acornCacheCheckKey("cache", pKey, &zErr);
   *pnTtlMs = -1;
@@ -1314,8 +1314,6 @@ static int cacheCheckValues(cache_op *op, sqlite3_value *pKey,
     return acornCacheOpFail(op, SQLITE_ERROR,
         "cache: value must be BLOB or TEXT, got %s", acornCacheTypeName(e));
   }
-  pNew->pKey = pKey;
-  pNew->pValue = pValue;
   pNew->nSize = acornCacheBytes(op->pTab->bUtf16, pKey)
               + acornCacheBytes(op->pTab->bUtf16, pValue);
   return cacheCheckExpiry(op, pExpires, pTtl, &pNew->iExpires, pnTtlMs);
@@ -1521,10 +1519,10 @@ static int cacheInsertRow(cache_vtab *p, cache_table *pTab,
   if( rc ) return rc;
   memset(&new, 0, sizeof(new));
   acornCacheOpInit(&op, pTab, p);
-  rc = cacheCheckValues(&op, argv[2+CACHE_COLUMN_KEY],
-                        argv[2+CACHE_COLUMN_VALUE],
-                        argv[2+CACHE_COLUMN_EXPIRES],
-                        argv[2+CACHE_COLUMN_TTL], &new, &nTtlMs);
+  new.pKey = argv[2+CACHE_COLUMN_KEY];
+  new.pValue = argv[2+CACHE_COLUMN_VALUE];
+  rc = cacheCheckValues(&op, &new, argv[2+CACHE_COLUMN_EXPIRES],
+                        argv[2+CACHE_COLUMN_TTL], &nTtlMs);
   new.pTag = argv[2+CACHE_COLUMN_TAG];
   if( rc==SQLITE_OK ) rc = cacheCheckTag(&op, new.pTag);
   if( rc ) return cacheOpFinish(&op, rc);
@@ -1667,10 +1665,10 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
              ? (sqlite3_value_nochange(pTtl)
                 || sqlite3_value_type(pTtl)==SQLITE_NULL ? old.pExpires : 0)
              : argv[2+CACHE_COLUMN_EXPIRES];
-    rc = cacheCheckValues(&op, cacheNewValue(argv, CACHE_COLUMN_KEY, old.pKey),
-                          cacheNewValue(argv, CACHE_COLUMN_VALUE, old.pValue),
-                          pExpires, sqlite3_value_nochange(pTtl) ? 0 : pTtl,
-                          &new, &nTtlMs);
+    new.pKey = cacheNewValue(argv, CACHE_COLUMN_KEY, old.pKey);
+    new.pValue = cacheNewValue(argv, CACHE_COLUMN_VALUE, old.pValue);
+    rc = cacheCheckValues(&op, &new, pExpires,
+                          sqlite3_value_nochange(pTtl) ? 0 : pTtl, &nTtlMs);
     cacheTtlApply(&op, nTtlMs, &new.iExpires);
     new.pTag = cacheNewValue(argv, CACHE_COLUMN_TAG, old.pTag);
     new.iCreated = old.iCreated;
