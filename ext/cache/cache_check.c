@@ -109,6 +109,8 @@ static int cacheCheckQuery(cache_table *p, const char *zFmt, char **pzErr){
   const char *d = p->zDb, *n = p->zName;
   char *zSql = sqlite3_mprintf(zFmt, d, n, d, n, d, n, d, n, d, n);
   int rc;
+  /* (no message yet: each check runs only while the others found none) */
+  assert( zFmt!=0 && pzErr!=0 && *pzErr==0 );
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
   sqlite3_free(zSql);
@@ -123,6 +125,7 @@ static int cacheCheckQuery(cache_table *p, const char *zFmt, char **pzErr){
 
 static int cacheI64Cmp(const void *a, const void *b){
   i64 x = *(const i64*)a, y = *(const i64*)b;
+  assert( a!=0 && b!=0 );
   return x<y ? -1 : x>y;
 }
 
@@ -144,6 +147,8 @@ static int cacheCheckChunk(cache_check *pCk, cache_chunk *c, i64 lo,
                            sqlite3_value *pMin){
   i64 minUsed = LLONG_MAX;
   int i;
+  assert( pCk->zErr==0 && c->lo==lo && c->nRec>=0 );
+  assert( pCk->nRec>=0 && pCk->nRec<=pCk->nAlloc );
   if( pCk->iPrevLo>=0 && pCk->nRec>0 && pCk->aId[pCk->nRec-1]>=lo ){
     pCk->zErr = sqlite3_mprintf("chunk %lld holds entry %lld, which belongs"
                    " to chunk %lld", pCk->iPrevLo, pCk->aId[pCk->nRec-1], lo);
@@ -167,8 +172,11 @@ static int cacheCheckChunk(cache_check *pCk, cache_chunk *c, i64 lo,
     if( a1==0 || a2==0 ) return SQLITE_NOMEM;
     pCk->nAlloc = nNew;
   }
+  assert( pCk->nRec+c->nRec<=pCk->nAlloc );
   for(i=0; i<c->nRec; i++){
     const cache_rec *r = &c->aRec[i];
+    /* as acornCacheChunkDecode() let them through */
+    assert( r->id>=lo && (i==0 || r[-1].id<r->id) && r->used>=0 );
     if( r->used<r->id || r->used>pCk->seq ){
       pCk->zErr = sqlite3_mprintf("entry %lld has recency %lld, outside"
                                   " [%lld, %lld]", r->id, r->used, r->id,
@@ -180,6 +188,7 @@ static int cacheCheckChunk(cache_check *pCk, cache_chunk *c, i64 lo,
     pCk->aId[pCk->nRec] = r->id;
     pCk->nRec++;
   }
+  assert( minUsed==LLONG_MAX || minUsed>pCk->iLow );
   if( (sqlite3_value_type(pMin)==SQLITE_NULL)!=(minUsed==LLONG_MAX)
    || (minUsed!=LLONG_MAX && sqlite3_value_int64(pMin)!=minUsed) ){
     char zWant[32];
@@ -202,6 +211,7 @@ static int cacheCheckChunks(cache_table *p, cache_check *pCk){
                                " ORDER BY lo", p->zDb, p->zName);
   int rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
+  assert( pCk->nRec==0 && pCk->iPrevLo==-1 && pCk->zErr==0 );
   memset(&c, 0, sizeof(c));
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     i64 lo = sqlite3_column_int64(pStmt, 0);
@@ -225,12 +235,14 @@ static int cacheCheckChunks(cache_table *p, cache_check *pCk){
 static int cacheCheckDistinct(cache_check *pCk){
   i64 *aSorted;
   int i, rc = SQLITE_OK;
+  assert( pCk->zErr==0 && pCk->nRec>=0 && pCk->nRec<=pCk->nAlloc );
   if( pCk->nRec<2 ) return SQLITE_OK;
   aSorted = sqlite3_malloc64(sizeof(i64)*(size_t)pCk->nRec);
   if( aSorted==0 ) return SQLITE_NOMEM;
   memcpy(aSorted, pCk->aUsed, sizeof(i64)*(size_t)pCk->nRec);
   qsort(aSorted, (size_t)pCk->nRec, sizeof(i64), cacheI64Cmp);
   for(i=1; i<pCk->nRec; i++){
+    assert( aSorted[i-1]<=aSorted[i] );
     if( aSorted[i]==aSorted[i-1] ){
       pCk->zErr = sqlite3_mprintf("recency %lld is held by two entries",
                                   aSorted[i]);
@@ -251,10 +263,12 @@ static int cacheCheckHead(cache_table *p, cache_check *pCk){
   int rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pData, 0) : SQLITE_NOMEM;
   int k = 0;
   sqlite3_free(zSql);
+  assert( pCk->ePolicy==CACHE_POLICY_LRU && pCk->zErr==0 );
   while( rc==SQLITE_OK && sqlite3_step(pData)==SQLITE_ROW ){
     i64 id = sqlite3_column_int64(pData, 0);
     int bRec;
     while( k<pCk->nRec && pCk->aId[k]<id ) k++;
+    assert( k>=0 && k<=pCk->nRec );
     bRec = k<pCk->nRec && pCk->aId[k]==id;
     if( bRec && pCk->aUsed[k]<=pCk->iLow ){
       pCk->zErr = sqlite3_mprintf("entry %lld has recency %lld, at or below"
@@ -281,6 +295,7 @@ static int cacheCheckRecords(cache_table *p, char **pzErr){
                                " \"%w\".\"%w_config\"", p->zDb, p->zName);
   int rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
+  assert( p->iFormat>=2 && *pzErr==0 );     /* (format 1 has no records) */
   memset(&ck, 0, sizeof(ck));
   ck.iPrevLo = -1;
   if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
@@ -308,6 +323,8 @@ int acornCacheIntegrity(cache_table *p, char **pzErr){
   char *zWhat = 0;
   size_t i;
   int rc = SQLITE_OK;
+  assert( p!=0 && pzErr!=0 );
+  assert( p->iFormat>=1 && p->iFormat<=3 );
   *pzErr = 0;
   rc = acornCacheForeignFind(p, &zWhat);
   if( rc==SQLITE_OK && zWhat ) rc = SQLITE_CORRUPT_VTAB;
@@ -325,12 +342,14 @@ int acornCacheIntegrity(cache_table *p, char **pzErr){
     }
     if( rc==SQLITE_OK ) rc = cacheCheckRecords(p, &zWhat);
   }
+  assert( rc!=SQLITE_OK || zWhat==0 );
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("cache: integrity_check of \"%w\": %s", p->zName,
                  zWhat ? zWhat : rc==SQLITE_NOMEM ? sqlite3_errstr(rc)
                                                   : sqlite3_errmsg(p->db));
     if( *pzErr==0 ) rc = SQLITE_NOMEM;
   }
+  assert( rc!=SQLITE_OK || *pzErr==0 );
   sqlite3_free(zWhat);
   return rc;
 }

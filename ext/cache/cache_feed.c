@@ -39,6 +39,7 @@ static int cacheEvConnect(sqlite3 *db, void *pAux, int argc,
   cache_ev_vtab *pNew;
   int rc;
   (void)argc; (void)argv; (void)pzErr;
+  assert( pAux!=0 && ppVtab!=0 );   /* pAux: the cache_conn of db */
   rc = sqlite3_declare_vtab(db, "CREATE TABLE x(seq INTEGER, key, size INTEGER,"
                                 " reason TEXT, at INTEGER, tbl HIDDEN)");
   if( rc ) return rc;
@@ -72,6 +73,10 @@ static int cacheEvBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
       if( idxNum ) iSeq = i;
     }
   }
+  assert( (iSeq>=0)==(idxNum!=0) && iSeq<pInfo->nConstraint );
+  assert( idxNum==0 || idxNum==CACHE_EV_GT || idxNum==CACHE_EV_GE
+       || idxNum==CACHE_EV_EQ );
+  assert( iArg<pInfo->nConstraint && (iArg<0 || iArg!=iSeq) );
   if( iArg<0 ){
     /* No name: a plan SQLite takes only if there is no other (it also
     ** asks for each term of an OR alone, without the name, and an error
@@ -109,6 +114,7 @@ static int cacheEvOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor){
 
 static int cacheEvClose(sqlite3_vtab_cursor *cur){
   cache_ev_cursor *pCur = (cache_ev_cursor*)cur;
+  assert( pCur->bEof || pCur->pStmt!=0 );
   sqlite3_finalize(pCur->pStmt);
   sqlite3_free(pCur->zTable);
   sqlite3_free(pCur);
@@ -124,6 +130,7 @@ static int cacheEvNext(sqlite3_vtab_cursor *cur){
   }
   rc = sqlite3_step(pCur->pStmt);
   pCur->bEof = rc!=SQLITE_ROW;
+  assert( pCur->bEof || pCur->pStmt!=0 );
   if( rc==SQLITE_ROW || rc==SQLITE_DONE ) return SQLITE_OK;
   acorn_vtab_error(cur->pVtab, "cache_evictions: %s",
                    sqlite3_errmsg(sqlite3_db_handle(pCur->pStmt)));
@@ -152,6 +159,10 @@ static int cacheEvFilter(sqlite3_vtab_cursor *cur, int idxNum,
                      " cache_evictions('t')");
     return SQLITE_ERROR;
   }
+  /* idxNum is a plan of cacheEvBestIndex: the name, then at most one bound
+  ** on seq (argv[1]) */
+  assert( (idxNum & ~(CACHE_EV_ARG|CACHE_EV_GT|CACHE_EV_GE|CACHE_EV_EQ))==0 );
+  assert( (idxNum & (CACHE_EV_GT|CACHE_EV_GE|CACHE_EV_EQ))==0 || argc>=2 );
   sqlite3_free(cur->pVtab->zErrMsg);
   cur->pVtab->zErrMsg = 0;
   rc = acornCacheTableArg(argv[0], "cache_evictions", &zTab, &cur->pVtab->zErrMsg);
@@ -162,6 +173,7 @@ static int cacheEvFilter(sqlite3_vtab_cursor *cur, int idxNum,
     cur->pVtab->zErrMsg = op.zErr;
     return op.zErr ? op.rcErr : SQLITE_NOMEM;
   }
+  assert( p->nRef>0 && op.pTab==p );     /* with a reference of ours */
   iFormat = p->iFormat;
   if( iFormat<3 ){
     /* (an older table has no feed, unless another connection converted
@@ -172,6 +184,7 @@ static int cacheEvFilter(sqlite3_vtab_cursor *cur, int idxNum,
       return rc;
     }
   }
+  assert( iFormat>=1 && iFormat<=3 );
   zSql = iFormat<3 ? 0 : sqlite3_mprintf(
       "SELECT seq, key, size, CASE reason WHEN 1 THEN 'capacity' WHEN 2"
       " THEN 'entries' ELSE 'expired' END, at FROM \"%w\".\"%w_feed\"%s"
@@ -193,6 +206,7 @@ static int cacheEvFilter(sqlite3_vtab_cursor *cur, int idxNum,
                      sqlite3_errmsg(pV->pConn->db));
     return rc;
   }
+  assert( pCur->pStmt!=0 && pCur->zTable!=0 );
   if( idxNum & (CACHE_EV_GT|CACHE_EV_GE|CACHE_EV_EQ) ){
     sqlite3_bind_value(pCur->pStmt, 1, argv[1]);
   }
@@ -206,6 +220,7 @@ static int cacheEvEof(sqlite3_vtab_cursor *cur){
 static int cacheEvColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
                          int i){
   cache_ev_cursor *pCur = (cache_ev_cursor*)cur;
+  assert( i>=0 && i<=CACHE_EV_TABLE );      /* the columns declared */
   if( i==CACHE_EV_TABLE ){
     sqlite3_result_text(ctx, pCur->zTable, -1, SQLITE_TRANSIENT);
   }else{
@@ -252,6 +267,7 @@ static sqlite3_module cacheEvModule = {
 /* cache_evictions() on db, with its reference on pConn (given back by its
 ** destructor). */
 int acornCacheFeedRegister(sqlite3 *db, cache_conn *pConn){
+  assert( db!=0 && pConn!=0 && pConn->db==db );
   acornCacheConnAcquire(db);
   return sqlite3_create_module_v2(db, "cache_evictions", &cacheEvModule,
                                   pConn, acornCacheConnRelease);

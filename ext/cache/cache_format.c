@@ -31,6 +31,7 @@ static int cacheConfigHas(sqlite3 *db, const char *zDb, const char *zName,
                                zCol, zDb, zName);
   sqlite3_stmt *pStmt = 0;
   int rc;
+  assert( db!=0 && zDb!=0 && zName!=0 && zCol!=0 && pbHas!=0 );
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_NO_VTAB, &pStmt, 0);
   sqlite3_finalize(pStmt);
@@ -48,12 +49,14 @@ int acornCacheFormatProbe(sqlite3 *db, const char *zDb, const char *zName,
                             int *piFormat){
   int bHas = 0;
   int rc = cacheConfigHas(db, zDb, zName, "eseq", &bHas);
+  assert( piFormat!=0 );
   if( rc==SQLITE_OK && bHas ){
     *piFormat = 3;
   }else if( rc==SQLITE_OK ){
     rc = cacheConfigHas(db, zDb, zName, "head", &bHas);
     *piFormat = bHas ? 2 : 1;
   }
+  assert( rc!=SQLITE_OK || (*piFormat>=1 && *piFormat<=3) );
   return rc;
 }
 
@@ -75,6 +78,7 @@ static int cacheUpgrade1(cache_op *op){
       " DEFAULT 0;"
       CACHE_REC_DDL,
       d, n, d, n, d, n, d, n, d, n, d, p->uid, n, d, n);
+  assert( p->iFormat==1 );       /* acornCacheUpgrade probed it just now */
   if( zSql==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
   rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
   sqlite3_free(zSql);
@@ -94,6 +98,7 @@ static int cacheUpgrade1(cache_op *op){
       if( aNew==0 ){ rc = SQLITE_NOMEM; break; }
       aRec = aNew;
     }
+    assert( nRec>=0 && nRec<nAlloc );
     aRec[nRec].id = sqlite3_column_int64(pStmt, 0);
     aRec[nRec].used = sqlite3_column_int64(pStmt, 1);
     aRec[nRec].ms = sqlite3_column_int64(pStmt, 2);
@@ -109,6 +114,7 @@ static int cacheUpgrade1(cache_op *op){
   acornCacheFinalizeAll(p);
   p->iFormat = 2;
   acornCacheChunkDropAll(p);
+  assert( nRec==0 || aRec!=0 );
   rc = acornCacheRecMerge(op, aRec, nRec);
   sqlite3_free(aRec);
   if( rc==SQLITE_OK ){
@@ -130,11 +136,14 @@ int acornCacheUpgrade(cache_op *op){
   cache_table *p = op->pTab;
   int rc, iFormat = 1;
   char *zSql;
+  assert( p!=0 && p->iFormat>=1 && p->iFormat<=3 );
   if( p->iFormat==3 ) return SQLITE_OK;
   rc = acornCacheFormatProbe(p->db, p->zDb, p->zName, &iFormat);
   if( rc ) return acornCacheOpError(op, rc);
+  assert( iFormat>=1 && iFormat<=3 );
   p->iFormat = iFormat;                 /* (converted by another connection) */
   if( iFormat==1 ) rc = cacheUpgrade1(op);
+  assert( rc!=SQLITE_OK || iFormat>=2 || p->iFormat==2 );
   if( rc==SQLITE_OK && iFormat<3 ){
     const char *d = p->zDb, *n = p->zName;
     zSql = sqlite3_mprintf(
@@ -168,6 +177,7 @@ int acornCacheUpgrade(cache_op *op){
 ** conversion made in its transaction: the format is probed again before
 ** the table is next used. */
 void acornCacheFormatStale(cache_table *p, int bEnd){
+  assert( p!=0 && (bEnd==0 || bEnd==1) );
   if( p->bFormatNew ) p->bFormatStale = 1;
   if( bEnd ) p->bFormatNew = 0;
 }
@@ -176,9 +186,11 @@ void acornCacheFormatStale(cache_table *p, int bEnd){
 int acornCacheFormatRecheck(cache_op *op){
   cache_table *p = op->pTab;
   int rc, iFormat = 3;
+  assert( p!=0 && p->iFormat>=1 && p->iFormat<=3 );
   if( !p->bFormatStale ) return SQLITE_OK;
   rc = acornCacheFormatProbe(p->db, p->zDb, p->zName, &iFormat);
   if( rc ) return acornCacheOpError(op, rc);
+  assert( iFormat>=1 && iFormat<=3 );
   p->bFormatStale = 0;
   if( iFormat!=p->iFormat ){
     acornCacheFinalizeAll(p);

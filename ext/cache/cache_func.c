@@ -28,7 +28,9 @@
 static cache_vtab *cacheLookup(cache_conn *pConn, const char *zDb, int nDb,
                                const char *zName){
   cache_vtab *p;
+  assert( zDb!=0 && nDb>=0 && zName!=0 );
   for(p=pConn->pVtabList; p; p=p->pNext){     /* newest first */
+    assert( p->zDb!=0 && p->zName!=0 );  /* (an instance is listed whole) */
     if( sqlite3_strnicmp(p->zDb, zDb, nDb)==0 && p->zDb[nDb]==0
      && sqlite3_stricmp(p->zName, zName)==0 ){
       break;
@@ -62,6 +64,7 @@ static int cacheViewIn(sqlite3 *db, const char *zDb, const char *zName,
   char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema"
       " WHERE type='view' AND name=%Q COLLATE NOCASE", zDb, zName);
   int rc, bView = 0;
+  assert( db!=0 && zDb!=0 && zName!=0 && pRc!=0 );
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
     bView = sqlite3_step(pStmt)==SQLITE_ROW;
@@ -86,6 +89,9 @@ static cache_vtab *cacheFindIn(cache_conn *pConn, const char *zDb, int nDb,
   cache_vtab *p = 0;
   char *zSchema = sqlite3_mprintf("%.*s", nDb, zDb);
   int rc;
+  /* (cacheFind looks on only while nothing is found and nothing failed) */
+  assert( pbExists!=0 && pRc!=0 && *pRc==SQLITE_OK );
+  assert( pF->zDb==0 && pF->zErr==0 );
   *pbExists = 0;
   if( zSchema==0 ){
     *pRc = SQLITE_NOMEM;
@@ -123,6 +129,7 @@ static cache_vtab *cacheFindIn(cache_conn *pConn, const char *zDb, int nDb,
     pF->zName = zName;
     zSchema = 0;
   }
+  assert( p==0 || (*pbExists && *pRc==SQLITE_OK) );
   sqlite3_free(zSchema);
   return p;
 }
@@ -144,6 +151,7 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName,
   sqlite3_stmt *pList = 0;
   int i, rc, bExists = 0;
   cache_vtab *p = 0;
+  assert( zName!=0 && pF!=0 && pRc!=0 );  /* (cacheResolve: a name given) */
   *pRc = SQLITE_OK;
   memset(pF, 0, sizeof(*pF));
   if( SQLITE_VERSION_NUMBER<3039000 || sqlite3_libversion_number()<3039000 ){
@@ -180,6 +188,7 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName,
 #endif
     }
     if( zDb==0 ) break;
+    assert( *pRc==SQLITE_OK );
     bView = zDot==0 && (sqlite3_stricmp(zDb, "temp")!=0
                         || sqlite3_db_filename(db, "temp")!=0);
     p = cacheFindIn(pConn, zDb, (int)strlen(zDb), zName, bView, &bExists,
@@ -189,9 +198,11 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName,
   sqlite3_finalize(pList);
   if( bExists || *pRc ) return p;
   if( zDot ){
+    assert( zDot>=zName && *pRc==SQLITE_OK );
     p = cacheFindIn(pConn, zName, (int)(zDot-zName), zDot+1, 1, &bExists,
                     pF, pRc);
   }
+  assert( p==0 || *pRc==SQLITE_OK );
   return p;
 }
 
@@ -203,6 +214,8 @@ static char *cacheNotFoundMsg(sqlite3 *db, const char *zWho, const char *zTab,
   const char *zWhat = "a table";
   char *zSql, *zMsg;
   int rc;
+  assert( db!=0 && zWho!=0 && pF!=0 );
+  assert( pF->zDb==0 || pF->zName!=0 );    /* cacheFindIn sets both */
   if( pF->zErr ){
     return sqlite3_mprintf("%s: cannot open %Q: %s", zWho, zTab, pF->zErr);
   }
@@ -248,6 +261,7 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
                                  const char *zWho, cache_op *op){
   cache_found found;
   int i, rc = SQLITE_OK;
+  assert( pConn!=0 && zWho!=0 && op!=0 );
   acornCacheOpInit(op, 0, 0);
   memset(&found, 0, sizeof(found));
   for(i=0; i<2; i++){
@@ -267,6 +281,7 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
       return 0;
     }
     if( pVtab==0 ) break;
+    assert( zTab!=0 && rc==SQLITE_OK );
     if( pVtab->pTab && pVtab->pTab->bGone ){
       /* (an instance SQLite has not disconnected yet, of the table that had
       ** the name: bound again at its next use) */
@@ -298,11 +313,14 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
         return 0;
       }
     }
+    assert( p!=0 && p->nRef>0 && !p->bGone );
     acornCacheOpInit(op, p, 0);
     op->zWho = zWho;
     op->now = acornCacheNowMs();
     acornCacheHeldCheck(p);
     rc = acornCacheConfigLoad(op);
+    /* (an op of no instance is not moved to another table: bChanged) */
+    assert( op->pTab==p && op->pVtab==0 );
     if( rc==SQLITE_OK && !op->bChanged ) return p;
     acornCacheTableUnref(p);
     if( (rc&0xff)==SQLITE_NOMEM ){
@@ -331,6 +349,7 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
 int acornCacheTableArg(sqlite3_value *v, const char *zWho, const char **pzTab,
                        char **pzErr){
   int e = sqlite3_value_type(v), rc;
+  assert( v!=0 && zWho!=0 && pzTab!=0 && pzErr!=0 );
   *pzTab = 0;
   *pzErr = 0;
   if( e==SQLITE_NULL ) return SQLITE_OK;
@@ -345,12 +364,14 @@ int acornCacheTableArg(sqlite3_value *v, const char *zWho, const char **pzTab,
         : "%s: a table name cannot hold a NUL byte", zWho);
     rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
+  assert( (rc==SQLITE_OK)==(*pzTab!=0) );
   return rc;
 }
 
 /* Set the error of a function from acornCacheTableArg() (or any rc with a
 ** message or none). */
 static void cacheResultError(sqlite3_context *ctx, int rc, char *zErr){
+  assert( rc!=SQLITE_OK );
   if( rc==SQLITE_NOMEM ){
     sqlite3_result_error_nomem(ctx);
   }else{
@@ -366,6 +387,7 @@ static int cacheReadArgs(sqlite3_context *ctx, sqlite3_value **argv,
                          i64 *piOff, i64 *pnLen){
   char *zErr = 0;
   int rc = acornCacheCheckKey("cache_read", argv[1], &zErr);
+  assert( piOff!=0 && pnLen!=0 );
   if( rc ){
     if( zErr ) sqlite3_result_error(ctx, zErr, -1);
     else sqlite3_result_error_nomem(ctx);
@@ -380,6 +402,7 @@ static int cacheReadArgs(sqlite3_context *ctx, sqlite3_value **argv,
     acorn_result_error(ctx, "cache_read: length must be a non-negative integer");
     return 1;
   }
+  assert( *piOff>=0 && *pnLen>=0 );
   return 0;
 }
 
@@ -393,6 +416,7 @@ static int cacheReadBlob(sqlite3_context *ctx, cache_table *p, i64 id,
   char *zData = sqlite3_mprintf("%s_data", p->zName);
   i64 nTotal;
   int rc;
+  assert( p!=0 && id!=0 && iOff>=0 && nLen>=0 );   /* (cacheReadArgs) */
   if( zData==0 ){
     sqlite3_result_error_nomem(ctx);
     return SQLITE_NOMEM;
@@ -410,6 +434,9 @@ static int cacheReadBlob(sqlite3_context *ctx, cache_table *p, i64 id,
   }else if( nLen>nTotal-iOff ){
     nLen = nTotal-iOff;
   }
+  /* what is read lies inside the value: the int casts below are exact */
+  assert( nLen>=0 && (nLen==0 || (iOff<nTotal && nLen<=nTotal-iOff)) );
+  assert( nTotal<=INT_MAX );
   if( nLen==0 ){
     sqlite3_result_zeroblob(ctx, 0);
   }else if( (aBuf = sqlite3_malloc64((sqlite3_uint64)nLen))==0 ){
@@ -436,6 +463,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   (void)argc;
   const char *zTab = 0;
   char *zErr = 0;
+  assert( argc==4 && pConn!=0 );       /* as registered */
   if( cacheReadArgs(ctx, argv, &iOff, &nLen) ) return;
   rc = acornCacheTableArg(argv[0], "cache_read", &zTab, &zErr);
   if( rc ){
@@ -446,6 +474,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   rc = p ? acornCacheStmt(&op, CACHE_STMT_FIND_LIVE, &pStmt)
          : op.zErr ? op.rcErr : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
+    assert( p!=0 && pStmt==p->st.aStmt[CACHE_STMT_FIND_LIVE] && pStmt!=0 );
     acornCacheBindKey(pStmt, 1, argv[1]);
     sqlite3_bind_int64(pStmt, 2, op.now);
     if( sqlite3_step(pStmt)==SQLITE_ROW ){
@@ -460,6 +489,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( op.zErr ) sqlite3_result_error(ctx, op.zErr, -1);
     sqlite3_result_error_code(ctx, rc);
   }else if( id==0 ){
+    assert( p!=0 && p->nRef>0 );
     if( p->ePolicy==CACHE_POLICY_LRU ) p->uses.nMiss++;  /* NULL: a miss */
   }else if( cacheReadBlob(ctx, p, id, iOff, nLen)==SQLITE_OK ){
     acornCacheTouch(p, id, op.now);
@@ -482,6 +512,9 @@ static int cacheGetStep(sqlite3_context *ctx, cache_table *p,
                         sqlite3_stmt *pStmt, sqlite3_value *pKey, i64 now,
                         int nReprepare, i64 *pId){
   int rc, rc2;
+  /* GET: the statement whose key buffer aGetKey is */
+  assert( p!=0 && pStmt!=0 && pStmt==p->st.aStmt[CACHE_STMT_GET] );
+  assert( pKey!=0 && pId!=0 && nReprepare>=-1 );
   *pId = 0;
   acornCacheBindKeyIn(pStmt, 1, pKey, p->bUtf16, p->st.aGetKey,
                       (int)sizeof(p->st.aGetKey));
@@ -495,11 +528,14 @@ static int cacheGetStep(sqlite3_context *ctx, cache_table *p,
     sqlite3_result_value(ctx, sqlite3_column_value(pStmt, 1));  /* a copy */
   }
   rc2 = sqlite3_reset(pStmt);
+  assert( *pId==0 || rc==SQLITE_ROW );
   return rc==SQLITE_SCHEMA ? rc : rc2;
 }
 
 /* A get's use of entry id, or (id 0) its miss. */
 static void cacheGetCount(cache_table *p, i64 id, i64 now){
+  assert( p!=0 && p->nRef>0 );              /* the caller's reference */
+  assert( p->ePolicy==CACHE_POLICY_LRU || p->ePolicy==CACHE_POLICY_FIFO );
   if( id ){
     acornCacheTouch(p, id, now);
   }else if( p->ePolicy==CACHE_POLICY_LRU ){
@@ -521,6 +557,7 @@ static void cacheGetResolved(sqlite3_context *ctx, cache_conn *pConn,
          : op.zErr ? op.rcErr : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
     int nReprepare = sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
+    assert( p!=0 && op.pTab==p && pStmt!=0 );
     rc = acornCacheOpError(&op, cacheGetStep(ctx, p, pStmt, pKey, op.now, -1,
                                              &id));
     if( rc==SQLITE_OK ){
@@ -550,6 +587,7 @@ static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   cache_name *n = 0;
   cache_table *p;
   (void)argc;
+  assert( argc==2 && pConn!=0 );       /* as registered */
   if( rcKey ){
     if( zErr ) sqlite3_result_error(ctx, zErr, -1);
     else if( rcKey==SQLITE_NOMEM ) sqlite3_result_error_nomem(ctx);
@@ -566,6 +604,9 @@ static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( p ){
     i64 id, now = acornCacheNowMs();
     int rc;
+    /* as acornCacheNameKnown() found it: live, its GET prepared */
+    assert( n!=0 && n->pTab==p && !p->bGone );
+    assert( p->st.aStmt[CACHE_STMT_GET]!=0 );
     acornCacheTableRef(p);
     rc = cacheGetStep(ctx, p, p->st.aStmt[CACHE_STMT_GET], argv[1], now,
                       n->nReprepare, &id);
@@ -601,6 +642,7 @@ static int cacheStatsConnect(sqlite3 *db, void *pAux, int argc,
   cache_stats_vtab *pNew;
   int rc;
   (void)argc; (void)argv; (void)pzErr;
+  assert( pAux!=0 && ppVtab!=0 );   /* pAux: the cache_conn of db */
   rc = sqlite3_declare_vtab(db, "CREATE TABLE x(capacity, entries, bytes,"
                                 " hits, misses, evictions, expired, tbl HIDDEN)");
   if( rc ) return rc;
@@ -684,6 +726,7 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
                      " cache_stats('thumbs')");
     return SQLITE_ERROR;
   }
+  assert( argc==1 );          /* cacheStatsBestIndex's plan: the name alone */
   sqlite3_free(cur->pVtab->zErrMsg);
   cur->pVtab->zErrMsg = 0;
   rc = acornCacheTableArg(argv[0], "cache_stats", &zTab, &cur->pVtab->zErrMsg);
@@ -694,6 +737,10 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
     cur->pVtab->zErrMsg = op.zErr;
     return op.zErr ? op.rcErr : SQLITE_NOMEM;
   }
+  assert( op.pTab==p && p->nRef>0 );
+  assert( op.cfg.ePolicy==CACHE_POLICY_LRU
+       || op.cfg.ePolicy==CACHE_POLICY_FIFO );   /* (cacheConfigColumns) */
+  assert( p->uses.nHit>=0 && p->uses.nMiss>=0 && p->uses.nHitLoose>=0 );
   pCur->a[0] = op.cfg.capacity;
   pCur->a[1] = op.cfg.entries;
   pCur->a[2] = op.cfg.bytes;
@@ -721,6 +768,7 @@ static int cacheStatsEof(sqlite3_vtab_cursor *cur){
 static int cacheStatsColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
                             int i){
   cache_stats_cursor *pCur = (cache_stats_cursor*)cur;
+  assert( i>=0 && i<=CACHE_STATS_TABLE );    /* the columns declared */
   if( i>=CACHE_STATS_NCOL ){
     sqlite3_result_text(ctx, pCur->zTable, -1, SQLITE_TRANSIENT);
   }else if( !(pCur->bFifo && (i==3 || i==4)) ){
@@ -774,6 +822,7 @@ static sqlite3_module cacheStatsModule = {
 static void cacheWalLimitFunc(sqlite3_context *ctx, int argc,
                               sqlite3_value **argv){
   cache_conn *pConn = (cache_conn*)sqlite3_user_data(ctx);
+  assert( (argc==0 || argc==1) && pConn!=0 );     /* as registered */
   if( argc==1 ){
     i64 n = -1;
     int e = sqlite3_value_type(argv[0]);
@@ -799,6 +848,7 @@ static void cacheWalLimitFunc(sqlite3_context *ctx, int argc,
     }
     acornCacheWalLimit(pConn, n);
   }
+  assert( pConn->wal.nLimit>=0 && pConn->wal.nLimit<=CACHE_MAX_CAPACITY );
   sqlite3_result_int64(ctx, pConn->wal.nLimit);
 }
 
@@ -806,6 +856,7 @@ static void cacheWalLimitFunc(sqlite3_context *ctx, int argc,
 ** (given back by its destructor). */
 int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn){
   int rc, i;
+  assert( db!=0 && pConn!=0 && pConn->db==db );
   acornCacheConnAcquire(db);
   rc = sqlite3_create_module_v2(db, "cache_stats", &cacheStatsModule, pConn,
                                 acornCacheConnRelease);

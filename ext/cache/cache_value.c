@@ -21,6 +21,7 @@ i64 acornCacheNowMs(void){
 ** i64 holds (JavaScript numbers bind as REAL)?  Its value in *pOut. */
 int acornCacheWholeNumber(sqlite3_value *v, i64 *pOut){
   int e = sqlite3_value_type(v);
+  assert( v!=0 && pOut!=0 );
   if( e==SQLITE_INTEGER ){
     *pOut = sqlite3_value_int64(v);
     return 1;
@@ -30,6 +31,7 @@ int acornCacheWholeNumber(sqlite3_value *v, i64 *pOut){
     if( r>=-9223372036854775808.0 && r<9223372036854775808.0
      && r==(double)(i64)r ){
       *pOut = (i64)r;
+      assert( (double)*pOut==r );
       return 1;
     }
   }
@@ -43,6 +45,7 @@ int acornCacheWholeNumber(sqlite3_value *v, i64 *pOut){
 int acornCacheParseCount(const char *z, i64 iMax, i64 *pOut){
   i64 v = 0;
   int nDigit = 0;
+  assert( iMax>=0 && pOut!=0 );
   if( z==0 ) return 1;
   for(; *z>='0' && *z<='9'; z++, nDigit++){
     if( v > (iMax - (*z - '0'))/10 ) return 1;
@@ -54,6 +57,9 @@ int acornCacheParseCount(const char *z, i64 iMax, i64 *pOut){
     for(z++; *z=='0'; z++){}
   }
   if( *z!=0 ) return 1;
+  /* in [0,iMax], but for an iMax below 9: one digit above it passes the
+  ** bound ((iMax-d)/10 rounds up to 0) */
+  assert( v>=0 && (v<=iMax || (iMax<9 && v<=9)) );
   *pOut = v;
   return 0;
 }
@@ -64,6 +70,7 @@ int acornCacheParseCount(const char *z, i64 iMax, i64 *pOut){
 ** is never one: each is taken whole), SQLITE_NOMEM. */
 int acornCacheTextArg(sqlite3_value *v, const char **pz){
   const char *z;
+  assert( v!=0 && pz!=0 );
   *pz = 0;
   if( sqlite3_value_type(v)!=SQLITE_TEXT ) return SQLITE_MISMATCH;
   z = (const char*)sqlite3_value_text(v);
@@ -86,6 +93,7 @@ int acornCacheParseAmount(const char *z, const cache_unit *aUnit, int nUnit,
   const char *zFrac = 0;
   i64 v = 0, iMul = 0, iPart = 0;
   int i, nFrac = 0, bFrac = 0, nDigit = 0;
+  assert( aUnit!=0 && nUnit>0 && iMax>=0 && pOut!=0 );
   if( z==0 ) return 1;
   for(; *z>='0' && *z<='9'; z++, nDigit++){
     if( v > (iMax - (*z - '0'))/10 ) return 1;
@@ -102,18 +110,23 @@ int acornCacheParseAmount(const char *z, const cache_unit *aUnit, int nUnit,
   for(i=0; i<nUnit && iMul==0; i++){
     int n = (int)strlen(aUnit[i].zUnit);
     const char *zEnd = z + n;
+    assert( aUnit[i].iMul>=1 );
     if( sqlite3_strnicmp(z, aUnit[i].zUnit, n)!=0 ) continue;
     if( *zEnd==0 ) iMul = aUnit[i].iMul;
   }
   if( iMul==0 || (bFrac && iMul==1) || v > iMax/iMul ) return 1;
+  assert( iMul>=1 && v>=0 && v*iMul<=iMax );
+  assert( nFrac==0 || zFrac!=0 );
   /* floor(iMul * 0.d1d2...dn), from the last digit back: floor((iMul*d +
   ** x)/10) for x = floor(iMul * 0.d(k+1)...dn) is exact, as x < iMul */
   for(i=nFrac-1; i>=0; i--){
     assert( iPart<iMul );
     iPart = (iMul*(zFrac[i]-'0') + iPart)/10;
   }
+  assert( iPart>=0 && iPart<iMul );
   if( iPart > iMax - v*iMul ) return 1;
   *pOut = v*iMul + iPart;
+  assert( *pOut>=0 && *pOut<=iMax );
   return *pOut==0 && bFrac;     /* not 0, yet less than one byte, second */
 }
 
@@ -130,6 +143,7 @@ int acornCacheParseSize(const char *z, i64 *pOut){
                             CACHE_MAX_CAPACITY, &v) || v<1 ){
     return 1;
   }
+  assert( v>=1 && v<=CACHE_MAX_CAPACITY );
   *pOut = v;
   return 0;
 }
@@ -140,6 +154,7 @@ int acornCacheParseDuration(const char *z, i64 *pOut){
   static const cache_unit aUnit[] = {
     { "", 1 }, { "s", 1 }, { "m", 60 }, { "h", 3600 }, { "d", 86400 },
   };
+  assert( pOut!=0 );
   return acornCacheParseAmount(z, aUnit, (int)(sizeof(aUnit)/sizeof(aUnit[0])),
                                (i64)CACHE_MAX_TTL, pOut);
 }
@@ -149,12 +164,14 @@ int acornCacheParseDuration(const char *z, i64 *pOut){
 ** INTEGER (or a whole REAL key, stored as INTEGER) 8. */
 i64 acornCacheBytes(int bUtf16, sqlite3_value *pVal){
   int e = sqlite3_value_type(pVal);
+  assert( pVal!=0 && (bUtf16==0 || bUtf16==1) );
   if( e==SQLITE_INTEGER || e==SQLITE_FLOAT ) return 8;
   if( e==SQLITE_TEXT && bUtf16 ) return sqlite3_value_bytes16(pVal);
   return sqlite3_value_bytes(pVal);
 }
 
 const char *acornCacheTypeName(int eType){
+  assert( eType>=SQLITE_INTEGER && eType<=SQLITE_NULL );   /* a value's type */
   switch( eType ){
     case SQLITE_INTEGER: return "INTEGER";
     case SQLITE_FLOAT:   return "REAL";
@@ -168,6 +185,7 @@ const char *acornCacheTypeName(int eType){
 int acornCacheCheckKey(const char *zWho, sqlite3_value *pKey, char **pzErr){
   int e = sqlite3_value_type(pKey);
   i64 iKey;
+  assert( zWho!=0 && pKey!=0 && pzErr!=0 );
   *pzErr = 0;
   if( e==SQLITE_NULL ){
     *pzErr = sqlite3_mprintf("%s: key must not be NULL;"
@@ -185,6 +203,7 @@ int acornCacheCheckKey(const char *zWho, sqlite3_value *pKey, char **pzErr){
 /* Bind a checked key: a whole REAL as the INTEGER it is. */
 void acornCacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey){
   i64 iKey;
+  assert( pStmt!=0 && i>=1 && pKey!=0 );
   if( sqlite3_value_type(pKey)==SQLITE_FLOAT && acornCacheWholeNumber(pKey, &iKey) ){
     sqlite3_bind_int64(pStmt, i, iKey);
   }else{
@@ -199,11 +218,13 @@ void acornCacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey){
 void acornCacheBindKeyIn(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey,
                          int bUtf16, char *aBuf, int nBuf){
   int e = sqlite3_value_type(pKey);
+  assert( pStmt!=0 && i>=1 && aBuf!=0 && nBuf>=0 );
   if( (e==SQLITE_TEXT && !bUtf16) || e==SQLITE_BLOB ){
     const void *a = e==SQLITE_TEXT ? (const void*)sqlite3_value_text(pKey)
                                    : sqlite3_value_blob(pKey);
     int n = sqlite3_value_bytes(pKey);
     if( (a || n==0) && n<=nBuf ){
+      assert( n>=0 );
       if( n ) memcpy(aBuf, a, (size_t)n);
       if( e==SQLITE_TEXT ){
         sqlite3_bind_text(pStmt, i, aBuf, n, SQLITE_STATIC);
