@@ -804,6 +804,16 @@ INSERT INTO temp.t(t) VALUES ('integrity_check');"
 $(runtime_error 4) cache: bad autoflush 'maybe'; expected on or off"
 }
 
+@test "a count or bound of one digit as TEXT is that number, whatever the largest allowed" {
+  run cache_sql "" "SELECT cache_wal_limit('5'), cache_wal_limit('0'), cache_wal_limit('9');
+CREATE VIRTUAL TABLE t USING cache(recency_buffer='7', max_entries='3');
+INSERT INTO t(key, value) VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd');
+INSERT INTO t(t, value) VALUES ('max_entries', '2');
+SELECT count(*), max(key) FROM t;"
+  assert_output "5|0|9
+2|4"
+}
+
 @test "names, commands and option values are taken whole: a NUL byte inside, or a BLOB, is refused by name" {
   local cmds="capacity, default_ttl, max_entries, feed, purge, flush and integrity_check"
   run cache_sql "" "CREATE VIRTUAL TABLE t USING cache;

@@ -689,11 +689,33 @@ void acornCacheTableCheck(const cache_table *pTab);
 # define acornCacheTableCheck(p)
 #endif
 
+/* cache_func.c: the table-valued functions over one cache table
+** (cache_stats, cache_evictions): an instance knows its connection; the
+** hidden column tbl names the table. */
+typedef struct cache_tvf cache_tvf;
+struct cache_tvf {
+  sqlite3_vtab base;
+  cache_conn *pConn;    /* the module's pAux */
+};
+int acornCacheTvfConnect(sqlite3 *db, void *pAux, const char *zSchema,
+                         sqlite3_vtab **ppVtab);
+int acornCacheTvfDisconnect(sqlite3_vtab *pVtab);
+cache_table *acornCacheTvfTable(sqlite3_vtab *pVtab, sqlite3_value *pArg,
+                                const char *zWho, const char **pzTab,
+                                cache_op *op, int *pRc);
+/* The module of such a function: eponymous (no xCreate), read-only. */
+#if SQLITE_VERSION_NUMBER >= 3044000
+# define CACHE_TVF_INTEGRITY , 0
+#else
+# define CACHE_TVF_INTEGRITY
+#endif
+#define CACHE_TVF_MODULE(xConnect, xBestIndex, xOpen, xClose, xFilter, \
+                         xNext, xEof, xColumn, xRowid) {                  \
+  0, 0, xConnect, xBestIndex, acornCacheTvfDisconnect, 0, xOpen, xClose,  \
+  xFilter, xNext, xEof, xColumn, xRowid,                                  \
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 CACHE_TVF_INTEGRITY }
+
 /* cache_func.c */
-cache_table *acornCacheResolve(cache_conn *pConn, const char *zTab,
-                               const char *zWho, cache_op *op);
-int acornCacheTableArg(sqlite3_value *v, const char *zWho, const char **pzTab,
-                       char **pzErr);
 int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn);
 
 /* cache_feed.c */

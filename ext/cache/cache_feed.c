@@ -19,12 +19,6 @@
 #define CACHE_EV_GE     4     /* seq >= ? */
 #define CACHE_EV_EQ     8     /* seq = ? */
 
-typedef struct cache_ev_vtab cache_ev_vtab;
-struct cache_ev_vtab {
-  sqlite3_vtab base;
-  cache_conn *pConn;
-};
-
 typedef struct cache_ev_cursor cache_ev_cursor;
 struct cache_ev_cursor {
   sqlite3_vtab_cursor base;
@@ -36,24 +30,10 @@ struct cache_ev_cursor {
 static int cacheEvConnect(sqlite3 *db, void *pAux, int argc,
                           const char *const*argv, sqlite3_vtab **ppVtab,
                           char **pzErr){
-  cache_ev_vtab *pNew;
-  int rc;
   (void)argc; (void)argv; (void)pzErr;
-  assert( pAux!=0 && ppVtab!=0 );   /* pAux: the cache_conn of db */
-  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(seq INTEGER, key, size INTEGER,"
-                                " reason TEXT, at INTEGER, tbl HIDDEN)");
-  if( rc ) return rc;
-  pNew = sqlite3_malloc64(sizeof(*pNew));
-  if( pNew==0 ) return SQLITE_NOMEM;
-  memset(pNew, 0, sizeof(*pNew));
-  pNew->pConn = (cache_conn*)pAux;
-  *ppVtab = &pNew->base;
-  return SQLITE_OK;
-}
-
-static int cacheEvDisconnect(sqlite3_vtab *pVtab){
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
+  return acornCacheTvfConnect(db, pAux, "CREATE TABLE x(seq INTEGER, key,"
+                              " size INTEGER, reason TEXT, at INTEGER,"
+                              " tbl HIDDEN)", ppVtab);
 }
 
 /* tbl = ? is required; one of seq > ?, >= ?, = ? is a range of the feed's
@@ -141,7 +121,7 @@ static int cacheEvNext(sqlite3_vtab_cursor *cur){
 static int cacheEvFilter(sqlite3_vtab_cursor *cur, int idxNum,
                          const char *idxStr, int argc, sqlite3_value **argv){
   cache_ev_cursor *pCur = (cache_ev_cursor*)cur;
-  cache_ev_vtab *pV = (cache_ev_vtab*)cur->pVtab;
+  cache_tvf *pV = (cache_tvf*)cur->pVtab;
   const char *zTab;
   cache_table *p;
   cache_op op;
@@ -163,17 +143,9 @@ static int cacheEvFilter(sqlite3_vtab_cursor *cur, int idxNum,
   ** on seq (argv[1]) */
   assert( (idxNum & ~(CACHE_EV_ARG|CACHE_EV_GT|CACHE_EV_GE|CACHE_EV_EQ))==0 );
   assert( (idxNum & (CACHE_EV_GT|CACHE_EV_GE|CACHE_EV_EQ))==0 || argc>=2 );
-  sqlite3_free(cur->pVtab->zErrMsg);
-  cur->pVtab->zErrMsg = 0;
-  rc = acornCacheTableArg(argv[0], "cache_evictions", &zTab, &cur->pVtab->zErrMsg);
-  if( rc ) return rc;
-  p = acornCacheResolve(pV->pConn, zTab, "cache_evictions", &op);
-  if( p==0 ){
-    sqlite3_free(cur->pVtab->zErrMsg);
-    cur->pVtab->zErrMsg = op.zErr;
-    return op.zErr ? op.rcErr : SQLITE_NOMEM;
-  }
-  assert( p->nRef>0 && op.pTab==p );     /* with a reference of ours */
+  p = acornCacheTvfTable(cur->pVtab, argv[0], "cache_evictions", &zTab, &op,
+                         &rc);
+  if( p==0 ) return rc;
   iFormat = p->iFormat;
   if( iFormat<3 ){
     /* (an older table has no feed, unless another connection converted
@@ -234,35 +206,9 @@ static int cacheEvRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
   return SQLITE_OK;
 }
 
-static sqlite3_module cacheEvModule = {
-  /* iVersion    */ 0,
-  /* xCreate     */ 0,
-  /* xConnect    */ cacheEvConnect,
-  /* xBestIndex  */ cacheEvBestIndex,
-  /* xDisconnect */ cacheEvDisconnect,
-  /* xDestroy    */ 0,
-  /* xOpen       */ cacheEvOpen,
-  /* xClose      */ cacheEvClose,
-  /* xFilter     */ cacheEvFilter,
-  /* xNext       */ cacheEvNext,
-  /* xEof        */ cacheEvEof,
-  /* xColumn     */ cacheEvColumn,
-  /* xRowid      */ cacheEvRowid,
-  /* xUpdate     */ 0,
-  /* xBegin      */ 0,
-  /* xSync       */ 0,
-  /* xCommit     */ 0,
-  /* xRollback   */ 0,
-  /* xFindMethod */ 0,
-  /* xRename     */ 0,
-  /* xSavepoint  */ 0,
-  /* xRelease    */ 0,
-  /* xRollbackTo */ 0,
-  /* xShadowName */ 0,
-#if SQLITE_VERSION_NUMBER >= 3044000
-  /* xIntegrity  */ 0,
-#endif
-};
+static sqlite3_module cacheEvModule = CACHE_TVF_MODULE(
+  cacheEvConnect, cacheEvBestIndex, cacheEvOpen, cacheEvClose, cacheEvFilter,
+  cacheEvNext, cacheEvEof, cacheEvColumn, cacheEvRowid);
 
 /* cache_evictions() on db, with its reference on pConn (given back by its
 ** destructor). */

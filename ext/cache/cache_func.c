@@ -346,8 +346,8 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
 ** nothing: "no such table"); a BLOB, or TEXT with a NUL byte inside (which
 ** would name the table before the NUL), is an error with its message in
 ** *pzErr; SQLITE_NOMEM. */
-int acornCacheTableArg(sqlite3_value *v, const char *zWho, const char **pzTab,
-                       char **pzErr){
+static int cacheTableArg(sqlite3_value *v, const char *zWho, const char **pzTab,
+                         char **pzErr){
   int e = sqlite3_value_type(v), rc;
   assert( v!=0 && zWho!=0 && pzTab!=0 && pzErr!=0 );
   *pzTab = 0;
@@ -368,7 +368,7 @@ int acornCacheTableArg(sqlite3_value *v, const char *zWho, const char **pzTab,
   return rc;
 }
 
-/* Set the error of a function from acornCacheTableArg() (or any rc with a
+/* Set the error of a function from cacheTableArg() (or any rc with a
 ** message or none). */
 static void cacheResultError(sqlite3_context *ctx, int rc, char *zErr){
   assert( rc!=SQLITE_OK );
@@ -465,7 +465,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   char *zErr = 0;
   assert( argc==4 && pConn!=0 );       /* as registered */
   if( cacheReadArgs(ctx, argv, &iOff, &nLen) ) return;
-  rc = acornCacheTableArg(argv[0], "cache_read", &zTab, &zErr);
+  rc = cacheTableArg(argv[0], "cache_read", &zTab, &zErr);
   if( rc ){
     cacheResultError(ctx, rc, zErr);
     return;
@@ -595,7 +595,7 @@ static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     sqlite3_free(zErr);
     return;
   }
-  rcKey = acornCacheTableArg(argv[0], "cache_get", &zTab, &zErr);
+  rcKey = cacheTableArg(argv[0], "cache_get", &zTab, &zErr);
   if( rcKey ){
     cacheResultError(ctx, rcKey, zErr);
     return;
@@ -621,12 +621,6 @@ static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 #define CACHE_STATS_NCOL   7
 #define CACHE_STATS_TABLE  7     /* the hidden argument column */
 
-typedef struct cache_stats_vtab cache_stats_vtab;
-struct cache_stats_vtab {
-  sqlite3_vtab base;
-  cache_conn *pConn;
-};
-
 typedef struct cache_stats_cursor cache_stats_cursor;
 struct cache_stats_cursor {
   sqlite3_vtab_cursor base;
@@ -636,15 +630,16 @@ struct cache_stats_cursor {
   int bEof;
 };
 
-static int cacheStatsConnect(sqlite3 *db, void *pAux, int argc,
-                             const char *const*argv, sqlite3_vtab **ppVtab,
-                             char **pzErr){
-  cache_stats_vtab *pNew;
+/* ------------------------------------- table-valued functions' skeleton */
+
+/* xConnect of cache_stats and cache_evictions: schema zSchema (its last
+** column: tbl HIDDEN), an instance that knows pAux, the cache_conn. */
+int acornCacheTvfConnect(sqlite3 *db, void *pAux, const char *zSchema,
+                         sqlite3_vtab **ppVtab){
+  cache_tvf *pNew;
   int rc;
-  (void)argc; (void)argv; (void)pzErr;
-  assert( pAux!=0 && ppVtab!=0 );   /* pAux: the cache_conn of db */
-  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(capacity, entries, bytes,"
-                                " hits, misses, evictions, expired, tbl HIDDEN)");
+  assert( pAux!=0 && ppVtab!=0 && zSchema!=0 );
+  rc = sqlite3_declare_vtab(db, zSchema);
   if( rc ) return rc;
   pNew = sqlite3_malloc64(sizeof(*pNew));
   if( pNew==0 ) return SQLITE_NOMEM;
@@ -654,9 +649,48 @@ static int cacheStatsConnect(sqlite3 *db, void *pAux, int argc,
   return SQLITE_OK;
 }
 
-static int cacheStatsDisconnect(sqlite3_vtab *pVtab){
+int acornCacheTvfDisconnect(sqlite3_vtab *pVtab){
   sqlite3_free(pVtab);
   return SQLITE_OK;
+}
+
+/* The cache table that pArg (the tbl argument of xFilter) names, with its
+** config row in op->cfg and a reference for the caller, its name in
+** *pzTab; 0 with the error (named for zWho) on pVtab and its code in
+** *pRc. */
+cache_table *acornCacheTvfTable(sqlite3_vtab *pVtab, sqlite3_value *pArg,
+                                const char *zWho, const char **pzTab,
+                                cache_op *op, int *pRc){
+  cache_tvf *pV = (cache_tvf*)pVtab;
+  cache_table *p;
+  char *zErr = 0;
+  *pRc = cacheTableArg(pArg, zWho, pzTab, &zErr);
+  if( *pRc ){
+    sqlite3_free(pVtab->zErrMsg);
+    pVtab->zErrMsg = zErr;
+    return 0;
+  }
+  p = cacheResolve(pV->pConn, *pzTab, zWho, op);
+  if( p==0 ){
+    sqlite3_free(pVtab->zErrMsg);
+    pVtab->zErrMsg = op->zErr;
+    op->zErr = 0;
+    *pRc = pVtab->zErrMsg ? op->rcErr : SQLITE_NOMEM;
+    return 0;
+  }
+  assert( op->pTab==p && p->nRef>0 );     /* with a reference of ours */
+  return p;
+}
+
+/* ------------------------------------------------------- cache_stats */
+
+static int cacheStatsConnect(sqlite3 *db, void *pAux, int argc,
+                             const char *const*argv, sqlite3_vtab **ppVtab,
+                             char **pzErr){
+  (void)argc; (void)argv; (void)pzErr;
+  return acornCacheTvfConnect(db, pAux, "CREATE TABLE x(capacity, entries,"
+                              " bytes, hits, misses, evictions, expired,"
+                              " tbl HIDDEN)", ppVtab);
 }
 
 /* tbl = ? is the argument.  Without a usable one, a plan that xFilter
@@ -711,7 +745,6 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
                             const char *idxStr, int argc,
                             sqlite3_value **argv){
   cache_stats_cursor *pCur = (cache_stats_cursor*)cur;
-  cache_stats_vtab *pTab = (cache_stats_vtab*)cur->pVtab;
   const char *zTab;
   cache_table *p;
   cache_op op;
@@ -727,16 +760,8 @@ static int cacheStatsFilter(sqlite3_vtab_cursor *cur, int idxNum,
     return SQLITE_ERROR;
   }
   assert( argc==1 );          /* cacheStatsBestIndex's plan: the name alone */
-  sqlite3_free(cur->pVtab->zErrMsg);
-  cur->pVtab->zErrMsg = 0;
-  rc = acornCacheTableArg(argv[0], "cache_stats", &zTab, &cur->pVtab->zErrMsg);
-  if( rc ) return rc;
-  p = cacheResolve(pTab->pConn, zTab, "cache_stats", &op);
-  if( p==0 ){
-    sqlite3_free(cur->pVtab->zErrMsg);
-    cur->pVtab->zErrMsg = op.zErr;
-    return op.zErr ? op.rcErr : SQLITE_NOMEM;
-  }
+  p = acornCacheTvfTable(cur->pVtab, argv[0], "cache_stats", &zTab, &op, &rc);
+  if( p==0 ) return rc;
   assert( op.pTab==p && p->nRef>0 );
   assert( op.cfg.ePolicy==CACHE_POLICY_LRU
        || op.cfg.ePolicy==CACHE_POLICY_FIFO );   /* (cacheConfigColumns) */
@@ -783,35 +808,10 @@ static int cacheStatsRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
   return SQLITE_OK;
 }
 
-static sqlite3_module cacheStatsModule = {
-  /* iVersion    */ 0,
-  /* xCreate     */ 0,
-  /* xConnect    */ cacheStatsConnect,
-  /* xBestIndex  */ cacheStatsBestIndex,
-  /* xDisconnect */ cacheStatsDisconnect,
-  /* xDestroy    */ 0,
-  /* xOpen       */ cacheStatsOpen,
-  /* xClose      */ cacheStatsClose,
-  /* xFilter     */ cacheStatsFilter,
-  /* xNext       */ cacheStatsNext,
-  /* xEof        */ cacheStatsEof,
-  /* xColumn     */ cacheStatsColumn,
-  /* xRowid      */ cacheStatsRowid,
-  /* xUpdate     */ 0,
-  /* xBegin      */ 0,
-  /* xSync       */ 0,
-  /* xCommit     */ 0,
-  /* xRollback   */ 0,
-  /* xFindMethod */ 0,
-  /* xRename     */ 0,
-  /* xSavepoint  */ 0,
-  /* xRelease    */ 0,
-  /* xRollbackTo */ 0,
-  /* xShadowName */ 0,
-#if SQLITE_VERSION_NUMBER >= 3044000
-  /* xIntegrity  */ 0,
-#endif
-};
+static sqlite3_module cacheStatsModule = CACHE_TVF_MODULE(
+  cacheStatsConnect, cacheStatsBestIndex, cacheStatsOpen, cacheStatsClose,
+  cacheStatsFilter, cacheStatsNext, cacheStatsEof, cacheStatsColumn,
+  cacheStatsRowid);
 
 /* --------------------------------------------------- cache_wal_limit */
 
@@ -880,11 +880,4 @@ int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn){
                                     acornCacheConnRelease);
   }
   return rc;
-}
-
-/* cacheResolve() for the table-valued functions of other files
-** (cache_evictions in cache_feed.c). */
-cache_table *acornCacheResolve(cache_conn *pConn, const char *zTab,
-                               const char *zWho, cache_op *op){
-  return cacheResolve(pConn, zTab, zWho, op);
 }

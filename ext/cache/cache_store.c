@@ -751,20 +751,39 @@ static char *cacheConfigText(sqlite3_stmt *pStmt){
 }
 
 /* The row at pStmt (CONFIG_READ's columns) into *pCfg. */
-#ifndef NDEBUG
-/* Is every counter of pCfg in the range a config row is read and written
-** in (cacheConfigBad, cacheConfigCheck)?  For assert(). */
-static int cacheConfigInRange(const cache_config *pCfg){
+/* The counters a write may move, by name: the first of pCfg's outside
+** 0..CACHE_MAX_COUNTER in *pzName and *pVal (1), or none (0). */
+static int cacheConfigCounterBad(const cache_config *pCfg,
+                                 const char **pzName, i64 *pVal){
+  static const char *const azName[] = {
+    "bytes", "entries", "seq", "hits", "misses", "evictions", "expired",
+    "head", "low", "dead", "tagged", "feed_seq"
+  };
   const i64 aVal[] = {
     pCfg->bytes, pCfg->entries, pCfg->seq, pCfg->hits, pCfg->misses,
     pCfg->evictions, pCfg->expired, pCfg->iHead, pCfg->iLow, pCfg->nDead,
     pCfg->nTagged, pCfg->iFeedSeq
   };
   int i;
+  assert( sizeof(azName)/sizeof(azName[0])==sizeof(aVal)/sizeof(aVal[0]) );
   for(i=0; i<(int)(sizeof(aVal)/sizeof(aVal[0])); i++){
-    if( aVal[i]<0 || aVal[i]>CACHE_MAX_COUNTER ) return 0;
+    if( aVal[i]<0 || aVal[i]>CACHE_MAX_COUNTER ){
+      *pzName = azName[i];
+      *pVal = aVal[i];
+      return 1;
+    }
   }
-  return pCfg->capacity>=1 && pCfg->capacity<=CACHE_MAX_CAPACITY
+  return 0;
+}
+
+#ifndef NDEBUG
+/* Is every counter of pCfg in the range a config row is read and written
+** in (cacheConfigBad, cacheConfigCheck)?  For assert(). */
+static int cacheConfigInRange(const cache_config *pCfg){
+  const char *zName;
+  i64 v;
+  return !cacheConfigCounterBad(pCfg, &zName, &v)
+      && pCfg->capacity>=1 && pCfg->capacity<=CACHE_MAX_CAPACITY
       && (pCfg->ePolicy==CACHE_POLICY_LRU || pCfg->ePolicy==CACHE_POLICY_FIFO);
 }
 #endif
@@ -850,23 +869,13 @@ int acornCacheConfigRead(cache_op *op){
 ** (bytes -56), and then every statement would fail: the write fails
 ** instead, naming what is inconsistent, and stores nothing. */
 static int cacheConfigCheck(cache_op *op, const cache_config *pCfg){
-  static const char *const azName[] = {
-    "bytes", "entries", "seq", "hits", "misses", "evictions", "expired",
-    "head", "low", "dead", "tagged", "feed_seq"
-  };
-  const i64 aVal[] = {
-    pCfg->bytes, pCfg->entries, pCfg->seq, pCfg->hits, pCfg->misses,
-    pCfg->evictions, pCfg->expired, pCfg->iHead, pCfg->iLow, pCfg->nDead,
-    pCfg->nTagged, pCfg->iFeedSeq
-  };
-  int i;
-  for(i=0; i<(int)(sizeof(aVal)/sizeof(aVal[0])); i++){
-    if( aVal[i]<0 || aVal[i]>CACHE_MAX_COUNTER ){
-      return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w\":"
-          " the counters do not match the entries (%s would be %lld):"
-          " integrity_check says more", op->pTab->zDb, op->pTab->zName,
-          azName[i], aVal[i]);
-    }
+  const char *zName = 0;
+  i64 v = 0;
+  if( cacheConfigCounterBad(pCfg, &zName, &v) ){
+    return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w\":"
+        " the counters do not match the entries (%s would be %lld):"
+        " integrity_check says more", op->pTab->zDb, op->pTab->zName,
+        zName, v);
   }
   if( pCfg->capacity<1 || pCfg->capacity>CACHE_MAX_CAPACITY ){
     return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w\":"

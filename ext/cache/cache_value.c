@@ -38,28 +38,40 @@ int acornCacheWholeNumber(sqlite3_value *v, i64 *pOut){
   return 0;
 }
 
+/* The digits at *z as a whole number 0..iMax in *pV, and *pz past them:
+** the count of digits, or -1 if the number passes iMax.  (A digit above
+** iMax is refused before the bound is divided: with iMax < 9, (iMax-d)/10
+** would round up to 0 and let it through.) */
+static int cacheParseDigits(const char **pz, i64 iMax, i64 *pV){
+  const char *z = *pz;
+  i64 v = 0;
+  int n = 0;
+  assert( iMax>=0 );
+  for(; *z>='0' && *z<='9'; z++, n++){
+    int d = *z - '0';
+    if( d>iMax || v > (iMax - d)/10 ) return -1;
+    v = v*10 + d;
+  }
+  assert( v>=0 && v<=iMax );
+  *pz = z;
+  *pV = v;
+  return n;
+}
+
 /* Parse a whole number 0..iMax: digits, and a fraction of zeros if any
 ** ("10", "10.00"; not "10.", " 10", "+10", "1e1": the one grammar of
 ** counts, as the amounts', acornCacheParseAmount, without a unit).  0 on
 ** success. */
 int acornCacheParseCount(const char *z, i64 iMax, i64 *pOut){
   i64 v = 0;
-  int nDigit = 0;
   assert( iMax>=0 && pOut!=0 );
-  if( z==0 ) return 1;
-  for(; *z>='0' && *z<='9'; z++, nDigit++){
-    if( v > (iMax - (*z - '0'))/10 ) return 1;
-    v = v*10 + (*z - '0');
-  }
-  if( nDigit==0 ) return 1;
+  if( z==0 || cacheParseDigits(&z, iMax, &v)<=0 ) return 1;
   if( *z=='.' ){
     if( z[1]!='0' ) return 1;
     for(z++; *z=='0'; z++){}
   }
   if( *z!=0 ) return 1;
-  /* in [0,iMax], but for an iMax below 9: one digit above it passes the
-  ** bound ((iMax-d)/10 rounds up to 0) */
-  assert( v>=0 && (v<=iMax || (iMax<9 && v<=9)) );
+  assert( v>=0 && v<=iMax );
   *pOut = v;
   return 0;
 }
@@ -92,14 +104,9 @@ int acornCacheParseAmount(const char *z, const cache_unit *aUnit, int nUnit,
                           i64 iMax, i64 *pOut){
   const char *zFrac = 0;
   i64 v = 0, iMul = 0, iPart = 0;
-  int i, nFrac = 0, bFrac = 0, nDigit = 0;
+  int i, nFrac = 0, bFrac = 0;
   assert( aUnit!=0 && nUnit>0 && iMax>=0 && pOut!=0 );
-  if( z==0 ) return 1;
-  for(; *z>='0' && *z<='9'; z++, nDigit++){
-    if( v > (iMax - (*z - '0'))/10 ) return 1;
-    v = v*10 + (*z - '0');
-  }
-  if( nDigit==0 ) return 1;
+  if( z==0 || cacheParseDigits(&z, iMax, &v)<=0 ) return 1;
   if( *z=='.' ){
     for(zFrac = ++z; *z>='0' && *z<='9'; z++, nFrac++){
       if( *z!='0' ) bFrac = 1;
