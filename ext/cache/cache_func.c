@@ -47,6 +47,8 @@ struct cache_found {
   char *zDb;            /* schema of the object found, or 0 */
   const char *zName;    /* its name as given (in the caller's string) */
   char *zErr;           /* why it could not be connected, or 0 */
+  int bExists;          /* a table (or view) of the name looked for exists */
+  int rc;               /* SQLITE_NOMEM, or the error of reading a schema */
 };
 
 static void cacheFoundClear(cache_found *pF){
@@ -77,20 +79,20 @@ static int cacheViewIn(sqlite3 *db, const char *zDb, const char *zName,
 
 /* The cache table zDb.zName, connected first if need be (preparing a
 ** statement that names it calls xConnect), or 0 if that is no cache table.
-** *pbExists is set if there is a table of that name (with bView, a view
-** too); then pF says where, and why connecting failed if it did.  *pRc is
-** set to SQLITE_NOMEM if the lookup ran out of memory, or to the error of
-** reading the schema, with its message in pF->zErr (then 0 says
+** pF->bExists is set if there is a table of that name (with bView, a view
+** too); then pF says where, and why connecting failed if it did.  pF->rc
+** is set to SQLITE_NOMEM if the lookup ran out of memory, or to the error
+** of reading the schema, with its message in pF->zErr (then 0 says
 ** nothing). */
 static cache_vtab *cacheFindIn(cache_conn *pConn, const char *zDb, int nDb,
-                               const char *zName, int bView, int *pbExists,
-                               cache_found *pF, int *pRc){
+                               const char *zName, int bView, cache_found *pF){
   sqlite3 *db = pConn->db;
   cache_vtab *p = 0;
   char *zSchema = sqlite3_mprintf("%.*s", nDb, zDb);
+  int *pbExists = &pF->bExists, *pRc = &pF->rc;
   int rc;
   /* (cacheFind looks on only while nothing is found and nothing failed) */
-  assert( pbExists!=0 && pRc!=0 && *pRc==SQLITE_OK );
+  assert( *pRc==SQLITE_OK );
   assert( pF->zDb==0 && pF->zErr==0 );
   *pbExists = 0;
   if( zSchema==0 ){
@@ -149,7 +151,7 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName,
   sqlite3 *db = pConn->db;
   const char *zDot = strchr(zName, '.');
   sqlite3_stmt *pList = 0;
-  int i, rc, bExists = 0;
+  int i, rc;
   cache_vtab *p = 0;
   assert( zName!=0 && pF!=0 && pRc!=0 );  /* (cacheResolve: a name given) */
   *pRc = SQLITE_OK;
@@ -188,19 +190,19 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName,
 #endif
     }
     if( zDb==0 ) break;
-    assert( *pRc==SQLITE_OK );
+    assert( *pRc==SQLITE_OK && pF->rc==SQLITE_OK );
     bView = zDot==0 && (sqlite3_stricmp(zDb, "temp")!=0
                         || sqlite3_db_filename(db, "temp")!=0);
-    p = cacheFindIn(pConn, zDb, (int)strlen(zDb), zName, bView, &bExists,
-                    pF, pRc);
-    if( bExists || *pRc ) break;
+    p = cacheFindIn(pConn, zDb, (int)strlen(zDb), zName, bView, pF);
+    *pRc = pF->rc;
+    if( pF->bExists || *pRc ) break;
   }
   sqlite3_finalize(pList);
-  if( bExists || *pRc ) return p;
+  if( pF->bExists || *pRc ) return p;
   if( zDot ){
     assert( zDot>=zName && *pRc==SQLITE_OK );
-    p = cacheFindIn(pConn, zName, (int)(zDot-zName), zDot+1, 1, &bExists,
-                    pF, pRc);
+    p = cacheFindIn(pConn, zName, (int)(zDot-zName), zDot+1, 1, pF);
+    *pRc = pF->rc;
   }
   assert( p==0 || *pRc==SQLITE_OK );
   return p;
@@ -503,17 +505,18 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 /* ------------------------------------------------------------ cache_get */
 
-/* Step GET (the table's) for key pKey at time now, and reset it: the value
+/* Step p's GET for key pKey at time now, and reset it: the value
 ** as ctx's result and its entry's id in *pId, or none (*pId 0).  With
 ** nReprepare >= 0, SQLITE_SCHEMA if SQLite prepared the statement again as
 ** it stepped (the schema changed: the name may name another table now),
 ** with no result set.  Else SQLITE_OK or the error of the step. */
 static int cacheGetStep(sqlite3_context *ctx, cache_table *p,
-                        sqlite3_stmt *pStmt, sqlite3_value *pKey, i64 now,
-                        int nReprepare, i64 *pId){
+                        sqlite3_value *pKey, i64 now, int nReprepare,
+                        i64 *pId){
+  sqlite3_stmt *pStmt = p->st.aStmt[CACHE_STMT_GET];
   int rc, rc2;
-  /* GET: the statement whose key buffer aGetKey is */
-  assert( p!=0 && pStmt!=0 && pStmt==p->st.aStmt[CACHE_STMT_GET] );
+  /* GET: the statement whose key buffer aGetKey is, prepared */
+  assert( pStmt!=0 );
   assert( pKey!=0 && pId!=0 && nReprepare>=-1 );
   *pId = 0;
   acornCacheBindKeyIn(pStmt, 1, pKey, p->bUtf16, p->st.aGetKey,
@@ -558,8 +561,8 @@ static void cacheGetResolved(sqlite3_context *ctx, cache_conn *pConn,
   if( rc==SQLITE_OK ){
     int nReprepare = sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
     assert( p!=0 && op.pTab==p && pStmt!=0 );
-    rc = acornCacheOpError(&op, cacheGetStep(ctx, p, pStmt, pKey, op.now, -1,
-                                             &id));
+    assert( pStmt==p->st.aStmt[CACHE_STMT_GET] );
+    rc = acornCacheOpError(&op, cacheGetStep(ctx, p, pKey, op.now, -1, &id));
     if( rc==SQLITE_OK ){
       acornCacheNameNote(pConn, zTab, p, nReprepare);
       cacheGetCount(p, id, op.now);
@@ -608,8 +611,7 @@ static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     assert( n!=0 && n->pTab==p && !p->bGone );
     assert( p->st.aStmt[CACHE_STMT_GET]!=0 );
     acornCacheTableRef(p);
-    rc = cacheGetStep(ctx, p, p->st.aStmt[CACHE_STMT_GET], argv[1], now,
-                      n->nReprepare, &id);
+    rc = cacheGetStep(ctx, p, argv[1], now, n->nReprepare, &id);
     if( rc==SQLITE_OK ) cacheGetCount(p, id, now);
     else acornCacheNameForget(pConn, p);      /* look it up (again) */
     acornCacheTableUnref(p);
