@@ -668,16 +668,14 @@ cache_table *acornCacheTvfTable(sqlite3_vtab *pVtab, sqlite3_value *pArg,
   char *zErr = 0;
   *pRc = cacheTableArg(pArg, zWho, pzTab, &zErr);
   if( *pRc ){
-    sqlite3_free(pVtab->zErrMsg);
-    pVtab->zErrMsg = zErr;
+    acorn_vtab_error_take(pVtab, zErr);
     return 0;
   }
   p = cacheResolve(pV->pConn, *pzTab, zWho, op);
   if( p==0 ){
-    sqlite3_free(pVtab->zErrMsg);
-    pVtab->zErrMsg = op->zErr;
+    *pRc = op->zErr ? op->rcErr : SQLITE_NOMEM;
+    acorn_vtab_error_take(pVtab, op->zErr);
     op->zErr = 0;
-    *pRc = pVtab->zErrMsg ? op->rcErr : SQLITE_NOMEM;
     return 0;
   }
   assert( op->pTab==p && p->nRef>0 );     /* with a reference of ours */
