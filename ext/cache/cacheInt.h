@@ -671,8 +671,6 @@ int acornCacheVtabBind(cache_vtab *p, char **pzErr);
 int acornCacheTableSwitch(cache_op *op, i64 uid);
 int acornCacheDropEnd(cache_table *pTab);
 void acornCacheNameForget(cache_conn *pConn, cache_table *pTab);
-cache_table *acornCacheNameKnown(cache_conn *pConn, const char *zTab,
-                                 cache_name **ppName);
 void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
                         int nReprepare);
 int acornCacheConfigLoad(cache_op *op);

@@ -505,6 +505,40 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 /* ------------------------------------------------------------ cache_get */
 
+/* The table zTab named when cache_get() last looked it up, if it surely
+** names that table still, as cacheFind() would find it now: the table is
+** not retired, its statements were not finalized (a rename, a drop, a
+** conversion) and no table can have taken the name in a schema searched
+** before it (eWhere).  A change of its own schema is seen as its GET
+** statement steps (SQLite prepares it again: cacheGetStep).  In *ppName
+** the slot.  (The slots are cache_table.c's, which notes and forgets
+** them: this only reads them, here, where cache_get inlines it.) */
+static cache_table *cacheNameKnown(cache_conn *pConn, const char *zTab,
+                                   cache_name **ppName){
+  int i;
+  if( zTab==0 ) return 0;
+  for(i=0; i<CACHE_NNAME; i++){
+    cache_name *n = &pConn->aName[i];
+    cache_table *p = n->pTab;
+    if( n->zName==0 || strcmp(n->zName, zTab)!=0 ) continue;
+    if( p->bGone || p->st.iGen!=n->iStmtGen || p->st.aStmt[CACHE_STMT_GET]==0 ){
+      return 0;
+    }
+    if( n->eWhere!=CACHE_NAME_TEMP
+     && sqlite3_db_filename(pConn->db, "temp")!=0 ){
+      return 0;                          /* temp is open: it may have one */
+    }
+#if SQLITE_VERSION_NUMBER>=3039000
+    if( n->eWhere==CACHE_NAME_ALONE && sqlite3_db_name(pConn->db, 2)!=0 ){
+      return 0;
+    }
+#endif
+    *ppName = n;
+    return p;
+  }
+  return 0;
+}
+
 /* Step p's GET for key pKey at time now, and reset it: the value
 ** as ctx's result and its entry's id in *pId, or none (*pId 0).  With
 ** nReprepare >= 0, SQLITE_SCHEMA if SQLite prepared the statement again as
@@ -603,11 +637,11 @@ static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     cacheResultError(ctx, rcKey, zErr);
     return;
   }
-  p = acornCacheNameKnown(pConn, zTab, &n);
+  p = cacheNameKnown(pConn, zTab, &n);
   if( p ){
     i64 id, now = acornCacheNowMs();
     int rc;
-    /* as acornCacheNameKnown() found it: live, its GET prepared */
+    /* as cacheNameKnown() found it: live, its GET prepared */
     assert( n!=0 && n->pTab==p && !p->bGone );
     assert( p->st.aStmt[CACHE_STMT_GET]!=0 );
     acornCacheTableRef(p);

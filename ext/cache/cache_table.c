@@ -602,42 +602,9 @@ void acornCacheNameForget(cache_conn *pConn, cache_table *pTab){
   }
 }
 
-/* The table zTab named when cache_get() last looked it up, if it surely
-** names that table still, as the functions' lookup (cache_func.c) would find it now: the table is
-** not retired, its statements were not finalized (a rename, a drop, a
-** conversion) and no table can have taken the name in a schema searched
-** before it (eWhere).  A change of its own schema is seen as its GET
-** statement steps (SQLite prepares it again: cache_func.c's cacheGetStep).  In *ppName
-** the slot. */
-cache_table *acornCacheNameKnown(cache_conn *pConn, const char *zTab,
-                                 cache_name **ppName){
-  int i;
-  if( zTab==0 ) return 0;
-  for(i=0; i<CACHE_NNAME; i++){
-    cache_name *n = &pConn->aName[i];
-    cache_table *p = n->pTab;
-    if( n->zName==0 || strcmp(n->zName, zTab)!=0 ) continue;
-    if( p->bGone || p->st.iGen!=n->iStmtGen || p->st.aStmt[CACHE_STMT_GET]==0 ){
-      return 0;
-    }
-    if( n->eWhere!=CACHE_NAME_TEMP
-     && sqlite3_db_filename(pConn->db, "temp")!=0 ){
-      return 0;                          /* temp is open: it may have one */
-    }
-#if SQLITE_VERSION_NUMBER>=3039000
-    if( n->eWhere==CACHE_NAME_ALONE && sqlite3_db_name(pConn->db, 2)!=0 ){
-      return 0;
-    }
-#endif
-    *ppName = n;
-    return p;
-  }
-  return 0;
-}
-
-/* Remember that zTab names p (found by the functions' lookup just now), if what it
-** names can be known again cheaply (acornCacheNameKnown); nReprepare: of p's
-** GET statement before it stepped. */
+/* Remember that zTab names p (found by the functions' lookup just now),
+** if what it names can be known again cheaply (cache_func.c,
+** cacheNameKnown); nReprepare: of p's GET statement before it stepped. */
 void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
                         int nReprepare){
   const char *zDot = strchr(zTab, '.');
