@@ -48,8 +48,9 @@
 **      must name an entry that exists and each tag count as many there as
 **      in the table; the feed (cache_evictions) must hold at most feed
 **      rows, in increasing seq with no gap, none above the config row's,
-**      each with a reason of capacity, entries or expired, a size > 0 and
-**      a time; and integrity_check must succeed again;
+**      each with a reason of capacity, entries or expired, a size >= 0
+**      (an empty key with an empty value counts 0) and a time; and
+**      integrity_check must succeed again;
 **   5. sqlite3_close() must return SQLITE_OK on both connections, and
 **      sqlite3_memory_used() must be back where it was before the opens
 **      (acorn allocates with sqlite3_malloc: a buffer or instance kept
@@ -1180,7 +1181,7 @@ static void fuzzCheckTagsFeed(fuzz_state *s, const fuzz_table *p){
       " count(*)=0 OR max(seq)-min(seq)+1=count(*),"
       " count(*)=0 OR max(seq) <= (SELECT fseq FROM \"%w\".\"%w_config\"),"
       " sum(reason NOT IN ('capacity', 'entries', 'expired')"
-      " OR typeof(size)<>'integer' OR size<=0 OR typeof(at)<>'integer'"
+      " OR typeof(size)<>'integer' OR size<0 OR typeof(at)<>'integer'"
       " OR seq<=prev)"
       " FROM (SELECT seq, size, reason, at, lag(seq, 1, 0) OVER () AS prev"
       " FROM cache_evictions('%q.%q'))",
