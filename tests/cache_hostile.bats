@@ -178,6 +178,33 @@ x
 a"
 }
 
+@test "a default_ttl beyond the longest ttl: a write refuses it as a counter out of range, before it turns it into ms" {
+  local db="$BATS_TEST_TMPDIR/h.db"
+  craft "$db" "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', 'x');
+UPDATE t_config SET dttl = 10000000000000;"
+  victim "$db" "INSERT INTO t(key, value) VALUES ('b', 'y');
+SELECT key, quote(expires) FROM t;"
+  assert_output "$(shell_error 6 'cache: "main"."t_config": a counter is out of range: capacity 1073741824, bytes 2, entries 1, seq 1, hits 0, misses 0, evictions 0, expired 0, head 0, low 0, dead 0, default_ttl 10000000000000, max_entries 0, feed 0, feed_seq 0, tagged 0, expiry_low NULL, expiry_seq 1' 11)
+a|NULL"
+}
+
+@test "a <t>_rec whose lo is no INTEGER PRIMARY KEY: reads and writes fail naming the records, and return" {
+  local db="$BATS_TEST_TMPDIR/h.db" idx
+  craft "$db" "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('a', 'x'), ('b', 'y'), ('c', 'z');
+SELECT value FROM t WHERE key = 'a';"
+  idx=$("$SQLITE3" "$db" "SELECT name FROM sqlite_schema WHERE tbl_name = 't_rec' AND type = 'index'")
+  craft "$db" "DROP TABLE t_rec;
+CREATE TABLE t_rec(lo PRIMARY KEY, minused INTEGER, recs BLOB NOT NULL);
+CREATE INDEX \"$idx\" ON t_rec(minused);
+INSERT INTO t_rec VALUES (0, NULL, x''), (1.5, NULL, x'');"
+  victim "$db" "SELECT value FROM t WHERE key = 'b';
+INSERT INTO t(key, value) VALUES ('e', 'w');"
+  assert_output "y
+$(shell_error 7 'cache: the recency records of "t" at 1 are corrupt' 11)"
+}
+
 @test "counters in range but wrong: a write that would store one out of range, or leave bytes over capacity, fails and stores nothing" {
   local db="$BATS_TEST_TMPDIR/h.db"
   craft "$db" "CREATE VIRTUAL TABLE t USING cache(capacity = 1000);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# SHA-1 of ext/sha1.c, which version 5 UUIDs hash names with.
+# SHA-1 of ext/ids/sha1.c, which version 5 UUIDs hash names with.
 
 load test_helper
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The id functions of ext/uuid.c, through the sqlite3 CLI.
+# The id functions of ext/ids/uuid.c, through the sqlite3 CLI.
 
 load test_helper
 load uuid

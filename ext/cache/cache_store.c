@@ -473,6 +473,11 @@ static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
     rc = acornCacheChunkDecode(c, sqlite3_column_int64(pStmt, 0),
                           sqlite3_column_blob(pStmt, 1),
                           sqlite3_column_bytes(pStmt, 1));
+    /* (lo is the INTEGER PRIMARY KEY of a table acorn made: another type
+    ** is a table made by someone else, whose order no loop may trust) */
+    if( rc==SQLITE_OK && sqlite3_column_type(pStmt, 0)!=SQLITE_INTEGER ){
+      rc = SQLITE_CORRUPT_VTAB;
+    }
     if( rc==SQLITE_CORRUPT_VTAB ){
       acornCacheOpFail(op, rc, "cache: the recency records of \"%w\" at %lld"
                   " are corrupt", p->zName, c->lo);
@@ -492,6 +497,13 @@ static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
                                           : LLONG_MAX;
   rc = sqlite3_reset(pStmt);
   if( rc ) return acornCacheOpError(op, rc);
+  if( c->hi<=id ){
+    /* the next chunk's lo at or below an id this chunk was found for: not
+    ** the order of an INTEGER PRIMARY KEY (a merge would never move on) */
+    return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: the recency"
+                            " records of \"%w\" at %lld are corrupt", p->zName,
+                            c->lo);
+  }
   c->bValid = 1;
   c->iGen = p->held.iGen;
   assert( id<c->hi && c->nRec>=0 );
@@ -713,8 +725,9 @@ static int cacheSweep(cache_op *op){
 /* Is the config row at pStmt (CACHE_STMT_CONFIG_READ's columns) out of
 ** range?  A row edited by hand: the config read refuses it with
 ** SQLITE_CORRUPT_VTAB, and integrity_check reports it in the same words.
-** capacity 1..2^62; bytes, entries, seq, hits, misses, evictions, expired,
-** head, low, dead, dttl, maxent, feed and fseq 0..2^62; all INTEGER (uid,
+** capacity 1..2^62; dttl 0..CACHE_MAX_TTL (a write turns it into ms);
+** bytes, entries, seq, hits, misses, evictions, expired, head, low, dead,
+** maxent, feed and fseq 0..2^62; all INTEGER (uid,
 ** policy and eseq are free, elow too and may be NULL; how head and low
 ** stand to seq, the options to their bounds and elow to the entries is
 ** integrity_check's to judge). */
@@ -726,7 +739,9 @@ static int cacheConfigBad(sqlite3_stmt *pStmt){
     if( e!=SQLITE_INTEGER && (i!=18 || e!=SQLITE_NULL) ) return 1;
     if( i==8 || i==9 || i>=18 ) continue;    /* uid, policy, elow, eseq */
     v = sqlite3_column_int64(pStmt, i);
-    if( v<(i==0) || v>CACHE_MAX_COUNTER ) return 1;
+    if( v<(i==0) || v>(i==13 ? (i64)CACHE_MAX_TTL : CACHE_MAX_COUNTER) ){
+      return 1;
+    }
   }
   return 0;
 }
@@ -750,7 +765,6 @@ static char *cacheConfigText(sqlite3_stmt *pStmt){
   return z;
 }
 
-/* The row at pStmt (CONFIG_READ's columns) into *pCfg. */
 /* The counters a write may move, by name: the first of pCfg's outside
 ** 0..CACHE_MAX_COUNTER in *pzName and *pVal (1), or none (0). */
 static int cacheConfigCounterBad(const cache_config *pCfg,
@@ -788,6 +802,7 @@ static int cacheConfigInRange(const cache_config *pCfg){
 }
 #endif
 
+/* The row at pStmt (CONFIG_READ's columns) into *pCfg. */
 static void cacheConfigColumns(sqlite3_stmt *pStmt, cache_config *pCfg){
   pCfg->capacity = sqlite3_column_int64(pStmt, 0);
   pCfg->bytes = sqlite3_column_int64(pStmt, 1);

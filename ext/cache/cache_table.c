@@ -679,7 +679,10 @@ int acornCacheConfigLoad(cache_op *op){
 ** a table of an older format converted. */
 int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
   int rc;
-  acornCacheTableCheck(pTab);
+  /* (the cheap invariants: acornCacheTableCheck's walk of the buffered
+  ** uses is for the points where they change in bulk) */
+  assert( pTab->nRef>0 && pTab->iFormat>=1 && pTab->iFormat<=3 );
+  assert( pTab->txn.bOpen || pTab->held.eCfg!=CACHE_CFG_DIRTY );
   acornCacheOpInit(op, pTab, pVtab);
   op->now = acornCacheNowMs();
   acornCacheWalHook(pTab->pConn);

@@ -1298,12 +1298,13 @@ static int cacheCheckValues(cache_op *op, cache_new *pNew,
   int e, rc = acornCacheCheckKey("cache", pKey, &zErr);
   *pnTtlMs = -1;
   if( rc ){
-    if( zErr ){
-      acornCacheOpFail(op, rc, "%s", zErr);
+    if( op->zErr==0 ){           /* (zErr 0: out of memory, no message) */
+      op->zErr = zErr;
+      op->rcErr = rc;
+    }else{
       sqlite3_free(zErr);
-      return rc;
     }
-    return acornCacheOpError(op, rc);
+    return rc;
   }
   e = sqlite3_value_type(pValue);
   if( e==SQLITE_NULL ){

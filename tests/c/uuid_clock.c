@@ -3,7 +3,7 @@
 **
 ** Built from the sources in ext/ with -DSQLITE_CORE -DACORN_TESTING, so the test can
 ** hold the clock still, step it back and jump it forward, and check what
-** ext/uuid.c promises:
+** ext/ids/uuid.c promises:
 **   - a held clock: uuid7 counts in rand_a and carries into the timestamp
 **     on overflow; uuid8 adds one to its 60 time bits; both strictly increase
 **   - a clock stepped back: the last timestamp is kept, order holds
