@@ -19,6 +19,7 @@
 # build/bench) and, with gnuplot, the peak -wal sizes to footprint.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.bash
 root=$PWD
 PYTHON=${ACORN_PYTHON:-/usr/bin/python3}
 GNUPLOT=${GNUPLOT:-gnuplot}
@@ -50,11 +51,8 @@ sed "s/@VERSION@/$(cat VERSION)/g" ext/packages/npm/package.json >"$pkg/package.
 cp "$ACORN_SO" "$pkg/lib/linux-x64/acorn.so"
 for e in "$nm"/*; do ln -s "$e" "$dir/node_modules/${e##*/}"; done
 cp bench/footprint.js "$dir/"
-started=$(date -u +%Y-%m-%dT%H:%MZ)
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
-echo "bench/footprint.sh: $(nproc) cores, $(uname -r), databases in $dir" \
-     "($(df -T "$dir" | awk 'NR==2{print $2}')), $started, load average $load0," \
-     "acorn $(git rev-parse --short HEAD 2>/dev/null || echo unknown) ($ACORN_SO)"
+bench_start bench/footprint.sh "$dir" \
+  ", acorn $(git rev-parse --short HEAD 2>/dev/null || echo unknown) ($ACORN_SO)"
 PYTHONPATH="$dir/py" "$PYTHON" bench/footprint.py "$dir/db" "$dir/footprint.js"
 cp "$dir/db/footprint.csv" "$out/footprint.csv"
 echo
@@ -69,7 +67,7 @@ awk -F, 'NR > 1 && $2 !~ /-old$/ { if (!($1 in seen)) { seen[$1] = 1; p[++n] = $
                  for (j = 1; j <= m; j++) printf " %.2f", w[p[i], s[j]]; print "" } }' \
   "$out/footprint.csv" > "$dir/plot.dat"
 ncol=$(head -1 "$dir/plot.dat" | wc -w)
-label="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cpus; SQLite $("$PYTHON" -c 'import sqlite3; print(sqlite3.sqlite_version)'); acorn $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $started; load average at start $load0"
+label=$(bench_label "SQLite $("$PYTHON" -c 'import sqlite3; print(sqlite3.sqlite_version)')")
 "$GNUPLOT" <<GP
 set terminal pngcairo size 900,540 font 'DejaVu Sans,10'
 set termoption noenhanced

@@ -18,6 +18,7 @@
 # $BENCH_OUT/py_readthrough.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.bash
 PYTHON=${ACORN_PYTHON:-/usr/bin/python3}
 make -s dist/acorn.so
 out=${BENCH_OUT:-build/bench}
@@ -30,10 +31,7 @@ for f in ext/packages/python/sqlite_acorn/*.py; do
   sed "s/@VERSION@/$(cat VERSION)/g" "$f" >"$dir/pkg/sqlite_acorn/${f##*/}"
 done
 cp dist/acorn.so "$dir/pkg/sqlite_acorn/acorn.so"
-started=$(date -u +%Y-%m-%dT%H:%MZ)
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
-echo "bench/py_readthrough.sh: $(nproc) cores, $(uname -r), databases in $dir" \
-     "($(df -T "$dir" | awk 'NR==2{print $2}')), $started, load average $load0"
+bench_start bench/py_readthrough.sh "$dir"
 # shellcheck disable=SC2086  # the sizes are words
 PYTHONPATH="$dir/pkg" "$PYTHON" bench/py_readthrough.py "$dir" ${PY_READTHROUGH_SIZES:-10000 100000} \
   | tee "$dir/out.txt"
@@ -63,7 +61,7 @@ awk -F, '
           printf "\"%s\" %s %s %s\n", p, r[p,"acorn"], r[p,"dc-default"], r[p,"dc-lru"] } }
 ' "$csv" > "$dir/plot.dat"
 pyver=$("$PYTHON" -c 'import sys, diskcache; print("Python", sys.version.split()[0] + ", diskcache", diskcache.__version__)')
-label="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cpus; $pyver; SQLite $("$PYTHON" -c 'import sqlite3; print(sqlite3.sqlite_version)'); acorn $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $started; load average at start $load0"
+label=$(bench_label "$pyver; SQLite $("$PYTHON" -c 'import sqlite3; print(sqlite3.sqlite_version)')")
 xmax=$(awk 'END { print NR - 0.4 }' "$dir/plot.dat")
 "$GNUPLOT" <<GP
 set terminal pngcairo size 900,540 font 'DejaVu Sans,10'

@@ -23,6 +23,7 @@
 # of the requests a second of every side to $BENCH_OUT/readthrough.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.bash
 make -s dist/acorn.so build/readthrough
 out=${BENCH_OUT:-build/bench}
 mkdir -p "$out"
@@ -32,10 +33,7 @@ trap 'rm -rf "$dir"' EXIT
 sizes=${READTHROUGH_SIZES:-10000 100000}
 [ "${READTHROUGH_1M:-0}" = 1 ] && sizes="$sizes 1000000"
 value=${READTHROUGH_VALUE:-1024}
-started=$(date -u +%Y-%m-%dT%H:%MZ)
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
-echo "bench/readthrough.sh: $(nproc) cores, $(uname -r), databases in $dir" \
-     "($(df -T "$dir" | awk 'NR==2{print $2}')), $started, load average $load0"
+bench_start bench/readthrough.sh "$dir"
 ratios=()
 csv=$out/readthrough.csv
 echo "keys,s,mode,value_bytes,side,requests_per_sec,hit_ratio,pages_per_request" > "$csv.tmp"
@@ -88,7 +86,7 @@ for mode in auto txn; do
             printf "\"%s\" %s %s %s %s %s %s\n", p, r[p,"lru"], r[p,"a1"], r[p,"a2"], r[p,"fifo"], r[p,"b1"], r[p,"b2"] } }
   ' "$csv" > "$tmp/$mode.dat"
 done
-label="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cpus; SQLite $(sqlite3 --version | cut -d' ' -f1); acorn $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $started; load average at start $load0"
+label=$(bench_label "SQLite $(sqlite3 --version | cut -d' ' -f1)")
 xmax=$(awk 'END { print NR - 0.4 }' "$tmp/auto.dat")
 "$GNUPLOT" <<GP
 set terminal pngcairo size 1000,800 font 'DejaVu Sans,10'
