@@ -478,32 +478,28 @@ static int cacheChunkLoad(cache_op *op, i64 id, cache_chunk **ppC){
     if( rc==SQLITE_OK && sqlite3_column_type(pStmt, 0)!=SQLITE_INTEGER ){
       rc = SQLITE_CORRUPT_VTAB;
     }
-    if( rc==SQLITE_CORRUPT_VTAB ){
-      acornCacheOpFail(op, rc, "cache: the recency records of \"%w\" at %lld"
-                  " are corrupt", p->zName, c->lo);
-    }
     sqlite3_reset(pStmt);
-    if( rc ) return acornCacheOpError(op, rc);
   }else{
     rc = sqlite3_reset(pStmt);
-    if( rc ) return acornCacheOpError(op, rc);
     c->lo = 0;          /* no chunk yet: row 0 is made at the first write */
     c->nRec = 0;
   }
-  rc = acornCacheStmt(op, CACHE_STMT_CHUNK_NEXT, &pStmt);
-  if( rc ) return rc;
-  sqlite3_bind_int64(pStmt, 1, c->lo);
-  c->hi = sqlite3_step(pStmt)==SQLITE_ROW ? sqlite3_column_int64(pStmt, 0)
-                                          : LLONG_MAX;
-  rc = sqlite3_reset(pStmt);
-  if( rc ) return acornCacheOpError(op, rc);
-  if( c->hi<=id ){
+  if( rc==SQLITE_OK ){
+    rc = acornCacheStmt(op, CACHE_STMT_CHUNK_NEXT, &pStmt);
+    if( rc ) return rc;
+    sqlite3_bind_int64(pStmt, 1, c->lo);
+    c->hi = sqlite3_step(pStmt)==SQLITE_ROW ? sqlite3_column_int64(pStmt, 0)
+                                            : LLONG_MAX;
+    rc = sqlite3_reset(pStmt);
     /* the next chunk's lo at or below an id this chunk was found for: not
     ** the order of an INTEGER PRIMARY KEY (a merge would never move on) */
-    return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: the recency"
-                            " records of \"%w\" at %lld are corrupt", p->zName,
-                            c->lo);
+    if( rc==SQLITE_OK && c->hi<=id ) rc = SQLITE_CORRUPT_VTAB;
   }
+  if( rc==SQLITE_CORRUPT_VTAB ){
+    return acornCacheOpFail(op, rc, "cache: the recency records of \"%w\" at"
+                            " %lld are corrupt", p->zName, c->lo);
+  }
+  if( rc ) return acornCacheOpError(op, rc);
   c->bValid = 1;
   c->iGen = p->held.iGen;
   assert( id<c->hi && c->nRec>=0 );
