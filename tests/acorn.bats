@@ -11,6 +11,7 @@ cache_get|2
 cache_read|4
 cache_wal_limit|0
 cache_wal_limit|1
+cache_write|4
 gen_random_uuid|0
 module:bench_insert
 module:cache

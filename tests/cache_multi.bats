@@ -181,7 +181,7 @@ ok"
   # step), for every kind of write, WAL and rollback journal
   run wrap "$BUILD/cache_wait" "$ACORN" "$BATS_TEST_TMPDIR"
   assert_success
-  assert_output "ok 37 cases"
+  assert_output "ok 55 cases"
 }
 
 @test "twelve sqlite3 processes each BEGIN, INSERT into a cache table, COMMIT with .timeout 5000: none fails" {

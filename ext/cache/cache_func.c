@@ -253,6 +253,114 @@ static char *cacheNotFoundMsg(sqlite3 *db, const char *zWho, const char *zTab,
   return zMsg;
 }
 
+/* What a cache_write() did to write under the write lock: whether it began
+** a savepoint (in autocommit: the call's own transaction). */
+typedef struct cache_lock cache_lock;
+struct cache_lock {
+  int bSavepoint;       /* SAVEPOINT acorn_cache_write is open: the caller
+                        ** releases it (or rolls it back) */
+};
+
+/* Run statement iStmt of the table p (its prepared one, kept), or, with
+** no p (an instance not bound yet, a table not found), the same text run
+** once, formatted with zDb and zName. */
+static int cacheRunFor(sqlite3 *db, cache_table *p, const char *zDb,
+                       const char *zName, int iStmt){
+  int rc;
+  if( p ){
+    cache_op op;
+    sqlite3_stmt *pStmt = 0;
+    acornCacheOpInit(&op, p, 0);
+    rc = acornCacheStmt(&op, iStmt, &pStmt);
+    if( rc==SQLITE_OK ) rc = acornCacheRun(&op, pStmt);
+    sqlite3_free(op.zErr);         /* (the caller reads sqlite3_errmsg) */
+  }else{
+    char *z = 0;
+    switch( iStmt ){
+      case CACHE_STMT_WRITE_BEGIN:
+        z = sqlite3_mprintf("SAVEPOINT acorn_cache_write");
+        break;
+      case CACHE_STMT_WRITE_END:
+        z = sqlite3_mprintf("RELEASE acorn_cache_write");
+        break;
+      case CACHE_STMT_WRITE_UNDO:
+        z = sqlite3_mprintf("ROLLBACK TO acorn_cache_write");
+        break;
+      default:
+        assert( iStmt==CACHE_STMT_WRITE_LOCK && zDb!=0 && zName!=0 );
+        z = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_config\" WHERE 0",
+                            zDb, zName);
+        break;
+    }
+    rc = z ? sqlite3_exec(db, z, 0, 0, 0) : SQLITE_NOMEM;
+    sqlite3_free(z);
+  }
+  return rc;
+}
+
+/* Take the write lock of the schema of the cache table pVtab before
+** anything of it is read, as an UPDATE's statement does as it begins:
+** under the busy handler.  A read first would start a transaction on a
+** snapshot that a write may not extend (SQLITE_BUSY_SNAPSHOT in WAL mode,
+** a deadlock refused at once with a rollback journal): SQLite refuses it
+** without calling the busy handler.  In autocommit, with no writing
+** statement running, the call gets its own transaction (a savepoint) so
+** that the lookup and the write are one; a write statement running (an
+** INSERT ... SELECT cache_write(...)) already holds a transaction it joins.
+** SQLITE_OK, or the error with its message in *pzErr (0 if out of memory). */
+static int cacheWriteLock(sqlite3 *db, cache_vtab *pVtab, const char *zWho,
+                          cache_lock *pLock, char **pzErr){
+  cache_table *p = pVtab->pTab;
+  char *zDb = sqlite3_mprintf("%s", pVtab->zDb);
+  char *zName = sqlite3_mprintf("%s", pVtab->zName);
+  int rc = zDb && zName ? SQLITE_OK : SQLITE_NOMEM;
+  assert( p==0 || !p->bGone );
+  assert( sqlite3_txn_state(db, pVtab->zDb)!=SQLITE_TXN_WRITE );
+  /* Statements may reload the schema and disconnect pVtab: from here on
+  ** only p (a reference held) and the copies of its names are used. */
+  if( p ) acornCacheTableRef(p);
+  if( rc==SQLITE_OK && !pLock->bSavepoint && sqlite3_get_autocommit(db)
+   && !acornCacheStmtBusy(db, 1) ){
+    rc = cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_BEGIN);
+    if( rc==SQLITE_OK ) pLock->bSavepoint = 1;
+  }
+  if( rc==SQLITE_OK ){
+    rc = cacheRunFor(db, p, zDb, zName, CACHE_STMT_WRITE_LOCK);
+  }
+  if( rc!=SQLITE_OK && (rc&0xff)!=SQLITE_NOMEM ){
+    *pzErr = sqlite3_mprintf("%s: %s", zWho, sqlite3_errmsg(db));
+  }
+  if( p ) acornCacheTableUnref(p);
+  sqlite3_free(zDb);
+  sqlite3_free(zName);
+  return rc;
+}
+
+/* The cache_table of the instance pVtab in *pp, with a reference for the
+** caller: the one it is bound to, or the stored table opened (read: which
+** may make SQLite load the schema again and disconnect pVtab, so only
+** copies of what it holds are used).  SQLITE_OK, or the error with its
+** message in *pzErr. */
+static int cacheVtabTable(cache_conn *pConn, cache_vtab *pVtab,
+                          cache_table **pp, char **pzErr){
+  char *zDb, *zName;
+  cache_opts opts = pVtab->opts;
+  int rc;
+  assert( pVtab->pTab==0 || !pVtab->pTab->bGone );
+  if( pVtab->pTab ){
+    *pp = pVtab->pTab;
+    acornCacheTableRef(*pp);
+    return SQLITE_OK;
+  }
+  zDb = sqlite3_mprintf("%s", pVtab->zDb);
+  zName = sqlite3_mprintf("%s", pVtab->zName);
+  rc = zDb && zName ? acornCacheTableOpen(pConn, zDb, zName, &opts, pp, pzErr)
+                    : SQLITE_NOMEM;
+  sqlite3_free(zDb);
+  sqlite3_free(zName);
+  return rc;
+}
+
 /* The cache table named zTab, bound, with its config row read into op->cfg
 ** (op is begun for it) and a reference for the caller, who gives it back
 ** with acornCacheTableUnref().  A table whose name another table has now
@@ -260,9 +368,10 @@ static char *cacheNotFoundMsg(sqlite3 *db, const char *zWho, const char *zTab,
 ** retired and the name looked up once more.  0 with op->zErr if there is
 ** none; 0 without a message if memory ran out. */
 static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
-                                 const char *zWho, cache_op *op){
+                                 const char *zWho, cache_op *op,
+                                 cache_lock *pLock){
   cache_found found;
-  int i, rc = SQLITE_OK;
+  int i, nLock = 0, rc = SQLITE_OK;
   assert( pConn!=0 && zWho!=0 && op!=0 );
   acornCacheOpInit(op, 0, 0);
   memset(&found, 0, sizeof(found));
@@ -290,30 +399,30 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
       acornCacheTableUnref(pVtab->pTab);
       pVtab->pTab = 0;
     }
-    if( pVtab->pTab ){
-      p = pVtab->pTab;
-      acornCacheTableRef(p);
-    }else{
-      /* Read from the stored table, which may make SQLite reload the
-      ** schema and disconnect pVtab: only copies of what it holds are
-      ** used. */
-      char *zDb = sqlite3_mprintf("%s", pVtab->zDb);
-      char *zName = sqlite3_mprintf("%s", pVtab->zName);
-      cache_opts opts = pVtab->opts;
-      rc = zDb && zName ? acornCacheTableOpen(pConn, zDb, zName, &opts, &p,
-                                              &zErr)
-                        : SQLITE_NOMEM;
-      sqlite3_free(zDb);
-      sqlite3_free(zName);
+    if( pLock && nLock<2
+     && sqlite3_txn_state(pConn->db, pVtab->zDb)!=SQLITE_TXN_WRITE ){
+      /* The write lock first; the step that takes it may make SQLite load
+      ** the schema again and disconnect pVtab: look the name up again. */
+      nLock++;
+      rc = cacheWriteLock(pConn->db, pVtab, zWho, pLock, &zErr);
       if( rc ){
-        if( (rc&0xff)==SQLITE_NOMEM ){
-          sqlite3_free(zErr);
-        }else{
-          op->zErr = zErr;
-          op->rcErr = rc;
-        }
+        op->zErr = zErr;
+        op->rcErr = rc;
+        cacheFoundClear(&found);
         return 0;
       }
+      i--;
+      continue;
+    }
+    rc = cacheVtabTable(pConn, pVtab, &p, &zErr);
+    if( rc ){
+      if( (rc&0xff)==SQLITE_NOMEM ){
+        sqlite3_free(zErr);
+      }else{
+        op->zErr = zErr;
+        op->rcErr = rc;
+      }
+      return 0;
     }
     assert( p!=0 && p->nRef>0 && !p->bGone );
     acornCacheOpInit(op, p, 0);
@@ -472,7 +581,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     cacheResultError(ctx, rc, zErr);
     return;
   }
-  p = cacheResolve(pConn, zTab, "cache_read", &op);
+  p = cacheResolve(pConn, zTab, "cache_read", &op, 0);
   rc = p ? acornCacheStmt(&op, CACHE_STMT_FIND_LIVE, &pStmt)
          : op.zErr ? op.rcErr : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
@@ -499,6 +608,142 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   /* FIND_LIVE is reset only now: its read transaction kept the entry from
   ** being deleted by another connection until the value was read. */
   if( pStmt ) sqlite3_reset(pStmt);
+  sqlite3_free(op.zErr);
+  if( p ) acornCacheTableUnref(p);
+}
+
+/* ---------------------------------------------------------- cache_write */
+
+/* The arguments of cache_write: the key checked, the offset an integer,
+** the data a BLOB.  0 if they are good, else the error is set on ctx. */
+static int cacheWriteArgs(sqlite3_context *ctx, sqlite3_value **argv,
+                          i64 *piOff){
+  char *zErr = 0;
+  int rc = acornCacheCheckKey("cache_write", argv[1], &zErr);
+  int eData = sqlite3_value_type(argv[3]);
+  if( rc ){
+    if( zErr ) sqlite3_result_error(ctx, zErr, -1);
+    else sqlite3_result_error_nomem(ctx);
+    sqlite3_free(zErr);
+    return 1;
+  }
+  if( !acornCacheWholeNumber(argv[2], piOff) || *piOff<0 ){
+    acorn_result_error(ctx,
+        "cache_write: offset must be a non-negative integer");
+    return 1;
+  }
+  if( eData!=SQLITE_BLOB ){
+    acorn_result_error(ctx, "cache_write: data must be a BLOB, got %s",
+                       acornCacheTypeName(eData));
+    return 1;
+  }
+  return 0;
+}
+
+/* Write data at iOff into the value of entry id of p, in place, with
+** incremental blob I/O: only the pages the bytes fall on are written.
+** The value's size does not change: a write past its end is refused.
+** SQLITE_OK, or the error on op. */
+static int cacheWriteBlob(cache_op *op, i64 id, i64 iOff,
+                          sqlite3_value *pData){
+  cache_table *p = op->pTab;
+  sqlite3_blob *pBlob = 0;
+  char *zData = sqlite3_mprintf("%s_data", p->zName);
+  int nData = sqlite3_value_bytes(pData);
+  const void *aData = sqlite3_value_blob(pData);
+  i64 nTotal;
+  int rc;
+  assert( id!=0 && iOff>=0 && nData>=0 );
+  if( zData==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
+  if( nData>0 && aData==0 ){
+    sqlite3_free(zData);
+    return acornCacheOpError(op, SQLITE_NOMEM);
+  }
+  rc = sqlite3_blob_open(p->db, p->zDb, zData, "value", id, 1, &pBlob);
+  sqlite3_free(zData);
+  if( rc ){
+    rc = acornCacheOpError(op, rc);
+  }else if( iOff+nData>(nTotal = sqlite3_blob_bytes(pBlob)) ){
+    rc = acornCacheOpFail(op, SQLITE_ERROR, "cache_write: cannot write %d"
+        " bytes at offset %lld: the value holds %lld bytes (a value keeps"
+        " the size it was set with)", nData, iOff, nTotal);
+  }else if( nData>0 ){
+    /* inside the value: the int cast is exact */
+    assert( iOff+nData<=nTotal && nTotal<=INT_MAX );
+    rc = acornCacheOpError(op, sqlite3_blob_write(pBlob, aData, nData,
+                                                  (int)iOff));
+  }
+  sqlite3_blob_close(pBlob);
+  return rc;
+}
+
+/* cache_write(table, key, offset, data): data written into the value of a
+** live entry at offset, in place, in the caller's transaction; the number
+** of bytes written.  Under lru, a use of the entry. */
+static void cacheWriteFunc(sqlite3_context *ctx, int argc,
+                           sqlite3_value **argv){
+  cache_conn *pConn = (cache_conn*)sqlite3_user_data(ctx);
+  cache_table *p;
+  cache_op op;
+  cache_lock lock;
+  sqlite3_stmt *pStmt = 0;
+  i64 iOff, id = 0;
+  int rc, bBlob = 0;
+  const char *zTab = 0;
+  char *zErr = 0;
+  (void)argc;
+  assert( argc==4 && pConn!=0 );       /* as registered */
+  if( cacheWriteArgs(ctx, argv, &iOff) ) return;
+  rc = cacheTableArg(argv[0], "cache_write", &zTab, &zErr);
+  if( rc ){
+    cacheResultError(ctx, rc, zErr);
+    return;
+  }
+  memset(&lock, 0, sizeof(lock));
+  p = cacheResolve(pConn, zTab, "cache_write", &op, &lock);
+  rc = p ? acornCacheStmt(&op, CACHE_STMT_FIND_WRITE, &pStmt)
+         : op.zErr ? op.rcErr : SQLITE_NOMEM;
+  if( rc==SQLITE_OK ){
+    /* (cacheResolve took the write lock first) */
+    assert( pStmt!=0 && sqlite3_txn_state(p->db, p->zDb)==SQLITE_TXN_WRITE );
+    acornCacheBindKey(pStmt, 1, argv[1]);
+    sqlite3_bind_int64(pStmt, 2, op.now);
+    if( sqlite3_step(pStmt)==SQLITE_ROW ){
+      id = sqlite3_column_int64(pStmt, 0);
+      bBlob = sqlite3_column_int(pStmt, 1);
+    }
+    rc = acornCacheOpError(&op, sqlite3_reset(pStmt));
+  }
+  if( rc==SQLITE_OK && id==0 ){
+    rc = acornCacheOpFail(&op, SQLITE_ERROR, "cache_write: no live entry"
+        " has that key in %Q (write into a value set first, e.g. INSERT"
+        " ... VALUES (key, zeroblob(size)))", zTab);
+  }else if( rc==SQLITE_OK && !bBlob ){
+    rc = acornCacheOpFail(&op, SQLITE_ERROR, "cache_write: the value is"
+        " TEXT; only a BLOB value is written in place");
+  }else if( rc==SQLITE_OK ){
+    rc = cacheWriteBlob(&op, id, iOff, argv[3]);
+  }
+  if( lock.bSavepoint ){
+    /* the call's own transaction: committed, or undone whole */
+    sqlite3 *db = pConn->db;
+    int rc2;
+    if( rc ) cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_UNDO);
+    rc2 = cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_END);
+    if( rc==SQLITE_OK && rc2 ){
+      rc = rc2==SQLITE_NOMEM ? rc2 : acornCacheOpFail(&op, rc2,
+                                  "cache_write: %s", sqlite3_errmsg(db));
+    }
+  }
+  if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else if( rc ){
+    if( op.zErr ) sqlite3_result_error(ctx, op.zErr, -1);
+    sqlite3_result_error_code(ctx, rc);
+  }else{
+    sqlite3_result_int(ctx, sqlite3_value_bytes(argv[3]));
+    acornCacheTouch(p, id, op.now);
+  }
   sqlite3_free(op.zErr);
   if( p ) acornCacheTableUnref(p);
 }
@@ -589,7 +834,7 @@ static void cacheGetResolved(sqlite3_context *ctx, cache_conn *pConn,
   sqlite3_stmt *pStmt = 0;
   i64 id = 0;
   int rc;
-  p = cacheResolve(pConn, zTab, "cache_get", &op);
+  p = cacheResolve(pConn, zTab, "cache_get", &op, 0);
   rc = p ? acornCacheStmt(&op, CACHE_STMT_GET, &pStmt)
          : op.zErr ? op.rcErr : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
@@ -705,7 +950,7 @@ cache_table *acornCacheTvfTable(sqlite3_vtab *pVtab, sqlite3_value *pArg,
     acorn_vtab_error_take(pVtab, zErr);
     return 0;
   }
-  p = cacheResolve(pV->pConn, *pzTab, zWho, op);
+  p = cacheResolve(pV->pConn, *pzTab, zWho, op, 0);
   if( p==0 ){
     *pRc = op->zErr ? op->rcErr : SQLITE_NOMEM;
     acorn_vtab_error_take(pVtab, op->zErr);
@@ -903,6 +1148,14 @@ int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn){
     acornCacheConnAcquire(db);
     rc = sqlite3_create_function_v2(db, "cache_get", 2, SQLITE_UTF8, pConn,
                                     cacheGetFunc, 0, 0, acornCacheConnRelease);
+  }
+  if( rc==SQLITE_OK ){
+    /* it writes: not for a schema's views and triggers */
+    acornCacheConnAcquire(db);
+    rc = sqlite3_create_function_v2(db, "cache_write", 4,
+                                    SQLITE_UTF8|SQLITE_DIRECTONLY,
+                                    pConn, cacheWriteFunc, 0, 0,
+                                    acornCacheConnRelease);
   }
   for(i=0; rc==SQLITE_OK && i<2; i++){
     /* it changes how the connection checkpoints: not for a schema's views

@@ -196,6 +196,19 @@ static const struct {
     " SELECT ?1, key, ?2, ?3, ?4 FROM \"%w\".\"%w_data\" WHERE id=?5" },
   { CACHE_STMT_FEED_TRIM,
     "DELETE FROM \"%w\".\"%w_feed\" WHERE seq<=?1" },
+  /* cache_write: a live entry's id, and whether its value is a BLOB
+  ** (typeof reads the record header, not the value) */
+  { CACHE_STMT_FIND_WRITE,
+    "SELECT id, typeof(value)='blob' FROM \"%w\".\"%w_data\""
+    " WHERE key=?1 AND (expires IS NULL OR expires>?2)" },
+  /* a write that changes nothing: it takes the schema's write lock, under
+  ** the busy handler, before anything is read */
+  { CACHE_STMT_WRITE_LOCK,
+    "DELETE FROM \"%w\".\"%w_config\" WHERE 0" },
+  /* the transaction of a cache_write() called in autocommit */
+  { CACHE_STMT_WRITE_BEGIN, "SAVEPOINT acorn_cache_write" },
+  { CACHE_STMT_WRITE_END, "RELEASE acorn_cache_write" },
+  { CACHE_STMT_WRITE_UNDO, "ROLLBACK TO acorn_cache_write" },
 };
 
 /* -------------------------------------------------------------- utilities */

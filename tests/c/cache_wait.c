@@ -102,20 +102,27 @@ struct write_case {
   const char *zSql;
   const char *zCheck;   /* a query on t */
   const char *zWant;    /* its answer */
+  int bAutocommit;      /* X runs it outside BEGIN ... COMMIT */
 };
 static const write_case aWrite[] = {
   { "set", "INSERT INTO t(key, value) VALUES ('k', 'new')",
-    "SELECT value FROM t WHERE key = 'k'", "new" },
+    "SELECT value FROM t WHERE key = 'k'", "new", 0 },
   { "set if absent", "INSERT OR IGNORE INTO t(key, value) VALUES ('n', 'v')",
-    "SELECT value FROM t WHERE key = 'n'", "v" },
+    "SELECT value FROM t WHERE key = 'n'", "v", 0 },
   { "update", "UPDATE t SET value = 'upd' WHERE key = 'a'",
-    "SELECT value FROM t WHERE key = 'a'", "upd" },
+    "SELECT value FROM t WHERE key = 'a'", "upd", 0 },
   { "renew", "UPDATE t SET ttl = 3600 WHERE key = 'a'",
-    "SELECT expires IS NOT NULL FROM t WHERE key = 'a'", "1" },
+    "SELECT expires IS NOT NULL FROM t WHERE key = 'a'", "1", 0 },
   { "delete", "DELETE FROM t WHERE key = 'a'",
-    "SELECT count(*) FROM t WHERE key = 'a'", "0" },
+    "SELECT count(*) FROM t WHERE key = 'a'", "0", 0 },
   { "command", "INSERT INTO t(t, value) VALUES ('capacity', '2MiB')",
-    "SELECT capacity FROM cache_stats('t')", "2097152" },
+    "SELECT capacity FROM cache_stats('t')", "2097152", 0 },
+  { "cache_write", "SELECT cache_write('t', 'w', 1, x'ab')",
+    "SELECT hex(value) FROM t WHERE key = 'w'", "00AB0000", 0 },
+  { "cache_write in autocommit", "SELECT cache_write('t', 'w', 2, x'cd')",
+    "SELECT hex(value) FROM t WHERE key = 'w'", "0000CD00", 1 },
+  { "cache_write in a write", "INSERT INTO p SELECT cache_write('t', 'w', 3,"
+    " x'ef')", "SELECT hex(value) FROM t WHERE key = 'w'", "000000EF", 0 },
 };
 
 static void setUp(const char *zPath, const char *zMode){
@@ -129,7 +136,8 @@ static void setUp(const char *zPath, const char *zMode){
   zSql = sqlite3_mprintf(
       "PRAGMA journal_mode=%s;"
       "CREATE VIRTUAL TABLE t USING cache(capacity = '1MiB');"
-      "INSERT INTO t(key, value) VALUES ('a', 'old'), ('k', 'old');"
+      "INSERT INTO t(key, value) VALUES ('a', 'old'), ('k', 'old'),"
+      " ('w', zeroblob(4));"
       "CREATE TABLE p(x);", zMode);
   if( exec(db, zSql) ) die("setup", zMode, db);
   sqlite3_free(zSql);
@@ -162,7 +170,7 @@ static void caseHeld(const char *zPath, const char *zMode, const write_case *w){
   h.pY = pY;
   sqlite3_busy_handler(pX, heldBusy, &h);
   if( exec(pY, "BEGIN IMMEDIATE; INSERT INTO p VALUES (1)") ) die(zCase, "Y begins", pY);
-  if( exec(pX, "BEGIN") ) die(zCase, "X begins", pX);
+  if( !w->bAutocommit && exec(pX, "BEGIN") ) die(zCase, "X begins", pX);
   rc = exec(pX, w->zSql);
   if( rc ){
     printf("FAIL %s: the write failed (%d, %s) after %d calls of the busy"
@@ -173,7 +181,9 @@ static void caseHeld(const char *zPath, const char *zMode, const write_case *w){
     gFail = 1;
   }
   if( h.rcCommit ) die(zCase, "Y's commit from the busy handler", pY);
-  if( rc==SQLITE_OK && exec(pX, "COMMIT") ) die(zCase, "X commits", pX);
+  if( rc==SQLITE_OK && !w->bAutocommit && exec(pX, "COMMIT") ){
+    die(zCase, "X commits", pX);
+  }
   if( !sqlite3_get_autocommit(pX) ) exec(pX, "ROLLBACK");
   if( rc==SQLITE_OK ) checkAfter(zCase, pY, w);
   sqlite3_close(pX);
@@ -200,18 +210,21 @@ static void caseSnapshot(const char *zPath, const char *zMode,
     }
     if( exec(pY, "CREATE TABLE q(y)") ) die(zCase, "Y changes the schema", pY);
   }
-  if( exec(pX, "BEGIN") ) die(zCase, "X begins", pX);
+  if( !w->bAutocommit && exec(pX, "BEGIN") ) die(zCase, "X begins", pX);
   if( sqlite3_prepare_v2(pX, w->zSql, -1, &pStmt, 0) ) die(zCase, "X prepares", pX);
   /* Y has no busy handler: in rollback mode any lock X held would fail it */
   if( exec(pY, "INSERT INTO p VALUES (2)") ) die(zCase, "Y commits", pY);
   rc = sqlite3_step(pStmt);
+  if( rc==SQLITE_ROW ) rc = sqlite3_step(pStmt);   /* (a SELECT's one row) */
   if( rc!=SQLITE_DONE ){
     printf("FAIL %s: the write failed (%d, %s)\n", zCase,
            sqlite3_extended_errcode(pX), sqlite3_errmsg(pX));
     gFail = 1;
   }
   sqlite3_finalize(pStmt);
-  if( rc==SQLITE_DONE && exec(pX, "COMMIT") ) die(zCase, "X commits", pX);
+  if( rc==SQLITE_DONE && !w->bAutocommit && exec(pX, "COMMIT") ){
+    die(zCase, "X commits", pX);
+  }
   if( !sqlite3_get_autocommit(pX) ) exec(pX, "ROLLBACK");
   if( rc==SQLITE_DONE ) checkAfter(zCase, pY, w);
   sqlite3_close(pX);

@@ -66,7 +66,7 @@
 ** input is a program: every byte sequence is a valid one, and a mutation
 ** changes one statement or one operand.  The first byte of an operation
 ** names a statement template (the letters in aOp[] below; any other byte
-** selects aOp[byte % nOp]); each %X in the template takes the next byte to
+** selects aOp[byte % FUZZ_NOP_ANY], one of the first ones); each %X in the template takes the next byte to
 ** pick from a table of operands (keys, values, capacities, table names,
 ** schemas, ...: every SQLite type, extremes and wrong types included).
 ** Operand bytes '0'-'9', 'a'-'z', 'A'-'Z' are positions 0-61 in their table
@@ -518,7 +518,12 @@ static const struct {
   { 'o', 0 },     /* an allocation of the next statement fails (see below) */
   { '>', 0 },     /* raw SQL to the end of the line */
   { '2', 0 },     /* the next operation runs on the second connection */
+  /* Operations added later are named by their letter only: a byte that is
+  ** no letter keeps selecting what it did (aOp[byte % FUZZ_NOP_ANY]), so
+  ** the inputs kept in tests/fuzz/corpus/ still run what they ran. */
+  { 'W', "SELECT cache_write(%T, %K, %I, %V)" },
 };
+#define FUZZ_NOP_ANY 39
 
 /* ------------------------------------------------------------ state */
 
@@ -922,7 +927,7 @@ static void fuzzRun(fuzz_state *s){
       continue;
     }
     for(iOp=0; iOp<N(aOp) && aOp[iOp].c!=(char)b; iOp++){}
-    if( iOp==N(aOp) ) iOp = b % N(aOp);
+    if( iOp==N(aOp) ) iOp = b % FUZZ_NOP_ANY;
     if( aOp[iOp].zTpl ){
       sqlite3_str *pStr = sqlite3_str_new(s->db);
       fuzzRender(s, pStr, aOp[iOp].zTpl, 0);
