@@ -349,6 +349,87 @@ check('KeyvAcorn on a Cache, and its bad options', () => {
   db.close();
 });
 
+check('reserve, writeAt and readAt: a piece written in blocks, read back; their errors', () => {
+  const db = open();
+  const c = new Cache(db, 'pieces', { capacity: '1MiB' });
+  assert.equal(c.reserve('p', 65536, { tag: 'torrent', ttl: 60000 }), c);
+  assert.equal(one(db, "SELECT tag || ':' || (expires - created) || ':' || size FROM pieces"), 'torrent:60000:65537');
+  for (const b of [3, 0, 2, 1]) assert.equal(c.writeAt('p', b * 16384, Buffer.alloc(16384, b + 1)), 16384);
+  assert.deepEqual(c.readAt('p', 16383, 3), Buffer.from([1, 2, 2]));
+  assert.equal(c.readAt('p', 65535, 10).length, 1);
+  assert.equal(c.readAt('p', 70000, 10).length, 0);
+  assert.equal(c.readAt('nope', 0, 1), undefined);
+  assert.equal(c.writeAt('p', 0n, new Uint8Array([9])), 1);
+  assert.deepEqual(c.readAt('p', 0, 2), Buffer.from([9, 1]));
+  throwsExactly(() => c.writeAt('nope', 0, Buffer.from('a')),
+                "Cache.writeAt: no live entry has that key in 'pieces' (write into a value set first, e.g. INSERT ... VALUES (key, zeroblob(size)))");
+  throwsExactly(() => c.writeAt('p', 65536, Buffer.from('a')),
+                'Cache.writeAt: cannot write 1 bytes at offset 65536: the value holds 65536 bytes (a value keeps the size it was set with)');
+  throwsExactly(() => c.writeAt('p', 0, 'a'), 'Cache.writeAt: data must be a Buffer or a Uint8Array; got string');
+  throwsExactly(() => c.writeAt('p', -1, Buffer.from('a')),
+                'Cache.writeAt: offset must be a whole number from 0 (a safe-integer number or a bigint); got number -1');
+  throwsExactly(() => c.readAt('p', 0, 1.5),
+                'Cache.readAt: length must be a whole number from 0 (a safe-integer number or a bigint); got number 1.5');
+  throwsExactly(() => c.reserve('q', -1),
+                "Cache.reserve: size must be a whole number of bytes from 0 to 2147483647 (SQLite's largest value); got number -1");
+  throwsExactly(() => c.reserve('q', 1, { ttl: 0 }),
+                "Cache.reserve: ttl must be a number of milliseconds greater than 0 and at most 1000000000000000, or undefined for the table's defaultTtl; got number 0");
+  assert.throws(() => c.reserve('q', 2 << 20), /cache: entry of 2097153 bytes exceeds capacity of 1048576 bytes/);
+  c.set('s', 'text');
+  throwsExactly(() => c.writeAt('s', 0, Buffer.from('a')),
+                'Cache.writeAt: the value is TEXT; only a BLOB value is written in place');
+  db.close();
+});
+
+check('four processes write blocks of the same pieces at once: every block lands (WAL and rollback journal)', async () => {
+  const { spawn } = require('node:child_process');
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  for (const mode of ['wal', 'delete']) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acorn-pieces-'));
+    const file = path.join(dir, 'p.db');
+    const db = open(file);
+    db.exec(`PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = ${mode}`);
+    const c = new Cache(db, 'pieces', { capacity: '4MiB' });
+    c.reserve(0, 65536).reserve(1, 65536);
+    // child i writes blocks i, i+4, i+8, i+12 of both pieces, each in its
+    // own deferred transaction, with a busy timeout as a server would set
+    const child = `
+      const host = ${JSON.stringify(host)};
+      const { Cache } = require('sqlite-acorn');
+      const db = host === 'node:sqlite'
+        ? new (require('node:sqlite').DatabaseSync)(${JSON.stringify(file)}, { allowExtension: true })
+        : new (require('better-sqlite3'))(${JSON.stringify(file)});
+      db.exec('PRAGMA busy_timeout = 10000');
+      const c = new Cache(db, 'pieces');
+      const i = Number(process.argv[1]);
+      for (const p of [0, 1]) {
+        for (let b = i; b < 16; b += 4) {
+          db.exec('BEGIN');
+          c.writeAt(p, b * 4096, Buffer.alloc(4096, p * 16 + b + 1));
+          db.exec('COMMIT');
+        }
+      }
+      db.close();`;
+    const codes = await Promise.all([0, 1, 2, 3].map((i) => new Promise((resolve) => {
+      const pr = spawn(process.execPath, ['-e', child, String(i)], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      pr.stderr.on('data', (d) => { err += d; });
+      pr.on('close', (code) => resolve(code === 0 ? 0 : `${code}: ${err.slice(0, 300)}`));
+    })));
+    assert.deepEqual(codes, [0, 0, 0, 0], `${mode}: the writers`);
+    for (const p of [0, 1]) {
+      for (let b = 0; b < 16; b++) {
+        assert.deepEqual(c.readAt(p, b * 4096, 4096), Buffer.alloc(4096, p * 16 + b + 1), `${mode}: piece ${p} block ${b}`);
+      }
+    }
+    db.exec("INSERT INTO pieces(pieces) VALUES ('integrity_check')");
+    db.close();
+    fs.rmSync(dir, { recursive: true });
+  }
+});
+
 async function main() {
   if (host !== 'better-sqlite3' && host !== 'node:sqlite') {
     console.error('usage: node cache_test.js better-sqlite3|node:sqlite');

@@ -342,12 +342,79 @@ def cache_threads_fork(d):
     eq([exit_code(p) for p in pids], [0] * 12, "twelve processes started at once")
 
 
+def cache_pieces(d):
+    from sqlite_acorn import Cache
+    db = os.path.join(d, "pieces.db")
+    with Cache(db, capacity="1MiB") as c:
+        eq(c.reserve("p", 65536, expire=60, tag="torrent"), True, "reserve")
+        eq(sql(db, "SELECT tag, expires - created, size FROM cache"), [(b"torrent", 60000, 65537)],
+           "reserve's tag, lifetime and size")
+        for b in (3, 0, 2, 1):
+            eq(c.write_at("p", b * 16384, bytes([b + 1]) * 16384), 16384, "write_at of a block")
+        eq(c.read_at("p", 16383, 3), b"\x01\x02\x02", "read_at across blocks")
+        eq((len(c.read_at("p", 65535, 10)), c.read_at("p", 70000, 1), c.read_at("x", 0, 1)),
+           (1, b"", None), "read_at at the end, past it, of a missing key")
+        eq(c.write_at("p", 0, bytearray(b"\x09")), 1, "write_at of a bytearray")
+        eq(c.write_at("p", 1, memoryview(b"\x08")), 1, "write_at of a memoryview")
+        eq(c.read_at("p", 0, 3), b"\x09\x08\x01", "what they wrote")
+        raises(KeyError, "'x'", c.write_at, "x", 0, b"a")
+        raises(ValueError, "sqlite_acorn.Cache.write_at: cannot write 1 bytes at offset 65536: the"
+               " value holds 65536 bytes (a value keeps the size it was set with)",
+               c.write_at, "p", 65536, b"a")
+        raises(TypeError, "sqlite_acorn.Cache.write_at: data must be bytes, bytearray or"
+               " memoryview, got str", c.write_at, "p", 0, "a")
+        raises(ValueError, "sqlite_acorn.Cache.write_at: offset must be an int >= 0, got -1",
+               c.write_at, "p", -1, b"a")
+        raises(ValueError, "sqlite_acorn.Cache.read_at: length must be an int >= 0, got 1.5",
+               c.read_at, "p", 0, 1.5)
+        raises(ValueError, "sqlite_acorn.Cache.reserve: size must be an int from 0 to 2147483647"
+               " (SQLite's largest value), got -1", c.reserve, "q", -1)
+        raises(ValueError, "sqlite_acorn.Cache.reserve: cache: entry of 2097153 bytes exceeds"
+               " capacity of 1048576 bytes", c.reserve, "q", 2 << 20)
+        c.set("s", "text")
+        raises(ValueError, "sqlite_acorn.Cache.write_at: the value is TEXT; only a BLOB value is"
+               " written in place", c.write_at, "s", 0, b"a")
+        eq(c.read_at("s", 1, 2), b"ex", "read_at of a str value: its bytes")
+    # four processes write blocks of the same two pieces at once, each block
+    # in its own write: every one waits for the others and lands
+    for mode in ("wal", "delete"):
+        path = os.path.join(d, f"pieces-{mode}.db")
+        s = sqlite3.connect(path)
+        s.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        s.close()
+        with Cache(path, capacity="4MiB", journal_mode=mode) as c:
+            c.reserve(0, 65536)
+            c.reserve(1, 65536)
+        go_r, go_w = os.pipe()
+
+        def writer(i):
+            def run():
+                os.read(go_r, 1)
+                w = Cache(path, journal_mode=mode)
+                for p in (0, 1):
+                    for b in range(i, 16, 4):
+                        if w.write_at(p, b * 4096, bytes([p * 16 + b + 1]) * 4096) != 4096:
+                            return 3
+                return 0
+            return run
+        pids = [fork(writer(i)) for i in range(4)]
+        os.write(go_w, b"g" * 4)
+        eq([exit_code(p) for p in pids], [0] * 4, f"{mode}: four writers at once")
+        with Cache(path, journal_mode=mode) as c:
+            for p in (0, 1):
+                for b in range(16):
+                    eq(c.read_at(p, b * 4096, 4096), bytes([p * 16 + b + 1]) * 4096,
+                       f"{mode}: piece {p} block {b}")
+        eq(sql(path, "SELECT count(*) FROM cache"), [(2,)], f"{mode}: the pieces")
+
+
 def run_cache(d):
     cache_values(d)
     cache_methods(d)
     cache_options(d)
     cache_threads_fork(d)
-    return "values, every method, options, threads and fork"
+    cache_pieces(d)
+    return "values, every method, options, threads and fork, pieces"
 
 
 # ------------------------------------------------------------------- memoize

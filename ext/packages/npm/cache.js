@@ -84,14 +84,41 @@ function checkTag(method, tag) {
 }
 
 // A time in ms, for set()'s ttl.
-function checkTtl(ttl) {
+function checkTtl(method, ttl) {
   if (ttl === undefined || ttl === null) return null;
   if (typeof ttl !== 'number' || !(ttl > 0 && ttl <= MAX_TTL_MS)) {
-    throw new RangeError('Cache.set: ttl must be a number of milliseconds greater than 0 and at ' +
+    throw new RangeError(`Cache.${method}: ttl must be a number of milliseconds greater than 0 and at ` +
                          `most ${MAX_TTL_MS}, or undefined for the table's defaultTtl; got ` +
                          typeName(ttl));
   }
   return ttl / 1000;
+}
+
+// set()'s and reserve()'s options: [ttl in seconds or null, tag or null].
+function setOptions(method, options) {
+  let ttl = null;
+  let tag = null;
+  if (options !== undefined && options !== null) {
+    if (typeof options !== 'object' || Array.isArray(options)) {
+      throw new TypeError(`Cache.${method}: options must be an object ({ ttl, tag }); got ${typeName(options)}`);
+    }
+    for (const o of Object.keys(options)) {
+      if (!SET_OPTIONS.includes(o)) {
+        throw new TypeError(`Cache.${method}: unknown option '${o}'; accepted options are ttl and tag`);
+      }
+    }
+    ttl = checkTtl(method, options.ttl);
+    if (options.tag !== undefined && options.tag !== null) tag = checkTag(method, options.tag);
+  }
+  return [ttl, tag];
+}
+
+// An offset or a length: a whole number from 0.
+function checkOffset(method, name, v) {
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+  if (typeof v === 'bigint' && v >= 0n && v < 2n ** 63n) return v;
+  throw new RangeError(`Cache.${method}: ${name} must be a whole number from 0 (a safe-integer ` +
+                       `number or a bigint); got ${typeName(v)}`);
 }
 
 function wholeNumber(name, v, lo, hi, unit) {
@@ -237,6 +264,9 @@ class Cache {
     this._evict = db.prepare(`DELETE FROM ${t} WHERE tag = ?`);
     this._clear = db.prepare(`DELETE FROM ${t}`);
     this._purge = db.prepare(`INSERT INTO ${t}(${ident(table)}) VALUES ('purge')`);
+    this._reserve = db.prepare(`INSERT INTO ${t}(key, value, ttl, tag) VALUES (?, zeroblob(?), ?, ?)`);
+    this._writeAt = prepareScalar(db, `SELECT cache_write(${q}, ?, ?, ?)`);
+    this._readAt = prepareScalar(db, `SELECT cache_read(${q}, ?, ?, ?)`);
     this._t = t;
   }
 
@@ -290,22 +320,51 @@ class Cache {
   set(key, value, options) {
     const k = checkKey('set', key);
     const v = checkValue(value);
-    let ttl = null;
-    let tag = null;
-    if (options !== undefined && options !== null) {
-      if (typeof options !== 'object' || Array.isArray(options)) {
-        throw new TypeError(`Cache.set: options must be an object ({ ttl, tag }); got ${typeName(options)}`);
-      }
-      for (const o of Object.keys(options)) {
-        if (!SET_OPTIONS.includes(o)) {
-          throw new TypeError(`Cache.set: unknown option '${o}'; accepted options are ttl and tag`);
-        }
-      }
-      ttl = checkTtl(options.ttl);
-      if (options.tag !== undefined && options.tag !== null) tag = checkTag('set', options.tag);
-    }
+    const [ttl, tag] = setOptions('set', options);
     this._set.run(k, v, ttl, tag);
     return this;
+  }
+
+  // Stores size zero bytes under key, to be written in pieces by writeAt():
+  // the whole size counts against the capacity at once.  Options as set()'s.
+  // Returns the cache.
+  reserve(key, size, options) {
+    const k = checkKey('reserve', key);
+    if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > 2147483647) {
+      throw new RangeError('Cache.reserve: size must be a whole number of bytes from 0 to ' +
+                           `2147483647 (SQLite's largest value); got ${typeName(size)}`);
+    }
+    const [ttl, tag] = setOptions('reserve', options);
+    this._reserve.run(k, size, ttl, tag);
+    return this;
+  }
+
+  // Writes data (a Buffer or Uint8Array) into key's value at offset, in
+  // place: a use.  Returns the number of bytes written.  Throws if key has
+  // no live entry or the bytes would pass the end of the value (a value
+  // keeps the size it was set or reserved with).
+  writeAt(key, offset, data) {
+    const k = checkKey('writeAt', key);
+    const o = checkOffset('writeAt', 'offset', offset);
+    if (!(data instanceof Uint8Array)) {
+      throw new TypeError(`Cache.writeAt: data must be a Buffer or a Uint8Array; got ${typeName(data)}`);
+    }
+    try {
+      return Number(this._writeAt(k, o, blob(data)));
+    } catch (e) {
+      const m = String(e && e.message);
+      if (m.startsWith('cache_write: ')) throw new Error(`Cache.writeAt: ${m.slice(13)}`);
+      throw e;
+    }
+  }
+
+  // Up to length bytes of key's value from offset, as a Buffer (shorter at
+  // its end, empty past it), or undefined if key has no live entry: a use,
+  // or a miss.  Only the pages holding those bytes are read.
+  readAt(key, offset, length) {
+    const v = this._readAt(checkKey('readAt', key), checkOffset('readAt', 'offset', offset),
+                           checkOffset('readAt', 'length', length));
+    return fromSql(v);
   }
 
   // Whether a live entry has key; not a use, not a hit or a miss.

@@ -95,4 +95,10 @@ export declare class Cache {
   clear(): number;
   /** The table's counters (cache_stats). */
   stats(): CacheStats;
+  /** Stores size zero bytes under key, to be written in pieces by writeAt; returns the cache. */
+  reserve(key: CacheKey, size: number, options?: CacheSetOptions): this;
+  /** Writes data into key's value at offset, in place (cache_write); returns the bytes written. */
+  writeAt(key: CacheKey, offset: number | bigint, data: Uint8Array): number;
+  /** Up to length bytes of key's value from offset (cache_read), or undefined for a missing key. */
+  readAt(key: CacheKey, offset: number | bigint, length: number | bigint): Buffer | undefined;
 }

@@ -143,6 +143,12 @@ def _check_tag(tag, where):
                     f" got {type(tag).__name__}")
 
 
+def _check_offset(n, where, name):
+    if type(n) is int and 0 <= n <= _INT64_MAX:
+        return n
+    raise ValueError(f"sqlite_acorn.Cache.{where}: {name} must be an int >= 0, got {n!r}")
+
+
 def _too_big(e):
     return isinstance(e, sqlite3.OperationalError) and str(e).startswith("cache: entry of ")
 
@@ -275,6 +281,9 @@ class Cache:
         self._sql_len = f"SELECT count(*) FROM {q}"
         self._sql_command = f"INSERT INTO {q}({q}, value) VALUES (?, ?)"
         self._sql_stats = "SELECT * FROM cache_stats(?)"
+        self._sql_reserve = f"INSERT INTO {q}(key, value, ttl, tag) VALUES (?, zeroblob(?), ?, ?)"
+        self._sql_write_at = f"SELECT cache_write({lit}, ?, ?, ?)"
+        self._sql_read_at = f"SELECT cache_read({lit}, ?, ?, ?)"
 
         given = dict(options)
         if capacity is not None:
@@ -592,6 +601,67 @@ class Cache:
     def clear(self):
         """Remove every entry; returns how many were live."""
         return self._write(self._sql_clear, ())
+
+    # ------------------------------------------------------------ pieces
+    def reserve(self, key, size, expire=None, tag=None):
+        """Store size zero bytes under key, to be written in pieces by
+        write_at(): the whole size counts against the capacity now.
+        Returns True; raises ValueError when it cannot fit."""
+        key = _check_key(key, "reserve")
+        if type(size) is not int or not 0 <= size <= 2147483647:
+            raise ValueError("sqlite_acorn.Cache.reserve: size must be an int from 0 to"
+                             f" 2147483647 (SQLite's largest value), got {size!r}")
+        expire = _check_expire(expire, "reserve")
+        tag = _check_tag(tag, "reserve")
+        c = self._begin()
+        try:
+            c.execute(self._sql_reserve, (key, size, expire, tag))
+            c.execute("COMMIT")
+        except sqlite3.OperationalError as e:
+            c.execute("ROLLBACK")
+            if _too_big(e):
+                raise ValueError(f"sqlite_acorn.Cache.reserve: {e}") from None
+            raise
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        return True
+
+    def write_at(self, key, offset, data):
+        """Write the bytes of data into key's value at offset, in place (a
+        use).  Returns the number written.  KeyError if key has no live
+        entry; ValueError if the bytes would pass the end of the value (a
+        value keeps the size it was set or reserved with) or the value is a
+        str."""
+        key = _check_key(key, "write_at")
+        offset = _check_offset(offset, "write_at", "offset")
+        if type(data) is not bytes:
+            if not isinstance(data, (bytearray, memoryview)):
+                raise TypeError("sqlite_acorn.Cache.write_at: data must be bytes, bytearray or"
+                                f" memoryview, got {type(data).__name__}")
+            data = bytes(data)
+        try:
+            return self._db().execute(self._sql_write_at, (key, offset, data)).fetchone()[0]
+        except sqlite3.OperationalError as e:
+            m = str(e)
+            if m.startswith("cache_write: no live entry"):
+                raise KeyError(key) from None
+            if m.startswith(("cache_write: cannot write", "cache_write: the value is TEXT")):
+                raise ValueError(f"sqlite_acorn.Cache.write_at: {m[13:]}") from None
+            raise
+
+    def read_at(self, key, offset, length):
+        """Up to length bytes of key's value from offset (fewer at its end,
+        b'' past it), or None if key has no live entry (a use, or a miss).
+        Only the pages holding those bytes are read."""
+        key = _check_key(key, "read_at")
+        offset = _check_offset(offset, "read_at", "offset")
+        length = _check_offset(length, "read_at", "length")
+        v = self._db().execute(self._sql_read_at, (key, offset, length)).fetchone()[0]
+        if type(v) is str:
+            # a str value: its UTF-8 bytes, as they are stored
+            v = v.encode("utf-8", "surrogateescape")
+        return v
 
     # ------------------------------------------------------------ many keys
     def _get_many(self, keys):
