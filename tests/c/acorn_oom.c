@@ -177,6 +177,16 @@ static const char *const azCacheLookup[] = {
   " length(cache_get('c', 'a'))",
   0
 };
+/* Values written in place: in autocommit (a savepoint of its own), and
+** inside a transaction. */
+static const char *const azCachePieces[] = {
+  "SELECT cache_write('c', 'a', 10, x'0102'), cache_write('main.c', 'a', 98, x'03')",
+  "BEGIN",
+  "SELECT cache_write('c', 'a', 0, zeroblob(5))",
+  "COMMIT",
+  "SELECT hex(cache_read('c', 'a', 8, 4)), hex(cache_read('c', 'a', 97, 3))",
+  0
+};
 static const char *const azCacheUpdate[] = {
   "UPDATE c SET value = zeroblob(150), expires = NULL WHERE key = 'a'",
   "UPDATE c SET key = 'a2' WHERE key = 'b'",
@@ -374,6 +384,7 @@ static const phase aPhase[] = {
   { "cache-list",    0, azCacheListSetup, azCacheList, azCacheTable },
   { "cache-stmt",    0, azCacheStmtSetup, azCacheStmt, azCacheTable },
   { "cache-features", 0, azCacheFeaturesSetup, azCacheFeatures, azCacheTable },
+  { "cache-pieces",  0, azCacheSetup, azCachePieces, azCacheTable },
 };
 
 /* ------------------------------------------------------------ one run */
