@@ -184,6 +184,7 @@ $(eval $(call test_prog,sha1_kat,ext/ids/sha1.c,-DSQLITE_CORE -Iext))
 $(eval $(call test_prog,cache_crash,,,,tests/c/splitmix.h))
 $(eval $(call test_prog,cache_load,,,,tests/c/splitmix.h))
 $(eval $(call test_prog,cache_wait))
+$(eval $(call test_prog,cache_pieces_crash,,,,tests/c/splitmix.h))
 # the cache's recency buffer driven from C, with assert() on in every
 # build: ext/cache/cache_uses.c alone
 $(eval $(call test_prog,cache_uses,ext/cache/cache_uses.c,-DSQLITE_CORE -UNDEBUG -Iext))

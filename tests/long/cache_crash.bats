@@ -36,3 +36,20 @@ crash() {
 @test "100 kills, rollback journal, policy fifo: the entries are exactly those kept in set order" {
   crash fifo delete
 }
+
+pieces_crash() {
+  local seed=${ACORN_CRASH_SEED:-$RANDOM$RANDOM}
+  run wrap "$BUILD/cache_pieces_crash" "$ACORN" "$BATS_TEST_TMPDIR/p.db" "$BATS_TEST_TMPDIR/p.log" \
+    "$1" "$(big 300)" "$seed" 150
+  assert_success
+  assert_output_contains "ok $(big 300) kills ($1; seed $seed)"
+  echo "# $output" >&3
+}
+
+@test "300 kills of a writer of pieces, WAL: every acknowledged block is there, a block or transaction in flight all old or all new" {
+  pieces_crash wal
+}
+
+@test "300 kills of a writer of pieces, rollback journal: every acknowledged block is there, a block or transaction in flight all old or all new" {
+  pieces_crash delete
+}
