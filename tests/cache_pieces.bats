@@ -236,3 +236,46 @@ SELECT entries, bytes FROM cache_stats('pieces');" "$db"
 @test "eight processes writing blocks of the same pieces in deferred transactions all wait and succeed: rollback journal" {
   pieces_processes "$BATS_TEST_TMPDIR/p.db" delete
 }
+
+@test "cache_write follows its table's name as another connection drops, creates again and renames it" {
+  run python_run - "$ACORN" "$BATS_TEST_TMPDIR/n.db" <<'PY'
+import sqlite3, sys
+ext, path = sys.argv[1], sys.argv[2]
+def conn():
+    c = sqlite3.connect(path, isolation_level=None)
+    c.enable_load_extension(True)
+    c.load_extension(ext)
+    c.execute("PRAGMA busy_timeout = 5000")
+    return c
+a, b = conn(), conn()
+q = lambda c, sql, *args: c.execute(sql, args).fetchall()
+b.executescript("PRAGMA journal_mode = WAL;"
+                " CREATE VIRTUAL TABLE p USING cache;"
+                " INSERT INTO p(key, value) VALUES ('k', zeroblob(4));")
+print(q(a, "SELECT cache_write('p', 'k', 0, x'01'), cache_write('p', 'k', 1, x'02')"))
+# b drops p and makes another p: a's next write goes into the new one
+b.executescript("DROP TABLE p; CREATE VIRTUAL TABLE p USING cache;"
+                " INSERT INTO p(key, value) VALUES ('k', zeroblob(2)), ('j', zeroblob(2));")
+print(q(a, "SELECT cache_write('p', 'k', 1, x'03')"))
+# (the uses of the old table's entries went with it: only the new one's count)
+print(q(b, "SELECT key, size FROM p ORDER BY key"))
+# b renames it: the old name names nothing, the new one the table
+b.execute("ALTER TABLE p RENAME TO r")
+try:
+    q(a, "SELECT cache_write('p', 'j', 0, x'04')")
+except sqlite3.OperationalError as e:
+    print(e)
+print(q(a, "SELECT cache_write('r', 'j', 0, x'04')"))
+a.close()
+# (hits: a's one write of each, and this listing's read of each value)
+print(q(b, "SELECT key, hex(value), hits FROM r ORDER BY key"))
+b.execute("INSERT INTO r(r) VALUES ('integrity_check')")
+PY
+  assert_success
+  assert_output "[(1, 1)]
+[(1,)]
+[('j', 3), ('k', 3)]
+cache_write: no such table: 'p'
+[(1,)]
+[('j', '0400', 2), ('k', '0003', 2)]"
+}

@@ -506,19 +506,25 @@ struct cache_vtab {
   void *pSpare;         /* a closed cursor's memory, for the next (cache_vtab.c) */
 };
 
-/* A table name as cache_get() was given it, and the table it named: used
-** again, without looking the name up, while nothing could have changed
-** what it names (cache_func.c, cacheNameKnown).  nReprepare and iStmtGen
-** say that the table's GET statement is the one that was stepped then,
-** not prepared again since: its schema did not change. */
+/* A table name as cache_get() or cache_write() was given it, and the table
+** it named: used again, without looking the name up, while nothing could
+** have changed what it names (cache_func.c, cacheNameKnown).  iStmtGen and
+** a statement's REPREPARE count say that the function's statement is the
+** one that was stepped then, not prepared again since: its schema did not
+** change.  Each function has its statement (eKind): cache_get its GET,
+** cache_write its WRITE_LOCK. */
 #define CACHE_NNAME 4
+#define CACHE_NAME_GET    0     /* kinds: the statement is CACHE_STMT_GET */
+#define CACHE_NAME_WRITE  1     /*        CACHE_STMT_WRITE_LOCK */
+#define CACHE_NAME_NKIND  2
 typedef struct cache_name cache_name;
 struct cache_name {
   char *zName;          /* as given; 0 for an empty slot */
   cache_table *pTab;    /* the table it names (no reference: a table
                         ** clears the slots naming it as it goes) */
   u64 iStmtGen;         /* pTab->iStmtGen then */
-  int nReprepare;       /* SQLITE_STMTSTATUS_REPREPARE of its GET then */
+  int anReprepare[CACHE_NAME_NKIND];  /* SQLITE_STMTSTATUS_REPREPARE of
+                        ** each kind's statement then; -1: not noted */
   int eWhere;           /* CACHE_NAME_*: what could name another table */
 };
 #define CACHE_NAME_TEMP  1      /* a bare name found in temp: nothing */
@@ -677,7 +683,7 @@ int acornCacheTableSwitch(cache_op *op, i64 uid);
 int acornCacheDropEnd(cache_table *pTab);
 void acornCacheNameForget(cache_conn *pConn, cache_table *pTab);
 void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
-                        int nReprepare);
+                        int eKind, int nReprepare);
 int acornCacheConfigLoad(cache_op *op);
 int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab);
 int acornCacheStmtBusy(sqlite3 *db, int bWrite);

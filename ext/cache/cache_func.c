@@ -612,6 +612,45 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( p ) acornCacheTableUnref(p);
 }
 
+/* ------------------------------------------------------- names known */
+
+/* The table zTab named when cache_get() or cache_write() (eKind) last
+** looked it up, if it surely names that table still, as cacheFind() would
+** find it now: the table is not retired, its statements were not
+** finalized (a rename, a drop, a conversion) and no table can have taken
+** the name in a schema searched before it (eWhere).  A change of its own
+** schema is seen as the function's statement steps (SQLite prepares it
+** again: cacheGetStep, cacheWriteKnown).  In *ppName the slot.  (The slots
+** are cache_table.c's, which notes and forgets them: this only reads them,
+** here, where cache_get inlines it.) */
+static cache_table *cacheNameKnown(cache_conn *pConn, const char *zTab,
+                                   int eKind, cache_name **ppName){
+  int i;
+  if( zTab==0 ) return 0;
+  for(i=0; i<CACHE_NNAME; i++){
+    cache_name *n = &pConn->aName[i];
+    cache_table *p = n->pTab;
+    if( n->zName==0 || strcmp(n->zName, zTab)!=0 ) continue;
+    if( p->bGone || p->st.iGen!=n->iStmtGen || n->anReprepare[eKind]<0
+     || p->st.aStmt[eKind==CACHE_NAME_GET ? CACHE_STMT_GET
+                                          : CACHE_STMT_WRITE_LOCK]==0 ){
+      return 0;
+    }
+    if( n->eWhere!=CACHE_NAME_TEMP
+     && sqlite3_db_filename(pConn->db, "temp")!=0 ){
+      return 0;                          /* temp is open: it may have one */
+    }
+#if SQLITE_VERSION_NUMBER>=3039000
+    if( n->eWhere==CACHE_NAME_ALONE && sqlite3_db_name(pConn->db, 2)!=0 ){
+      return 0;
+    }
+#endif
+    *ppName = n;
+    return p;
+  }
+  return 0;
+}
+
 /* ---------------------------------------------------------- cache_write */
 
 /* The arguments of cache_write: the key checked, the offset an integer,
@@ -677,6 +716,82 @@ static int cacheWriteBlob(cache_op *op, i64 id, i64 iOff,
   return rc;
 }
 
+/* The fast way to the table zTab names for cache_write: the table the name
+** named last time, if cacheNameKnown() says it is still, and its schema
+** did not change since, which its WRITE_LOCK statement, stepped to take
+** the write lock, says (SQLite prepared it again if the schema changed).
+** Then the table, with a reference for the caller, op begun for it.  0 if
+** the name must be looked up (cacheResolve: the lock may be held already,
+** the savepoint begun, as *pLock says), or on an error: *pRc, the message
+** in op->zErr. */
+static cache_table *cacheWriteKnown(cache_conn *pConn, const char *zTab,
+                                    cache_op *op, cache_lock *pLock,
+                                    int *pRc){
+  sqlite3 *db = pConn->db;
+  cache_name *n = 0;
+  cache_table *p = cacheNameKnown(pConn, zTab, CACHE_NAME_WRITE, &n);
+  int nReprepare, rc = SQLITE_OK;
+  u64 iGen;
+  *pRc = SQLITE_OK;
+  acornCacheOpInit(op, 0, 0);
+  if( p==0 ) return 0;
+  assert( n!=0 && n->pTab==p && !p->bGone );
+  nReprepare = n->anReprepare[CACHE_NAME_WRITE];
+  iGen = n->iStmtGen;
+  acornCacheTableRef(p);       /* (the steps below may disconnect its vtab) */
+  if( sqlite3_get_autocommit(db) && !acornCacheStmtBusy(db, 1) ){
+    rc = cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_BEGIN);
+    if( rc==SQLITE_OK ) pLock->bSavepoint = 1;
+  }
+  if( rc==SQLITE_OK ) rc = cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_LOCK);
+  if( rc==SQLITE_OK && !p->bGone && p->st.iGen==iGen
+   && sqlite3_stmt_status(p->st.aStmt[CACHE_STMT_WRITE_LOCK],
+                          SQLITE_STMTSTATUS_REPREPARE, 0)==nReprepare ){
+    acornCacheOpInit(op, p, 0);
+    op->zWho = "cache_write";
+    op->now = acornCacheNowMs();
+    return p;
+  }
+  acornCacheTableUnref(p);
+  if( rc==SQLITE_ERROR ){
+    /* the statement names what is gone (a rename, a drop by another
+    ** connection): the name is looked up */
+    rc = SQLITE_OK;
+  }else if( rc!=SQLITE_OK && (rc&0xff)!=SQLITE_NOMEM ){
+    op->zErr = sqlite3_mprintf("cache_write: %s", sqlite3_errmsg(db));
+    op->rcErr = rc;
+  }
+  *pRc = rc;
+  return 0;
+}
+
+/* The table zTab names for cache_write, with a reference for the caller,
+** under the write lock of its schema (taken before anything was read; in
+** autocommit, in the call's own savepoint, as *pLock says), op begun for
+** it.  0 with op->zErr (or none: out of memory) if there is none. */
+static cache_table *cacheWriteTable(cache_conn *pConn, const char *zTab,
+                                    cache_op *op, cache_lock *pLock){
+  int rc;
+  cache_table *p = cacheWriteKnown(pConn, zTab, op, pLock, &rc);
+  if( p || rc ) return p;
+  p = cacheResolve(pConn, zTab, "cache_write", op, pLock);
+  if( p ){
+    /* Note the name, with the REPREPARE count of the statement the next
+    ** call steps first (stepped now: under the lock it changes nothing). */
+    sqlite3_stmt *pStmt = 0;
+    rc = acornCacheStmt(op, CACHE_STMT_WRITE_LOCK, &pStmt);
+    if( rc==SQLITE_OK ) rc = acornCacheRun(op, pStmt);
+    if( rc==SQLITE_OK ){
+      acornCacheNameNote(pConn, zTab, p, CACHE_NAME_WRITE,
+          sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0));
+    }else{
+      acornCacheTableUnref(p);
+      p = 0;
+    }
+  }
+  return p;
+}
+
 /* cache_write(table, key, offset, data): data written into the value of a
 ** live entry at offset, in place, in the caller's transaction; the number
 ** of bytes written.  Under lru, a use of the entry. */
@@ -700,11 +815,11 @@ static void cacheWriteFunc(sqlite3_context *ctx, int argc,
     return;
   }
   memset(&lock, 0, sizeof(lock));
-  p = cacheResolve(pConn, zTab, "cache_write", &op, &lock);
+  p = cacheWriteTable(pConn, zTab, &op, &lock);
   rc = p ? acornCacheStmt(&op, CACHE_STMT_FIND_WRITE, &pStmt)
          : op.zErr ? op.rcErr : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
-    /* (cacheResolve took the write lock first) */
+    /* (cacheWriteTable took the write lock first) */
     assert( pStmt!=0 && sqlite3_txn_state(p->db, p->zDb)==SQLITE_TXN_WRITE );
     acornCacheBindKey(pStmt, 1, argv[1]);
     sqlite3_bind_int64(pStmt, 2, op.now);
@@ -750,39 +865,6 @@ static void cacheWriteFunc(sqlite3_context *ctx, int argc,
 
 /* ------------------------------------------------------------ cache_get */
 
-/* The table zTab named when cache_get() last looked it up, if it surely
-** names that table still, as cacheFind() would find it now: the table is
-** not retired, its statements were not finalized (a rename, a drop, a
-** conversion) and no table can have taken the name in a schema searched
-** before it (eWhere).  A change of its own schema is seen as its GET
-** statement steps (SQLite prepares it again: cacheGetStep).  In *ppName
-** the slot.  (The slots are cache_table.c's, which notes and forgets
-** them: this only reads them, here, where cache_get inlines it.) */
-static cache_table *cacheNameKnown(cache_conn *pConn, const char *zTab,
-                                   cache_name **ppName){
-  int i;
-  if( zTab==0 ) return 0;
-  for(i=0; i<CACHE_NNAME; i++){
-    cache_name *n = &pConn->aName[i];
-    cache_table *p = n->pTab;
-    if( n->zName==0 || strcmp(n->zName, zTab)!=0 ) continue;
-    if( p->bGone || p->st.iGen!=n->iStmtGen || p->st.aStmt[CACHE_STMT_GET]==0 ){
-      return 0;
-    }
-    if( n->eWhere!=CACHE_NAME_TEMP
-     && sqlite3_db_filename(pConn->db, "temp")!=0 ){
-      return 0;                          /* temp is open: it may have one */
-    }
-#if SQLITE_VERSION_NUMBER>=3039000
-    if( n->eWhere==CACHE_NAME_ALONE && sqlite3_db_name(pConn->db, 2)!=0 ){
-      return 0;
-    }
-#endif
-    *ppName = n;
-    return p;
-  }
-  return 0;
-}
 
 /* Step p's GET for key pKey at time now, and reset it: the value
 ** as ctx's result and its entry's id in *pId, or none (*pId 0).  With
@@ -843,7 +925,7 @@ static void cacheGetResolved(sqlite3_context *ctx, cache_conn *pConn,
     assert( pStmt==p->st.aStmt[CACHE_STMT_GET] );
     rc = acornCacheOpError(&op, cacheGetStep(ctx, p, pKey, op.now, -1, &id));
     if( rc==SQLITE_OK ){
-      acornCacheNameNote(pConn, zTab, p, nReprepare);
+      acornCacheNameNote(pConn, zTab, p, CACHE_NAME_GET, nReprepare);
       cacheGetCount(p, id, op.now);
     }
   }
@@ -882,7 +964,7 @@ static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     cacheResultError(ctx, rcKey, zErr);
     return;
   }
-  p = cacheNameKnown(pConn, zTab, &n);
+  p = cacheNameKnown(pConn, zTab, CACHE_NAME_GET, &n);
   if( p ){
     i64 id, now = acornCacheNowMs();
     int rc;
@@ -890,7 +972,7 @@ static void cacheGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     assert( n!=0 && n->pTab==p && !p->bGone );
     assert( p->st.aStmt[CACHE_STMT_GET]!=0 );
     acornCacheTableRef(p);
-    rc = cacheGetStep(ctx, p, argv[1], now, n->nReprepare, &id);
+    rc = cacheGetStep(ctx, p, argv[1], now, n->anReprepare[CACHE_NAME_GET], &id);
     if( rc==SQLITE_OK ) cacheGetCount(p, id, now);
     else acornCacheNameForget(pConn, p);      /* look it up (again) */
     acornCacheTableUnref(p);

@@ -604,9 +604,10 @@ void acornCacheNameForget(cache_conn *pConn, cache_table *pTab){
 
 /* Remember that zTab names p (found by the functions' lookup just now),
 ** if what it names can be known again cheaply (cache_func.c,
-** cacheNameKnown); nReprepare: of p's GET statement before it stepped. */
+** cacheNameKnown); nReprepare: of p's statement of kind eKind
+** (CACHE_NAME_*) when it last stepped. */
 void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
-                        int nReprepare){
+                        int eKind, int nReprepare){
   const char *zDot = strchr(zTab, '.');
   cache_name *n = 0;
   int i, eWhere = 0;
@@ -626,6 +627,7 @@ void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
       n = &pConn->aName[i];
     }
   }
+  assert( eKind>=0 && eKind<CACHE_NAME_NKIND && nReprepare>=0 );
   if( n==0 ){
     char *zCopy = sqlite3_mprintf("%s", zTab);
     if( zCopy==0 ) return;               /* looked up again next time */
@@ -633,10 +635,15 @@ void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
     pConn->iNameNext = (pConn->iNameNext+1) % CACHE_NNAME;
     sqlite3_free(n->zName);
     n->zName = zCopy;
+    n->pTab = 0;
+  }
+  if( n->pTab!=p || n->iStmtGen!=p->st.iGen ){
+    /* (what other kinds noted was of another table or statements) */
+    for(i=0; i<CACHE_NAME_NKIND; i++) n->anReprepare[i] = -1;
   }
   n->pTab = p;
   n->iStmtGen = p->st.iGen;
-  n->nReprepare = nReprepare;
+  n->anReprepare[eKind] = nReprepare;
   n->eWhere = eWhere;
 }
 
