@@ -279,3 +279,45 @@ cache_write: no such table: 'p'
 [(1,)]
 [('j', '0400', 2), ('k', '0003', 2)]"
 }
+
+@test "cache_read follows its table's name as another connection drops, creates again and renames it" {
+  run python_run - "$ACORN" "$BATS_TEST_TMPDIR/n.db" <<'PY'
+import sqlite3, sys
+ext, path = sys.argv[1], sys.argv[2]
+def conn():
+    c = sqlite3.connect(path, isolation_level=None)
+    c.enable_load_extension(True)
+    c.load_extension(ext)
+    c.execute("PRAGMA busy_timeout = 5000")
+    return c
+a, b = conn(), conn()
+q = lambda c, sql, *args: c.execute(sql, args).fetchall()
+b.executescript("PRAGMA journal_mode = WAL;"
+                " CREATE VIRTUAL TABLE p USING cache;"
+                " INSERT INTO p(key, value) VALUES ('k', x'0102');")
+print(q(a, "SELECT hex(cache_read('p', 'k', 0, 2)), hex(cache_read('p', 'k', 1, 1))"))
+b.executescript("DROP TABLE p; CREATE VIRTUAL TABLE p USING cache;"
+                " INSERT INTO p(key, value) VALUES ('k', x'0304'), ('j', x'05');")
+print(q(a, "SELECT hex(cache_read('p', 'k', 0, 2)), quote(cache_read('p', 'x', 0, 2))"))
+b.execute("ALTER TABLE p RENAME TO r")
+try:
+    q(a, "SELECT cache_read('p', 'j', 0, 1)")
+except sqlite3.OperationalError as e:
+    print(e)
+print(q(a, "SELECT hex(cache_read('r', 'j', 0, 1))"))
+# another table takes the old name: it is that one that is read
+b.executescript("CREATE VIRTUAL TABLE p USING cache; INSERT INTO p(key, value) VALUES ('j', x'06');")
+print(q(a, "SELECT hex(cache_read('p', 'j', 0, 1)), hex(cache_read('r', 'j', 0, 1))"))
+a.close()
+# (a's uses of the first p went with it: r counts a's three reads and a miss)
+print(q(b, "SELECT hits, misses FROM cache_stats('r')"), q(b, "SELECT key, hits FROM r ORDER BY key"))
+b.execute("INSERT INTO r(r) VALUES ('integrity_check')")
+PY
+  assert_success
+  assert_output "[('0102', '02')]
+[('0304', 'NULL')]
+cache_read: no such table: 'p'
+[('05',)]
+[('06', '05')]
+[(3, 1)] [('j', 2), ('k', 1)]"
+}

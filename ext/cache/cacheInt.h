@@ -512,11 +512,12 @@ struct cache_vtab {
 ** a statement's REPREPARE count say that the function's statement is the
 ** one that was stepped then, not prepared again since: its schema did not
 ** change.  Each function has its statement (eKind): cache_get its GET,
-** cache_write its WRITE_LOCK. */
+** cache_write its WRITE_LOCK, cache_read its FIND_LIVE. */
 #define CACHE_NNAME 4
 #define CACHE_NAME_GET    0     /* kinds: the statement is CACHE_STMT_GET */
 #define CACHE_NAME_WRITE  1     /*        CACHE_STMT_WRITE_LOCK */
-#define CACHE_NAME_NKIND  2
+#define CACHE_NAME_READ   2     /*        CACHE_STMT_FIND_LIVE */
+#define CACHE_NAME_NKIND  3
 typedef struct cache_name cache_name;
 struct cache_name {
   char *zName;          /* as given; 0 for an empty slot */

@@ -208,6 +208,26 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName,
   return p;
 }
 
+/* Does SQL find a table (or view, or table-valued function) named zTab,
+** "name" or "schema.name"?  Preparing a statement that names it loads the
+** schemas again if they changed since this connection read them. */
+static int cacheNameInSql(sqlite3 *db, const char *zTab){
+  const char *zDot = strchr(zTab, '.');
+  sqlite3_stmt *pStmt = 0;
+  char *zSql;
+  int rc;
+  if( zDot ){
+    zSql = sqlite3_mprintf("SELECT 1 FROM \"%.*w\".\"%w\" LIMIT 0",
+                           (int)(zDot-zTab), zTab, zDot+1);
+  }else{
+    zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\" LIMIT 0", zTab);
+  }
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  return rc==SQLITE_OK;
+}
+
 /* The message for a name zTab that names no cache table, as pF found it:
 ** what the name names, or that it names nothing.  0 if memory ran out. */
 static char *cacheNotFoundMsg(sqlite3 *db, const char *zWho, const char *zTab,
@@ -371,25 +391,31 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
                                  const char *zWho, cache_op *op,
                                  cache_lock *pLock){
   cache_found found;
-  int i, nLock = 0, rc = SQLITE_OK;
+  int i, nLock = 0, bFresh = 0, rc = SQLITE_OK;
+  char *zErr = 0;
   assert( pConn!=0 && zWho!=0 && op!=0 );
   acornCacheOpInit(op, 0, 0);
   memset(&found, 0, sizeof(found));
   for(i=0; i<2; i++){
     cache_vtab *pVtab;
     cache_table *p = 0;
-    char *zErr = 0;
     cacheFoundClear(&found);
     pVtab = zTab ? cacheFind(pConn, zTab, &found, &rc) : 0;
     if( pVtab==0 && rc ){
-      /* out of memory: no message; else what kept the name from being
-      ** looked up */
-      if( (rc&0xff)!=SQLITE_NOMEM ){
-        op->zErr = sqlite3_mprintf("%s: %s", zWho, found.zErr);
-        op->rcErr = rc;
+      /* what kept the name from being looked up */
+      zErr = sqlite3_mprintf("%s: %s", zWho, found.zErr);
+      goto resolve_failed;
+    }
+    if( pVtab==0 && !found.bExists && !bFresh && zTab ){
+      /* Nothing of that name in the schemas as this connection holds
+      ** them, which may be out of date (another connection made the table
+      ** since): preparing a statement that names it checks, and loads
+      ** them again if so. */
+      bFresh = 1;
+      if( cacheNameInSql(pConn->db, zTab) ){
+        i--;
+        continue;
       }
-      cacheFoundClear(&found);
-      return 0;
     }
     if( pVtab==0 ) break;
     assert( zTab!=0 && rc==SQLITE_OK );
@@ -405,25 +431,12 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
       ** the schema again and disconnect pVtab: look the name up again. */
       nLock++;
       rc = cacheWriteLock(pConn->db, pVtab, zWho, pLock, &zErr);
-      if( rc ){
-        op->zErr = zErr;
-        op->rcErr = rc;
-        cacheFoundClear(&found);
-        return 0;
-      }
+      if( rc ) goto resolve_failed;
       i--;
       continue;
     }
     rc = cacheVtabTable(pConn, pVtab, &p, &zErr);
-    if( rc ){
-      if( (rc&0xff)==SQLITE_NOMEM ){
-        sqlite3_free(zErr);
-      }else{
-        op->zErr = zErr;
-        op->rcErr = rc;
-      }
-      return 0;
-    }
+    if( rc ) goto resolve_failed;
     assert( p!=0 && p->nRef>0 && !p->bGone );
     acornCacheOpInit(op, p, 0);
     op->zWho = zWho;
@@ -448,6 +461,18 @@ static cache_table *cacheResolve(cache_conn *pConn, const char *zTab,
   sqlite3_free(op->zErr);
   op->zErr = cacheNotFoundMsg(pConn->db, zWho, zTab, &found);
   op->rcErr = SQLITE_ERROR;
+  cacheFoundClear(&found);
+  return 0;
+
+resolve_failed:
+  /* out of memory: no message */
+  assert( rc!=SQLITE_OK && op->zErr==0 );
+  if( (rc&0xff)==SQLITE_NOMEM ){
+    sqlite3_free(zErr);
+  }else{
+    op->zErr = zErr;
+    op->rcErr = rc;
+  }
   cacheFoundClear(&found);
   return 0;
 }
@@ -491,6 +516,49 @@ static void cacheResultError(sqlite3_context *ctx, int rc, char *zErr){
   }
   sqlite3_free(zErr);
 }
+
+/* ------------------------------------------------------- names known */
+
+/* The table zTab named when cache_get() or cache_write() (eKind) last
+** looked it up, if it surely names that table still, as cacheFind() would
+** find it now: the table is not retired, its statements were not
+** finalized (a rename, a drop, a conversion) and no table can have taken
+** the name in a schema searched before it (eWhere).  A change of its own
+** schema is seen as the function's statement steps (SQLite prepares it
+** again: cacheGetStep, cacheWriteKnown).  In *ppName the slot.  (The slots
+** are cache_table.c's, which notes and forgets them: this only reads them,
+** here, where cache_get inlines it.) */
+static cache_table *cacheNameKnown(cache_conn *pConn, const char *zTab,
+                                   int eKind, cache_name **ppName){
+  int i;
+  if( zTab==0 ) return 0;
+  for(i=0; i<CACHE_NNAME; i++){
+    cache_name *n = &pConn->aName[i];
+    cache_table *p = n->pTab;
+    if( n->zName==0 || strcmp(n->zName, zTab)!=0 ) continue;
+    static const int aStmtOf[CACHE_NAME_NKIND] = {
+      CACHE_STMT_GET, CACHE_STMT_WRITE_LOCK, CACHE_STMT_FIND_LIVE
+    };
+    if( p->bGone || p->st.iGen!=n->iStmtGen || n->anReprepare[eKind]<0
+     || p->st.aStmt[aStmtOf[eKind]]==0 ){
+      return 0;
+    }
+    if( n->eWhere!=CACHE_NAME_TEMP
+     && sqlite3_db_filename(pConn->db, "temp")!=0 ){
+      return 0;                          /* temp is open: it may have one */
+    }
+#if SQLITE_VERSION_NUMBER>=3039000
+    if( n->eWhere==CACHE_NAME_ALONE && sqlite3_db_name(pConn->db, 2)!=0 ){
+      return 0;
+    }
+#endif
+    *ppName = n;
+    return p;
+  }
+  return 0;
+}
+
+/* ----------------------------------------------------------- cache_read */
 
 /* The arguments of cache_read: the key checked, offset and length as
 ** integers.  0 if they are good, else the error is set on ctx. */
@@ -563,6 +631,72 @@ static int cacheReadBlob(sqlite3_context *ctx, cache_table *p, i64 id,
   return rc;
 }
 
+/* cache_read's lookup of pKey in the table zTab names: that table (with a
+** reference for the caller, op begun for it), its FIND_LIVE stepped and
+** not reset in *ppStmt (its read transaction keeps the entry until the
+** value is read), the live entry's id in *pId (0: none).  The table the
+** name named last time is used again if cacheNameKnown() says it may be
+** and FIND_LIVE, as it steps, shows that the schema did not change (SQLite
+** did not prepare it again) and that the table is the same (its uid);
+** else the name is looked up.  The error in *pRc and op->zErr (none: out
+** of memory); the table may be returned with it. */
+static cache_table *cacheReadFind(cache_conn *pConn, const char *zTab,
+                                  sqlite3_value *pKey, cache_op *op,
+                                  sqlite3_stmt **ppStmt, i64 *pId, int *pRc){
+  cache_name *n = 0;
+  cache_table *p = cacheNameKnown(pConn, zTab, CACHE_NAME_READ, &n);
+  int i;
+  *pId = 0;
+  *ppStmt = 0;
+  acornCacheOpInit(op, 0, 0);
+  for(i=p ? 0 : 1; i<2; i++){
+    int nKnown = -1, nBefore, rc;
+    if( i==0 ){
+      assert( p!=0 && n!=0 && n->pTab==p );
+      nKnown = n->anReprepare[CACHE_NAME_READ];
+      acornCacheTableRef(p);
+      acornCacheOpInit(op, p, 0);
+      op->zWho = "cache_read";
+      op->now = acornCacheNowMs();
+    }else if( (p = cacheResolve(pConn, zTab, "cache_read", op, 0))==0 ){
+      *pRc = op->zErr ? op->rcErr : SQLITE_NOMEM;
+      return 0;
+    }
+    rc = acornCacheStmt(op, CACHE_STMT_FIND_LIVE, ppStmt);
+    if( rc ){
+      *pRc = rc;
+      return p;
+    }
+    nBefore = sqlite3_stmt_status(*ppStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
+    acornCacheBindKey(*ppStmt, 1, pKey);
+    sqlite3_bind_int64(*ppStmt, 2, op->now);
+    rc = sqlite3_step(*ppStmt);
+    if( i==0 && (rc!=SQLITE_ROW || nBefore!=nKnown
+     || sqlite3_stmt_status(*ppStmt, SQLITE_STMTSTATUS_REPREPARE, 0)!=nKnown
+     || sqlite3_column_int64(*ppStmt, 0)!=p->uid) ){
+      /* the schema changed, or the table, or the step failed: the name is
+      ** looked up (a failure that stays is reported then) */
+      sqlite3_reset(*ppStmt);
+      *ppStmt = 0;
+      acornCacheTableUnref(p);
+      p = 0;
+      continue;
+    }
+    if( rc==SQLITE_ROW ){
+      *pId = sqlite3_column_int64(*ppStmt, 1);
+      if( i==1 ){
+        acornCacheNameNote(pConn, zTab, p, CACHE_NAME_READ, nBefore);
+      }
+      rc = SQLITE_OK;
+    }else{
+      rc = acornCacheOpError(op, sqlite3_reset(*ppStmt));
+    }
+    *pRc = rc;
+    return p;
+  }
+  return 0;         /* not reached */
+}
+
 /* cache_read(table, key, offset, length): a use of the entry, or a miss. */
 static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   cache_conn *pConn = (cache_conn*)sqlite3_user_data(ctx);
@@ -581,19 +715,7 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     cacheResultError(ctx, rc, zErr);
     return;
   }
-  p = cacheResolve(pConn, zTab, "cache_read", &op, 0);
-  rc = p ? acornCacheStmt(&op, CACHE_STMT_FIND_LIVE, &pStmt)
-         : op.zErr ? op.rcErr : SQLITE_NOMEM;
-  if( rc==SQLITE_OK ){
-    assert( p!=0 && pStmt==p->st.aStmt[CACHE_STMT_FIND_LIVE] && pStmt!=0 );
-    acornCacheBindKey(pStmt, 1, argv[1]);
-    sqlite3_bind_int64(pStmt, 2, op.now);
-    if( sqlite3_step(pStmt)==SQLITE_ROW ){
-      id = sqlite3_column_int64(pStmt, 1);
-    }else{
-      rc = acornCacheOpError(&op, sqlite3_reset(pStmt));
-    }
-  }
+  p = cacheReadFind(pConn, zTab, argv[1], &op, &pStmt, &id, &rc);
   if( rc==SQLITE_NOMEM ){
     sqlite3_result_error_nomem(ctx);
   }else if( rc ){
@@ -610,45 +732,6 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( pStmt ) sqlite3_reset(pStmt);
   sqlite3_free(op.zErr);
   if( p ) acornCacheTableUnref(p);
-}
-
-/* ------------------------------------------------------- names known */
-
-/* The table zTab named when cache_get() or cache_write() (eKind) last
-** looked it up, if it surely names that table still, as cacheFind() would
-** find it now: the table is not retired, its statements were not
-** finalized (a rename, a drop, a conversion) and no table can have taken
-** the name in a schema searched before it (eWhere).  A change of its own
-** schema is seen as the function's statement steps (SQLite prepares it
-** again: cacheGetStep, cacheWriteKnown).  In *ppName the slot.  (The slots
-** are cache_table.c's, which notes and forgets them: this only reads them,
-** here, where cache_get inlines it.) */
-static cache_table *cacheNameKnown(cache_conn *pConn, const char *zTab,
-                                   int eKind, cache_name **ppName){
-  int i;
-  if( zTab==0 ) return 0;
-  for(i=0; i<CACHE_NNAME; i++){
-    cache_name *n = &pConn->aName[i];
-    cache_table *p = n->pTab;
-    if( n->zName==0 || strcmp(n->zName, zTab)!=0 ) continue;
-    if( p->bGone || p->st.iGen!=n->iStmtGen || n->anReprepare[eKind]<0
-     || p->st.aStmt[eKind==CACHE_NAME_GET ? CACHE_STMT_GET
-                                          : CACHE_STMT_WRITE_LOCK]==0 ){
-      return 0;
-    }
-    if( n->eWhere!=CACHE_NAME_TEMP
-     && sqlite3_db_filename(pConn->db, "temp")!=0 ){
-      return 0;                          /* temp is open: it may have one */
-    }
-#if SQLITE_VERSION_NUMBER>=3039000
-    if( n->eWhere==CACHE_NAME_ALONE && sqlite3_db_name(pConn->db, 2)!=0 ){
-      return 0;
-    }
-#endif
-    *ppName = n;
-    return p;
-  }
-  return 0;
 }
 
 /* ---------------------------------------------------------- cache_write */
