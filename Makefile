@@ -387,6 +387,12 @@ build/readthrough: bench/readthrough.c bench/bench_util.h
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
+# cache: torrent pieces written and read block by block, behind
+# bench/pieces.sh.
+build/pieces: bench/pieces.c bench/bench_util.h
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
+
 # cache: the driver behind bench/cache_ir.sh (one kind of operation in one
 # function, for callgrind).
 build/cache_ir: bench/cache_ir.c bench/bench_util.h
