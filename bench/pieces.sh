@@ -11,7 +11,7 @@
 #
 #   PIECES_RUNS     runs of the program, default 3
 #   PIECES_ROUNDS   rounds in a run (each: in order and shuffled, every
-#                   side), default 15; the table shows the median round
+#                   side), default 30; the table shows the median round
 #   PIECES_OFFSET_N blocks per batch of --offsets, default 200 (0 skips it)
 #   PIECES_SIDES    only these sides, e.g. "squirrel" (see bench/pieces.c)
 # Databases and files go to a temporary directory under $TMPDIR (default
@@ -23,7 +23,7 @@ make -s dist/acorn.so build/pieces
 dir=$(mktemp -d "${TMPDIR:-/tmp}/acorn-pieces.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 runs=${PIECES_RUNS:-3}
-rounds=${PIECES_ROUNDS:-15}
+rounds=${PIECES_ROUNDS:-30}
 offset_n=${PIECES_OFFSET_N:-200}
 bench_start bench/pieces.sh "$dir" ", acorn $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 results=()
