@@ -75,7 +75,9 @@
 ** (SQLITE_DBSTATUS_CACHE_WRITE, pages its cache wrote to the -wal file),
 ** and the read- and write-type system calls and the bytes they moved
 ** (/proc/self/io: syscr, syscw, rchar, wchar), which include the
-** checkpoints' copies into the database file.  At the end acorn's
+** checkpoints' copies into the database file, and the CPU time in user
+** space and in the kernel (getrusage: what the process spent, at the
+** kernel's tick granularity, summed over the rounds).  At the end acorn's
 ** integrity_check command and PRAGMA integrity_check run on the SQLite
 ** sides.
 **
@@ -100,6 +102,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,17 +134,25 @@ static void fail(const char *zFmt, ...){
 }
 
 /* ------------------------------------------------------------ the counters
-** What /proc/self/io says this process moved through read- and write-type
-** system calls so far. */
-typedef struct io_count io_count;
-struct io_count {
+** What this process has done so far: the bytes it moved through read- and
+** write-type system calls and the number of those calls (/proc/self/io),
+** and its CPU time in user space and in the kernel (getrusage). */
+typedef struct proc_count proc_count;
+struct proc_count {
   long long nRchar, nWchar, nSyscr, nSyscw;
+  long long nUserUs, nSysUs;
 };
 
-static void io_read(io_count *p){
+static void proc_read(proc_count *p){
   char zLine[200];
-  FILE *f = fopen("/proc/self/io", "r");
+  FILE *f;
+  struct rusage ru;
   memset(p, 0, sizeof(*p));
+  if( getrusage(RUSAGE_SELF, &ru)==0 ){
+    p->nUserUs = (long long)ru.ru_utime.tv_sec*1000000 + ru.ru_utime.tv_usec;
+    p->nSysUs = (long long)ru.ru_stime.tv_sec*1000000 + ru.ru_stime.tv_usec;
+  }
+  f = fopen("/proc/self/io", "r");
   if( f==0 ) return;                    /* no counts: they show as 0 */
   while( fgets(zLine, sizeof(zLine), f) ){
     long long v;
@@ -423,47 +434,49 @@ typedef struct phase phase;
 struct phase {
   double t;                    /* seconds */
   long long nPages;            /* pages SQLite wrote */
-  io_count io;                 /* system calls and bytes, the difference */
+  proc_count c;                /* the counters' increase */
 };
 
-static void phase_start(side *p, io_count *pIo){
+static void phase_start(side *p, proc_count *pC){
   if( p->db ) benchPagesWritten(p->db);
-  io_read(pIo);
+  proc_read(pC);
 }
 
-static void phase_end(side *p, const io_count *pIo0, double t0, phase *pOut){
-  io_count io;
+static void phase_end(side *p, const proc_count *pC0, double t0, phase *pOut){
+  proc_count c;
   pOut->t = benchSeconds()-t0;
   pOut->nPages = p->db ? benchPagesWritten(p->db) : 0;
-  io_read(&io);
-  pOut->io.nRchar = io.nRchar - pIo0->nRchar;
-  pOut->io.nWchar = io.nWchar - pIo0->nWchar;
-  pOut->io.nSyscr = io.nSyscr - pIo0->nSyscr;
-  pOut->io.nSyscw = io.nSyscw - pIo0->nSyscw;
+  proc_read(&c);
+  pOut->c.nRchar = c.nRchar - pC0->nRchar;
+  pOut->c.nWchar = c.nWchar - pC0->nWchar;
+  pOut->c.nSyscr = c.nSyscr - pC0->nSyscr;
+  pOut->c.nSyscw = c.nSyscw - pC0->nSyscw;
+  pOut->c.nUserUs = c.nUserUs - pC0->nUserUs;
+  pOut->c.nSysUs = c.nSysUs - pC0->nSysUs;
 }
 
 /* The 8 pieces' blocks written in the order aOrder (key*NBLOCK + block). */
 static void write_pieces(side *p, unsigned char **aData, const int *aOrder,
                          phase *pOut){
-  io_count io0;
+  proc_count c0;
   double t0;
   int i;
-  phase_start(p, &io0);
+  phase_start(p, &c0);
   t0 = benchSeconds();
   for(i=0; i<NKEY*NBLOCK; i++){
     int k = aOrder[i]/NBLOCK, iOff = (aOrder[i]%NBLOCK)*BLOCK;
     block_write(p, k, iOff, aData[k]+iOff, BLOCK);
   }
-  phase_end(p, &io0, t0, pOut);
+  phase_end(p, &c0, t0, pOut);
 }
 
 /* The 8 pieces read back block by block, each block checked. */
 static void read_pieces(side *p, unsigned char **aData, unsigned char *aBuf,
                         phase *pOut){
-  io_count io0;
+  proc_count c0;
   double t0;
   int k, b;
-  phase_start(p, &io0);
+  phase_start(p, &c0);
   t0 = benchSeconds();
   for(k=0; k<NKEY; k++){
     for(b=0; b<NBLOCK; b++){
@@ -474,7 +487,7 @@ static void read_pieces(side *p, unsigned char **aData, unsigned char *aBuf,
       }
     }
   }
-  phase_end(p, &io0, t0, pOut);
+  phase_end(p, &c0, t0, pOut);
 }
 
 /* New contents for every piece, from a generator started at x. */
@@ -574,11 +587,13 @@ static int run_rates(const char *zDir, int nRound){
          " files without fsync\n\n", nRound, sqlite3_libversion());
   printf("| side | write in order MB/s | write shuffled MB/s | read MB/s |"
          " pages/block written, read | syscalls/block written, read |"
-         " KiB moved/block written, read |\n");
-  printf("|---|--:|--:|--:|--:|--:|--:|\n");
+         " KiB moved/block written, read | CPU µs/block written (user,"
+         " kernel) | CPU µs/block read (user, kernel) |\n");
+  printf("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
   for(j=0; j<NSIDE; j++){
     double aT[2*MAXROUND], w0, w1, rd;
     long long nPw = 0, nPr = 0, nSw = 0, nSr = 0, nBw = 0, nBr = 0;
+    long long nUw = 0, nUr = 0, nKw = 0, nKr = 0;
     double nBlk = (double)NKEY*NBLOCK*2*nRound;
     if( !abOn[j] ) continue;
     for(r=0; r<nRound; r++) aT[r] = mbps(aW[j][0][r].t);
@@ -594,15 +609,18 @@ static int run_rates(const char *zDir, int nRound){
       for(o=0; o<2; o++){
         phase *w = &aW[j][o][r], *rr = &aR[j][o][r];
         nPw += w->nPages;  nPr += rr->nPages;
-        nSw += w->io.nSyscr + w->io.nSyscw;
-        nSr += rr->io.nSyscr + rr->io.nSyscw;
-        nBw += w->io.nRchar + w->io.nWchar;
-        nBr += rr->io.nRchar + rr->io.nWchar;
+        nSw += w->c.nSyscr + w->c.nSyscw;
+        nSr += rr->c.nSyscr + rr->c.nSyscw;
+        nBw += w->c.nRchar + w->c.nWchar;
+        nBr += rr->c.nRchar + rr->c.nWchar;
+        nUw += w->c.nUserUs;  nKw += w->c.nSysUs;
+        nUr += rr->c.nUserUs;  nKr += rr->c.nSysUs;
       }
     }
-    printf("| %s | %.1f | %.1f | %.1f | %.2f, %.2f | %.2f, %.2f | %.1f, %.1f |\n",
+    printf("| %s | %.1f | %.1f | %.1f | %.2f, %.2f | %.2f, %.2f | %.1f, %.1f"
+           " | %.1f, %.1f | %.1f, %.1f |\n",
            azLabel[j], w0, w1, rd, nPw/nBlk, nPr/nBlk, nSw/nBlk, nSr/nBlk,
-           nBw/nBlk/1024, nBr/nBlk/1024);
+           nBw/nBlk/1024, nBr/nBlk/1024, nUw/nBlk, nKw/nBlk, nUr/nBlk, nKr/nBlk);
     printf("result: %s %.1f %.1f %.1f\n", azSide[j], w0, w1, rd);
   }
   for(j=0; j<NSIDE; j++){

@@ -14,6 +14,9 @@
 #                   side), default 30; the table shows the median round
 #   PIECES_OFFSET_N blocks per batch of --offsets, default 200 (0 skips it)
 #   PIECES_SIDES    only these sides, e.g. "squirrel" (see bench/pieces.c)
+#   PIECES_IR=1     then count with callgrind (valgrind) the instructions
+#                   of a block written and read on each SQLite side (one
+#                   round, 2048 blocks each way; about 20 s more)
 # Databases and files go to a temporary directory under $TMPDIR (default
 # /tmp), removed at the end; about 40 MB while it runs.
 set -euo pipefail
@@ -85,5 +88,37 @@ if [ "$offset_n" -gt 0 ]; then
   echo
   ./build/pieces --offsets ./dist/acorn "$dir" "$offset_n"
 fi
+# ir FILE FUNCTION: FUNCTION's inclusive instructions in callgrind's FILE
+# (the program's total without FUNCTION).
+ir() {
+  callgrind_annotate --inclusive=yes "$1" 2>/dev/null | awk -v f="$2" '
+    f == "" && /PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }
+    f != "" && $0 ~ (":" f " ") { gsub(",", "", $1); print $1; exit }'
+}
+if [ "${PIECES_IR:-0}" = 1 ]; then
+  command -v valgrind >/dev/null || { echo "pieces.sh: PIECES_IR=1 needs valgrind (tests/install-deps bench)"; exit 1; }
+  echo
+  echo "Instructions per block (callgrind $(valgrind --version | sed 's/valgrind-//'), one round:" \
+       "2048 blocks written and 2048 read on each side; the part in SQLite's" \
+       "sqlite3_blob_write or sqlite3_blob_read, and the rest):"
+  echo
+  echo "| side | written | in sqlite3_blob_write | the rest | read | in sqlite3_blob_read | the rest |"
+  echo "|---|--:|--:|--:|--:|--:|--:|"
+  for side in acorn squirrel; do
+    row="| $side"
+    for op in Write Read; do
+      out="$dir/callgrind.$side.$op"
+      PIECES_SIDES=$side valgrind --tool=callgrind --callgrind-out-file="$out" \
+        "--toggle-collect=$side$op*" ./build/pieces ./dist/acorn "$dir" 1 \
+        >/dev/null 2>"$dir/valgrind.log" || { cat "$dir/valgrind.log"; exit 1; }
+      fn=sqlite3_blob_$(echo "$op" | tr 'WR' 'wr')
+      total=$(ir "$out" "")
+      part=$(ir "$out" "$fn")
+      row="$row | $((total / 2048)) | $((part / 2048)) | $(((total - part) / 2048))"
+    done
+    echo "$row |"
+  done
+fi
+
 echo
 echo "bench/pieces.sh: done, $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
