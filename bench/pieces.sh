@@ -92,8 +92,9 @@ fi
 # (the program's total without FUNCTION).
 ir() {
   callgrind_annotate --inclusive=yes "$1" 2>/dev/null | awk -v f="$2" '
-    f == "" && /PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }
-    f != "" && $0 ~ (":" f " ") { gsub(",", "", $1); print $1; exit }'
+    n { next }      # (read to the end: callgrind_annotate must not get SIGPIPE)
+    f == "" && /PROGRAM TOTALS/ { gsub(",", "", $1); print $1; n = 1 }
+    f != "" && $0 ~ (":" f " ") { gsub(",", "", $1); print $1; n = 1 }'
 }
 if [ "${PIECES_IR:-0}" = 1 ]; then
   command -v valgrind >/dev/null || { echo "pieces.sh: PIECES_IR=1 needs valgrind (tests/install-deps bench)"; exit 1; }
