@@ -18,7 +18,7 @@
 #                   of a block written and read on each SQLite side (one
 #                   round, 2048 blocks each way; about 20 s more)
 # Databases and files go to a temporary directory under $TMPDIR (default
-# /tmp), removed at the end; about 40 MB while it runs.
+# /tmp), removed at the end; under 100 MB while it runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.bash
