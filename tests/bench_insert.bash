@@ -266,3 +266,15 @@ check_wal_hold() {
   [ "$status" -eq 0 ] || fail "sqlite3 failed: $(cat "$BATS_TEST_TMPDIR/out")"
   assert_dir_empty "$D"
 }
+
+# auto_sql SQL: SQL in sqlite3 with acorn-auto.so preloaded (acorn on every
+# connection, the scratch connections too), as this build runs programs.
+auto_sql() {
+  local auto
+  auto="$(dirname "$ACORN")/acorn-auto.so"
+  if [ -n "${ACORN_VALGRIND:-}" ]; then
+    printf '%s\n' "$1" | LD_PRELOAD="$auto" wrap "$SQLITE3" -batch -bail :memory:
+  else
+    printf '%s\n' "$1" | ACORN_PRELOAD="${ACORN_PRELOAD:+$ACORN_PRELOAD }$auto" wrap "$SQLITE3" -batch -bail :memory:
+  fi
+}

@@ -1097,18 +1097,6 @@ SELECT count(*) FROM users;" "$H"
   assert_dir_empty "$D"
 }
 
-# auto_sql SQL: SQL in sqlite3 with acorn-auto.so preloaded (acorn on every
-# connection, the scratch connections too), as this build runs programs.
-auto_sql() {
-  local auto
-  auto="$(dirname "$ACORN")/acorn-auto.so"
-  if [ -n "${ACORN_VALGRIND:-}" ]; then
-    printf '%s\n' "$1" | LD_PRELOAD="$auto" wrap "$SQLITE3" -batch -bail :memory:
-  else
-    printf '%s\n' "$1" | ACORN_PRELOAD="${ACORN_PRELOAD:+$ACORN_PRELOAD }$auto" wrap "$SQLITE3" -batch -bail :memory:
-  fi
-}
-
 @test "with acorn on every connection (acorn-auto.so) a schema or statement that runs bench_insert is refused: runs do not nest" {
   local inner="SELECT rows_written FROM bench_insert WHERE storage=''memory'' AND rows=1"
   local err="bench_insert: schema and statement cannot run bench_insert: a run does not start inside another run"

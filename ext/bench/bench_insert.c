@@ -48,8 +48,9 @@
 **   storage      file | memory;                                   file
 **   dir          an existing writable directory;    $TMPDIR, else /tmp
 **   schema       SQL run once on each fresh scratch database (tables,
-**                indexes, triggers), or NULL: the posts table (none
-**                with a template);                                NULL
+**                indexes, triggers, cache tables: every connection of a
+**                run has acorn's id functions and cache), or NULL: the
+**                posts table (none with a template);              NULL
 **   statement    the write to time, bound per row: ?1 the row number
 **                (1..rows), ?2 the id made by `id` (NULL for integer),
 **                ?3 the content; one INSERT, UPDATE, DELETE or REPLACE

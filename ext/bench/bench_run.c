@@ -379,8 +379,12 @@ static char *benchDeniedMsg(const char *zParam, const char *zDenied){
 }
 
 /* Open a connection to the run's scratch database, with acorn's id
-** functions (uuid7_blob() ...) for the schema and the statement to use,
-** fenced as above; *pzDenied records what its authorizer refuses. */
+** functions (uuid7_blob() ...) and its cache (the module, cache_get,
+** cache_read ...) for the schema, the template and the statement to use,
+** fenced as above; *pzDenied records what its authorizer refuses.  Every
+** connection of a run opens here: setup, writers, readers.  A cache
+** table's writes put acorn's -wal hook in place of SQLite's only, never of
+** a writer's own (benchWalHook): see "THE -WAL FILE" in cache_table.c. */
 static int benchOpenScratch(bench_run *r, sqlite3 **pDb,
                             const char **pzDenied){
   int rc = sqlite3_open_v2(r->zOpen, pDb, r->openFlags, 0);
@@ -394,6 +398,7 @@ static int benchOpenScratch(bench_run *r, sqlite3 **pDb,
     }
   }
   if( rc==SQLITE_OK ) rc = acorn_uuid_register(*pDb);
+  if( rc==SQLITE_OK ) rc = acorn_cache_register(*pDb);
   return rc;
 }
 
