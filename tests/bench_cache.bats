@@ -166,3 +166,21 @@ delete|memory|50"
 2|30"
   assert_dir_empty "$D"
 }
+
+@test "a SELECT of cache_read times reads of a stored value: every read a hit, from one writer or several" {
+  # a miss (NULL) would overflow abs() and fail the run at that row
+  local schema="$CACHE; INSERT INTO c(key, value) VALUES ('page', randomblob(65536))"
+  local st="SELECT abs(-9223372036854775807 - (length(cache_read('c', 'page', (?1 % 16) * 4096, 4096)) IS NOT 4096))"
+  run bi "SELECT threads, rows_written, busy_errors FROM bench_insert
+ WHERE schema=$(sq "$schema") AND statement=$(sq "$st") AND threads IN (1, 3)
+   AND busy_timeout=60000 AND rows=300 AND $W AND dir='$D';"
+  assert_success
+  assert_output "1|300|0
+3|300|0"
+  # and the same check fails on a key that is not there
+  run bi "SELECT rows_written FROM bench_insert
+ WHERE schema=$(sq "$schema") AND statement=$(sq "${st/\'page\'/\'nope\'}") AND rows=5 AND $W AND dir='$D';"
+  assert_failure
+  assert_output_contains "bench_insert: statement failed at row 1: integer overflow"
+  assert_dir_empty "$D"
+}

@@ -851,13 +851,12 @@ check_statement_error() {
   assert_dir_empty "$D"
 }
 
-@test "a statement that is not one INSERT, UPDATE, DELETE or REPLACE returning no rows is refused, with the reason" {
-  local must="statement must be one INSERT, UPDATE, DELETE or REPLACE that returns no rows"
-  check_statement_error "SELECT 1" "$must (got 'SELECT 1': it is not an INSERT, UPDATE, DELETE or REPLACE)"
-  check_statement_error "CREATE TABLE z(x)" "$must (got 'CREATE TABLE z(x)': it is not an INSERT, UPDATE, DELETE or REPLACE)"
-  check_statement_error "WITH a AS (SELECT 1) SELECT * FROM a" "$must (got 'WITH a AS (SELECT 1) SELECT * FROM a': it writes nothing)"
-  check_statement_error "INSERT INTO posts(title, content) VALUES('a', ?3) RETURNING id" \
-    "$must (got 'INSERT INTO posts(title, content) VALUES(''a'', ?3) RETURNING id': it returns rows)"
+@test "a statement that is not one INSERT, UPDATE, DELETE, REPLACE or SELECT is refused, with the reason" {
+  local must="statement must be one INSERT, UPDATE, DELETE, REPLACE or SELECT"
+  check_statement_error "CREATE TABLE z(x)" "$must (got 'CREATE TABLE z(x)': it is not an INSERT, UPDATE, DELETE, REPLACE or SELECT)"
+  check_statement_error "PRAGMA user_version = 1" "$must (got 'PRAGMA user_version = 1': it is not an INSERT, UPDATE, DELETE, REPLACE or SELECT)"
+  check_statement_error "VALUES (1)" "$must (got 'VALUES (1)': it is not an INSERT, UPDATE, DELETE, REPLACE or SELECT)"
+  check_statement_error "EXPLAIN DELETE FROM posts" "$must (got 'EXPLAIN DELETE FROM posts': it is not an INSERT, UPDATE, DELETE, REPLACE or SELECT)"
   check_statement_error "DELETE FROM posts; DELETE FROM posts" "$must (got 'DELETE FROM posts; DELETE FROM posts': more than one statement)"
   check_statement_error " -- only a comment" "$must (got ' -- only a comment': no statement)"
   check_statement_error "INSERT INTO nowhere VALUES(1)" "cannot prepare the statement: no such table: nowhere"
@@ -874,9 +873,31 @@ check_statement_error() {
   assert_dir_empty "$D"
 }
 
+@test "a SELECT, or a write that returns rows, is stepped through to its end, its rows dropped, once per row" {
+  # the posts table grows by one row a run of the statement: a SELECT of
+  # all of it reads 1, 2, 3 ... rows, and a write with RETURNING returns one
+  run bi "SELECT statement, rows_written, busy_errors FROM bench_insert
+ WHERE statement IN ('SELECT 1', 'WITH a AS (SELECT ?1) SELECT * FROM a',
+                     'SELECT id, ?1, ?2, ?3 FROM posts',
+                     'INSERT INTO posts(title, content) VALUES(?1, ?3) RETURNING id, content')
+   AND threads IN (1, 2) AND batch IN (1, 3) AND rows=20 AND $W AND dir='$D';"
+  assert_success
+  [ "${#lines[@]}" -eq 16 ] || fail "$output"
+  printf '%s\n' "${lines[@]}" | awk -F'|' '$(NF-1) != 20 || $NF != 0 {exit 1}' || fail "$output"
+  # every row of a SELECT is read: the overflow of its last row, at the
+  # third run, is reached only by a step to that row
+  run bi "SELECT rows_written FROM bench_insert
+ WHERE schema='CREATE TABLE t(n INTEGER PRIMARY KEY); INSERT INTO t(n) VALUES (1), (2), (3), (4), (5)'
+   AND statement='SELECT n, abs(-9223372036854775807 - (n = 5) * (?1 = 3)) FROM t'
+   AND rows=5 AND $W AND dir='$D';"
+  assert_failure
+  assert_output_contains "bench_insert: statement failed at row 3: integer overflow"
+  assert_dir_empty "$D"
+}
+
 @test "schema, statement and template refuse bad values and impossible combinations before any run, with the exact text" {
   check_error "schema=3" "schema must be SQL text, or NULL for the posts table (got 3)"
-  check_error "statement=x'00'" "statement must be an INSERT, UPDATE, DELETE or REPLACE as text, or NULL for the built-in insert (got a blob)"
+  check_error "statement=x'00'" "statement must be an INSERT, UPDATE, DELETE, REPLACE or SELECT as text, or NULL for the built-in insert (got a blob)"
   check_error "template=3" "template must be an existing SQLite database, or NULL for none (got 3)"
   check_error "template='$D/nope.db' AND statement='DELETE FROM t'" \
     "template must be an existing SQLite database, or NULL for none (got '$D/nope.db': No such file or directory)"
@@ -1159,7 +1180,7 @@ CREATE TRIGGER tt AFTER INSERT ON t BEGIN UPDATE n SET c=c+1; END'
   check_error "schema='CREATE TABLE t(x);' || char(0) || 'DROP TABLE t'" \
     "schema must be SQL text, or NULL for the posts table (got 'CREATE TABLE t(x);': a NUL character at byte 18, and text after it)"
   check_error "statement='INSERT INTO posts(title, content) VALUES(?1, ?3)' || char(0) || '; x'" \
-    "statement must be an INSERT, UPDATE, DELETE or REPLACE as text, or NULL for the built-in insert (got 'INSERT INTO posts(title, content) VALUES(?1, ?3)': a NUL character at byte 48, and text after it)"
+    "statement must be an INSERT, UPDATE, DELETE, REPLACE or SELECT as text, or NULL for the built-in insert (got 'INSERT INTO posts(title, content) VALUES(?1, ?3)': a NUL character at byte 48, and text after it)"
   plain_sql "CREATE TABLE t(x);" "$BATS_TEST_TMPDIR/t.db"
   check_error "template='$BATS_TEST_TMPDIR/t.db' || char(0) || 'x' AND statement='DELETE FROM t'" \
     "template must be an existing SQLite database, or NULL for none (got '$BATS_TEST_TMPDIR/t.db': a NUL character at byte $(( ${#BATS_TEST_TMPDIR} + 5 )), and text after it)"

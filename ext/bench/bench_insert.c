@@ -53,9 +53,10 @@
 **                posts table (none with a template);              NULL
 **   statement    the write to time, bound per row: ?1 the row number
 **                (1..rows), ?2 the id made by `id` (NULL for integer),
-**                ?3 the content; one INSERT, UPDATE, DELETE or REPLACE
-**                that returns no rows, or NULL: the built-in INSERT into
-**                posts;                                           NULL
+**                ?3 the content; one INSERT, UPDATE, DELETE, REPLACE or
+**                SELECT (a function call to time: SELECT cache_read(...)),
+**                any rows it returns read and dropped, or NULL: the
+**                built-in INSERT into posts;                      NULL
 **   template     an existing SQLite database, copied read-only (backup
 **                API) into each scratch database before the schema, or
 **                NULL;                                            NULL
@@ -95,9 +96,9 @@
 ** wal, delete, truncate and persist run as memory (the journal column
 ** shows the value asked for).  These are checked before the first run.
 ** The statement is checked when its run has made the scratch database
-** (its tables must exist): not a single INSERT, UPDATE, DELETE or
-** REPLACE, one that returns rows, or binds anything but ?1, ?2, ?3, is
-** refused.  read_first=1 needs schema and template NULL (it reads posts).
+** (its tables must exist): not a single INSERT, UPDATE, DELETE, REPLACE
+** or SELECT, or one that binds anything but ?1, ?2, ?3, is refused.
+** read_first=1 needs schema and template NULL (it reads posts).
 ** A write refused with SQLITE_BUSY (BUSY_SNAPSHOT included) once the busy
 ** handler gives up is rolled back and its transaction retried from BEGIN
 ** (busy_errors counts them) until seconds is up.  Any other write that
@@ -548,8 +549,8 @@ static void benchValueError(sqlite3_vtab *pVtab, int p, sqlite3_value *v,
     case BENCH_PARAM_TEXT:
       zAllowed = sqlite3_mprintf(p==BENCH_P_SCHEMA
           ? "SQL text, or NULL for the posts table"
-          : "an INSERT, UPDATE, DELETE or REPLACE as text, or NULL for the"
-            " built-in insert");
+          : "an INSERT, UPDATE, DELETE, REPLACE or SELECT as text, or NULL"
+            " for the built-in insert");
       break;
     case BENCH_PARAM_FILE:
       zAllowed = sqlite3_mprintf("an existing SQLite database, or NULL for"
