@@ -184,3 +184,17 @@ delete|memory|50"
   assert_output_contains "bench_insert: statement failed at row 1: integer overflow"
   assert_dir_empty "$D"
 }
+
+@test "content_mb_per_sec of a cache table: the value's bytes a second when the statement sets ?3, NULL for a read without it" {
+  local mb_ok="abs(content_mb_per_sec - rows_written * content / elapsed / 1e6) <= 0.0005 + content_mb_per_sec * 1e-6 / elapsed"
+  local schema="$CACHE; INSERT INTO c(key, value) VALUES ('page', zeroblob(65536))"
+  run bi "SELECT statement = $(sq "$PUT"), threads, typeof(content_mb_per_sec), $mb_ok IS 1 FROM bench_insert
+ WHERE schema=$(sq "$schema") AND statement IN ($(sq "$PUT"), 'SELECT cache_read(''c'', ''page'', ?1 * 16, 16)')
+   AND threads IN (1, 2) AND busy_timeout=60000 AND content=16384 AND rows=200 AND $W AND dir='$D';"
+  assert_success
+  assert_output "1|1|real|1
+0|1|null|0
+1|2|real|1
+0|2|null|0"
+  assert_dir_empty "$D"
+}

@@ -23,7 +23,7 @@ tiny_sql() {
   run bi ".headers on
 SELECT * FROM bench_insert WHERE rows=20 AND $W AND dir='$D';"
   assert_success
-  [ "${lines[0]}" = "rows_written|elapsed|writes_per_sec|ns_per_write|p50_us|p99_us|max_us|reads_per_sec|busy|db_bytes|sqlite_version|fsync_us|busy_errors|wal_bytes_max|wal_bytes_end|checkpoints|checkpoints_blocked" ]
+  [ "${lines[0]}" = "rows_written|elapsed|writes_per_sec|ns_per_write|p50_us|p99_us|max_us|reads_per_sec|busy|db_bytes|sqlite_version|fsync_us|busy_errors|wal_bytes_max|wal_bytes_end|checkpoints|checkpoints_blocked|content_mb_per_sec" ]
   [ "${#lines[@]}" -eq 2 ]
   assert_dir_empty "$D"
 }
@@ -694,13 +694,78 @@ PY
 @test "a run that writes no row reports NULL rates and latencies, not 0" {
   # seconds ends before the first transaction: one nanosecond
   run bi "SELECT threads, readers, rows_written, elapsed >= 0, quote(writes_per_sec), quote(ns_per_write),
-       quote(p50_us), quote(p99_us), quote(max_us), quote(reads_per_sec)
+       quote(p50_us), quote(p99_us), quote(max_us), quote(reads_per_sec), quote(content_mb_per_sec)
   FROM bench_insert WHERE seconds=1e-9 AND threads IN (1, 2) AND readers IN (0, 1) AND rows=100 AND $W AND dir='$D';"
   assert_success
-  assert_output "1|0|0|1|NULL|NULL|NULL|NULL|NULL|NULL
-1|1|0|1|NULL|NULL|NULL|NULL|NULL|NULL
-2|0|0|1|NULL|NULL|NULL|NULL|NULL|NULL
-2|1|0|1|NULL|NULL|NULL|NULL|NULL|NULL"
+  assert_output "1|0|0|1|NULL|NULL|NULL|NULL|NULL|NULL|NULL
+1|1|0|1|NULL|NULL|NULL|NULL|NULL|NULL|NULL
+2|0|0|1|NULL|NULL|NULL|NULL|NULL|NULL|NULL
+2|1|0|1|NULL|NULL|NULL|NULL|NULL|NULL|NULL"
+  assert_dir_empty "$D"
+}
+
+# MB_OK: content_mb_per_sec is rows_written * content / elapsed / 10^6 within
+# its rounding (0.0005) and elapsed's (a microsecond of it)
+MB_OK="abs(content_mb_per_sec - rows_written * content / elapsed / 1e6) <= 0.0005 + content_mb_per_sec * 1e-6 / elapsed"
+
+@test "content_mb_per_sec is rows times content over elapsed, in MB a second, for the built-in insert of every kind" {
+  run bi "SELECT id, prepare, content, typeof(content_mb_per_sec), $MB_OK
+  FROM bench_insert WHERE id IN ('integer', 'uuid7_blob') AND prepare IN ('once', 'each', 'exec')
+   AND content IN (0, 12, 5000) AND rows=300 AND $W AND dir='$D';"
+  assert_success
+  assert_output "integer|once|0|real|1
+integer|once|12|real|1
+integer|once|5000|real|1
+integer|each|0|real|1
+integer|each|12|real|1
+integer|each|5000|real|1
+integer|exec|0|real|1
+integer|exec|12|real|1
+integer|exec|5000|real|1
+uuid7_blob|once|0|real|1
+uuid7_blob|once|12|real|1
+uuid7_blob|once|5000|real|1
+uuid7_blob|each|0|real|1
+uuid7_blob|each|12|real|1
+uuid7_blob|each|5000|real|1
+uuid7_blob|exec|0|real|1
+uuid7_blob|exec|12|real|1
+uuid7_blob|exec|5000|real|1"
+  # content 0 hands no byte: 0.0, not NULL
+  run bi "SELECT content_mb_per_sec FROM bench_insert WHERE content=0 AND rows=50 AND $W AND dir='$D';"
+  assert_success
+  assert_output "0.0"
+  # several writers, batches, storage in memory: rows_written is every row
+  run bi "SELECT threads, batch, storage, $MB_OK FROM bench_insert
+ WHERE threads IN (1, 3) AND batch IN (1, 10) AND storage IN ('file', 'memory') AND content=1000 AND rows=600 AND $W AND dir='$D';"
+  assert_success
+  assert_output "1|1|file|1
+1|1|memory|1
+1|10|file|1
+1|10|memory|1
+3|1|file|1
+3|1|memory|1
+3|10|file|1
+3|10|memory|1"
+  assert_dir_empty "$D"
+}
+
+@test "content_mb_per_sec counts a statement's content only if it uses ?3: NULL without, whatever it writes" {
+  run bi "SELECT statement, quote(content_mb_per_sec) IS 'NULL', $MB_OK IS 1 FROM bench_insert
+ WHERE statement IN ('INSERT INTO posts(title, content) VALUES(?1, ?3)',
+                     'INSERT INTO posts(title, content) VALUES(''t'', ?3 || ?3)',
+                     'INSERT INTO posts(title, content) SELECT ?1, ''x'' WHERE ?3 IS NOT NULL',
+                     'INSERT INTO posts(title, content) VALUES(?1, hex(randomblob(500)))',
+                     'INSERT INTO posts(id, title, content) VALUES(?2, ?1, ''x'')',
+                     'SELECT 1')
+   AND content=100 AND rows=200 AND $W AND dir='$D';"
+  assert_success
+  assert_output "INSERT INTO posts(id, title, content) VALUES(?2, ?1, 'x')|1|0
+INSERT INTO posts(title, content) SELECT ?1, 'x' WHERE ?3 IS NOT NULL|0|1
+INSERT INTO posts(title, content) VALUES('t', ?3 || ?3)|0|1
+INSERT INTO posts(title, content) VALUES(?1, ?3)|0|1
+INSERT INTO posts(title, content) VALUES(?1, hex(randomblob(500)))|1|0
+SELECT 1|1|0"
   assert_dir_empty "$D"
 }
 

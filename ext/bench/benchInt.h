@@ -95,6 +95,9 @@ struct bench_result {
   sqlite3_int64 nCheckpoints, nCheckpointsBlocked;
   double rElapsed, rP50, rP99, rMax;   /* seconds; microseconds */
   int bLatency;                        /* rP50, rP99, rMax hold something */
+  int bContent;                        /* every row had `content` bytes
+                                       ** bound: the built-in INSERT, or a
+                                       ** statement that uses ?3 */
 };
 
 /* One run with the settings in c.  dbHost is the connection running the

@@ -184,6 +184,11 @@
 **                            log (a reader's snapshot needs the rest)
 **   (the four WAL columns are NULL without a -wal file: journal other
 **   than wal, or storage=memory)
+**   content_mb_per_sec REAL  rows inserted * content / elapsed / 1e6: the
+**                            bytes of content bound to the rows, in MB
+**                            (10^6 bytes, as Go's MB/s) a second, to the
+**                            kB; NULL for a statement that binds no ?3
+**                            (and, as the rates, for a run of no row)
 **
 ** ROW ORDER
 **
@@ -195,7 +200,7 @@
 **
 ** HOW IT WORKS
 **
-** Declared schema: the 17 result columns, then the 26 parameters as HIDDEN
+** Declared schema: the 18 result columns, then the 26 parameters as HIDDEN
 ** columns, in the order above.  xBestIndex gives each parameter's first
 ** usable = / IS / IN constraint an argvIndex (in column order) with omit
 ** set, and asks for IN lists all at once (sqlite3_vtab_in); IS NULL on a
@@ -237,7 +242,8 @@
 #define BENCH_COL_WAL_BYTES_END  14
 #define BENCH_COL_CHECKPOINTS    15
 #define BENCH_COL_CKPT_BLOCKED   16
-#define BENCH_NRESULT            17
+#define BENCH_COL_CONTENT_MB     17
+#define BENCH_NRESULT            18
 
 #define BENCH_P_ID           0
 #define BENCH_P_JOURNAL      1
@@ -271,7 +277,7 @@
   "CREATE TABLE x(rows_written, elapsed, writes_per_sec, ns_per_write," \
   " p50_us, p99_us, max_us, reads_per_sec, busy, db_bytes," \
   " sqlite_version, fsync_us, busy_errors, wal_bytes_max, wal_bytes_end," \
-  " checkpoints, checkpoints_blocked," \
+  " checkpoints, checkpoints_blocked, content_mb_per_sec," \
   " id HIDDEN, journal HIDDEN, synchronous HIDDEN, threads HIDDEN," \
   " mutex HIDDEN, batch HIDDEN, begin HIDDEN, prepare HIDDEN," \
   " locking HIDDEN, page_size HIDDEN, cache_size HIDDEN, mmap_size HIDDEN," \
@@ -1126,28 +1132,38 @@ static void benchResultRound(sqlite3_context *ctx, double r, double scale){
   sqlite3_result_double(ctx, (double)(sqlite3_int64)(r*scale+0.5)/scale);
 }
 
+/* The value of parameter p in the current combination. */
+static const bench_value *benchCurrent(const bench_cursor *pCur, int p){
+  return &pCur->aVal[p][pCur->aIdx[p]];
+}
+
+/* Parameter p's column: its value in the current combination. */
+static void benchParamColumn(const bench_cursor *pCur, sqlite3_context *ctx,
+                             int p){
+  const bench_value *v = benchCurrent(pCur, p);
+  switch( aParam[p].eType ){
+    case BENCH_PARAM_ENUM:
+      sqlite3_result_text(ctx, aParam[p].azEnum[v->i], -1, SQLITE_STATIC);
+      break;
+    case BENCH_PARAM_REAL:
+      sqlite3_result_double(ctx, v->r);
+      break;
+    case BENCH_PARAM_DIR:
+    case BENCH_PARAM_TEXT:
+    case BENCH_PARAM_FILE:
+      if( !v->bNull ) sqlite3_result_text(ctx, v->z, -1, SQLITE_TRANSIENT);
+      break;
+    default:
+      if( !v->bNull ) sqlite3_result_int64(ctx, v->i);
+      break;
+  }
+}
+
 static int benchColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   bench_cursor *pCur = (bench_cursor*)cur;
   const bench_result *r = &pCur->res;
   if( i>=BENCH_NRESULT ){
-    int p = i - BENCH_NRESULT;
-    const bench_value *v = &pCur->aVal[p][pCur->aIdx[p]];
-    switch( aParam[p].eType ){
-      case BENCH_PARAM_ENUM:
-        sqlite3_result_text(ctx, aParam[p].azEnum[v->i], -1, SQLITE_STATIC);
-        break;
-      case BENCH_PARAM_REAL:
-        sqlite3_result_double(ctx, v->r);
-        break;
-      case BENCH_PARAM_DIR:
-      case BENCH_PARAM_TEXT:
-      case BENCH_PARAM_FILE:
-        if( !v->bNull ) sqlite3_result_text(ctx, v->z, -1, SQLITE_TRANSIENT);
-        break;
-      default:
-        if( !v->bNull ) sqlite3_result_int64(ctx, v->i);
-        break;
-    }
+    benchParamColumn(pCur, ctx, i - BENCH_NRESULT);
     return SQLITE_OK;
   }
   switch( i ){
@@ -1199,19 +1215,23 @@ static int benchColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     case BENCH_COL_CKPT_BLOCKED:
       if( r->bWal ) sqlite3_result_int64(ctx, r->nCheckpointsBlocked);
       break;
+    /* the content's bytes: NULL for a statement that binds no ?3, which
+    ** hands no content to its rows */
+    case BENCH_COL_CONTENT_MB:
+      if( r->nWrites>0 && r->rElapsed>0 && r->bContent ){
+        double nByte = (double)r->nWrites
+                     * (double)benchCurrent(pCur, BENCH_P_CONTENT)->i;
+        benchResultRound(ctx, nByte/r->rElapsed/1e6, 1000.0);
+      }
+      break;
     case BENCH_COL_SQLITE_VERSION:
       sqlite3_result_text(ctx, sqlite3_libversion(), -1, SQLITE_STATIC);
       break;
-    default: {  /* BENCH_COL_FSYNC_US; NULL for storage=memory */
-      const bench_value *v =
-          &pCur->aVal[BENCH_P_DIR][pCur->aIdx[BENCH_P_DIR]];
-      const bench_value *pStorage =
-          &pCur->aVal[BENCH_P_STORAGE][pCur->aIdx[BENCH_P_STORAGE]];
-      if( pStorage->i==BENCH_STORAGE_FILE ){
-        benchResultRound(ctx, v->rFsyncUs, 10.0);
+    default:    /* BENCH_COL_FSYNC_US; NULL for storage=memory */
+      if( benchCurrent(pCur, BENCH_P_STORAGE)->i==BENCH_STORAGE_FILE ){
+        benchResultRound(ctx, benchCurrent(pCur, BENCH_P_DIR)->rFsyncUs, 10.0);
       }
       break;
-    }
   }
   return SQLITE_OK;
 }

@@ -1640,6 +1640,7 @@ int acorn_bench_run(const bench_config *c, sqlite3 *dbHost,
   rc = benchRunCollect(&run, aW, nW, rc, pRes, pzErr);
   pRes->rElapsed = (double)tElapsed/1e9;
   if( rc==SQLITE_OK ) rc = benchRunCount(&run, &dbSetup, pRes, pzErr);
+  pRes->bContent = !run.bCustom || run.nParam>=3;
   if( rc==SQLITE_OK ) rc = benchLatencies(&run, aW, pRes);
   benchRunFree(&run, aW, nW, dbSetup);
   benchInRun = bWasInRun;

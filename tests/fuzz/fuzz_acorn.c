@@ -402,6 +402,7 @@ static const char *const azBenchRows[] = {
 static const char *const azBenchCols[] = {
   "*", "rows_written, busy, db_bytes, sqlite_version, fsync_us",
   "busy_errors, wal_bytes_max, wal_bytes_end, checkpoints, checkpoints_blocked",
+  "content_mb_per_sec, elapsed",
   "id, journal, storage, rows_written", "count(*)",
 };
 static const char *const azBenchWhere[] = {
