@@ -890,6 +890,44 @@ uuid8_text|30"
   assert_dir_empty "$D"
 }
 
+@test "a schema runs before journal_mode is set: its PRAGMA auto_vacuum holds in every journal mode, on file and in memory" {
+  # journal_mode=wal writes the first page, after which auto_vacuum no longer
+  # changes; a NULL from the check fails the NOT NULL of t at row 1
+  local st="INSERT INTO t(v) VALUES ((SELECT ?3 FROM pragma_auto_vacuum WHERE auto_vacuum = 2))"
+  run bi "SELECT journal, storage, rows_written FROM bench_insert
+ WHERE schema='PRAGMA auto_vacuum = INCREMENTAL; CREATE TABLE t(v NOT NULL)' AND statement=$(sq "$st")
+   AND journal IN ('wal', 'delete', 'truncate', 'persist', 'memory', 'off') AND storage IN ('file', 'memory')
+   AND rows=10 AND $W AND dir='$D';"
+  assert_success
+  assert_output "wal|file|10
+wal|memory|10
+delete|file|10
+delete|memory|10
+truncate|file|10
+truncate|memory|10
+persist|file|10
+persist|memory|10
+memory|file|10
+memory|memory|10
+off|file|10
+off|memory|10"
+  # the journal is the run's, whatever the schema set
+  st="INSERT INTO t(v) VALUES ((SELECT ?3 FROM pragma_journal_mode WHERE journal_mode = 'wal'))"
+  run bi "SELECT rows_written FROM bench_insert
+ WHERE schema='PRAGMA journal_mode = delete; CREATE TABLE t(v NOT NULL)' AND statement=$(sq "$st")
+   AND journal='wal' AND rows=10 AND $W AND dir='$D';"
+  assert_success
+  assert_output "10"
+  # a schema that leaves a transaction open: SQLite keeps the database out
+  # of WAL mode, and the run says so
+  run bi "SELECT rows_written FROM bench_insert
+ WHERE schema='CREATE TABLE t(v); BEGIN; INSERT INTO t VALUES (1)' AND statement='INSERT INTO t(v) VALUES (?1)'
+   AND journal='wal' AND rows=10 AND $W AND dir='$D';"
+  assert_failure
+  assert_output_contains "bench_insert: journal_mode=wal was not applied; SQLite reports delete (id=integer"
+  assert_dir_empty "$D"
+}
+
 @test "a statement that fails at row N stops the run with its message and N; the files go" {
   local schema="CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT);
 CREATE TRIGGER refuse BEFORE INSERT ON t WHEN NEW.k = 57 BEGIN SELECT RAISE(ABORT, 'row 57 refused'); END;"

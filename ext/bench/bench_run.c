@@ -21,10 +21,10 @@
 **     storage=memory uses "file:/acorn-bench-<hex>" on the memdb VFS
 **     instead, shared by the run's connections, and makes no file.
 **  3. A setup connection copies the template if there is one (see
-**     bench_template.c), sets page_size and journal_mode, then runs the
-**     schema, or, without schema and template, creates the posts table
-**     (STRICT; WITHOUT ROWID for text and blob ids); a user's statement is
-**     then prepared there and checked (one INSERT, UPDATE, DELETE,
+**     bench_template.c), sets page_size, runs the schema, or, without
+**     schema and template, creates the posts table (STRICT; WITHOUT ROWID
+**     for text and blob ids), then sets journal_mode; a user's statement
+**     is then prepared there and checked (one INSERT, UPDATE, DELETE,
 **     REPLACE or SELECT, only ?1 ?2 ?3 bound).
 **  4. Each writer and reader opens its own connection, installs a busy
 **     handler that sleeps as SQLite's busy_timeout does and counts its
@@ -1154,9 +1154,35 @@ static int benchStatementCheck(bench_run *r, sqlite3 *db, char **pzErr){
   return rc;
 }
 
+/* The journal_mode of the run, set on the setup connection (after the
+** schema) and checked: a file must report the mode asked for. */
+static int benchSetupJournal(bench_run *r, sqlite3 *db, char **pzErr){
+  const bench_config *c = r->pCfg;
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf("PRAGMA journal_mode=%s", benchJournalPragma(c));
+  int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW
+   && c->eStorage==BENCH_STORAGE_FILE ){
+    const char *zGot = (const char*)sqlite3_column_text(pStmt, 0);
+    const char *zWant = acorn_bench_azJournal[c->eJournal];
+    if( zGot==0 || sqlite3_stricmp(zGot, zWant)!=0 ){
+      *pzErr = sqlite3_mprintf("journal_mode=%s was not applied; SQLite"
+          " reports %s", zWant, zGot ? zGot : "NULL");
+      rc = SQLITE_ERROR;
+    }
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+  else sqlite3_finalize(pStmt);
+  return rc;
+}
+
 /* The scratch database as the run needs it, on the setup connection:
-** the template's copy, page_size, journal_mode, then schema (or the posts
-** table), then the user's statement checked against it. */
+** the template's copy, page_size, then schema (or the posts table), then
+** journal_mode, then the user's statement checked against it.  The schema
+** runs before journal_mode so that it can set what only a database without
+** a page written takes, as PRAGMA auto_vacuum (journal_mode=wal writes the
+** first page). */
 static int benchSetupSchema(bench_run *r, sqlite3 *db, char **pzErr){
   const bench_config *c = r->pCfg;
   static const char *const azType[] = { "INTEGER", "TEXT", "BLOB" };
@@ -1170,24 +1196,6 @@ static int benchSetupSchema(bench_run *r, sqlite3 *db, char **pzErr){
     rc = zSql ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
   }
-  if( rc==SQLITE_OK ){
-    sqlite3_stmt *pStmt = 0;
-    zSql = sqlite3_mprintf("PRAGMA journal_mode=%s", benchJournalPragma(c));
-    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW
-     && c->eStorage==BENCH_STORAGE_FILE ){
-      const char *zGot = (const char*)sqlite3_column_text(pStmt, 0);
-      const char *zWant = acorn_bench_azJournal[c->eJournal];
-      if( zGot==0 || sqlite3_stricmp(zGot, zWant)!=0 ){
-        *pzErr = sqlite3_mprintf("journal_mode=%s was not applied; SQLite"
-            " reports %s", zWant, zGot ? zGot : "NULL");
-        rc = SQLITE_ERROR;
-      }
-    }
-    if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
-    else sqlite3_finalize(pStmt);
-  }
   if( rc==SQLITE_OK && c->zSchema ){
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int*)0);
     rc = sqlite3_exec(db, c->zSchema, 0, 0, 0);
@@ -1196,6 +1204,8 @@ static int benchSetupSchema(bench_run *r, sqlite3 *db, char **pzErr){
     }else if( rc!=SQLITE_OK && *pzErr==0 ){
       *pzErr = sqlite3_mprintf("schema failed: %s", sqlite3_errmsg(db));
     }
+    /* (DEFENSIVE refuses journal_mode=off too: the schema's only) */
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 0, (int*)0);
   }else if( rc==SQLITE_OK && c->zTemplate==0 ){
     zSql = sqlite3_mprintf(
         "CREATE TABLE posts(id %s PRIMARY KEY, title TEXT NOT NULL,"
@@ -1205,6 +1215,7 @@ static int benchSetupSchema(bench_run *r, sqlite3 *db, char **pzErr){
     rc = zSql ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
   }
+  if( rc==SQLITE_OK ) rc = benchSetupJournal(r, db, pzErr);
   if( rc==SQLITE_OK && r->bCustom ) rc = benchStatementCheck(r, db, pzErr);
   if( rc!=SQLITE_OK && *pzErr==0 ){
     /* rc is the connection's error, or an allocation of our own */
