@@ -470,7 +470,7 @@ explain_script() {
 
 @test "the SQL scripts in sql/ are valid and name only real columns" {
   local f
-  for f in writers ids journals batching readers own wal; do
+  for f in writers ids journals batching readers own wal pieces; do
     run explain_script "$f"
     assert_success
   done
