@@ -28,7 +28,7 @@
 .load ./dist/acorn
 .mode box
 SELECT storage, journal, locking, synchronous, writes_per_sec, p50_us,
-       p99_us, rows_written
+       p99_us, rows_written, fsync_us
   FROM bench_insert
  WHERE schema = 'CREATE VIRTUAL TABLE c USING cache(capacity = ''64MiB'')'
    AND statement = 'INSERT INTO c(key, value) VALUES (?1, ?3)'
@@ -38,7 +38,7 @@ SELECT storage, journal, locking, synchronous, writes_per_sec, p50_us,
    AND storage = 'file' AND content = 100 AND rows = 3000 AND seconds = 1
 UNION ALL
 SELECT storage, journal, locking, synchronous, writes_per_sec, p50_us,
-       p99_us, rows_written
+       p99_us, rows_written, fsync_us
   FROM bench_insert
  WHERE schema = 'CREATE VIRTUAL TABLE c USING cache(capacity = ''64MiB'')'
    AND statement = 'INSERT INTO c(key, value) VALUES (?1, ?3)'
