@@ -735,18 +735,20 @@ uuid7_blob|exec|5000|real|1"
   run bi "SELECT content_mb_per_sec FROM bench_insert WHERE content=0 AND rows=50 AND $W AND dir='$D';"
   assert_success
   assert_output "0.0"
-  # several writers, batches, storage in memory: rows_written is every row
+  # several writers, batches, storage in memory (one writer there: SQLite
+  # 3.38's in-memory database takes no more): rows_written is every row
   run bi "SELECT threads, batch, storage, $MB_OK FROM bench_insert
- WHERE threads IN (1, 3) AND batch IN (1, 10) AND storage IN ('file', 'memory') AND content=1000 AND rows=600 AND $W AND dir='$D';"
+ WHERE threads IN (1, 3) AND batch IN (1, 10) AND content=1000 AND rows=600 AND $W AND dir='$D'
+UNION ALL
+SELECT threads, batch, storage, $MB_OK FROM bench_insert
+ WHERE batch IN (1, 10) AND storage='memory' AND content=1000 AND rows=600 AND $W AND dir='$D';"
   assert_success
   assert_output "1|1|file|1
-1|1|memory|1
 1|10|file|1
-1|10|memory|1
 3|1|file|1
-3|1|memory|1
 3|10|file|1
-3|10|memory|1"
+1|1|memory|1
+1|10|memory|1"
   assert_dir_empty "$D"
 }
 
