@@ -5,6 +5,24 @@
 load test_helper
 load cache
 
+# two_connections_py: the start of a Python test script (run by python_run
+# with ACORN and a database path): connections a and b to the database,
+# acorn loaded, and q(conn, sql, *args), the rows of a query.
+two_connections_py() {
+  cat <<'PY'
+import sqlite3, sys
+ext, path = sys.argv[1], sys.argv[2]
+def conn():
+    c = sqlite3.connect(path, isolation_level=None)
+    c.enable_load_extension(True)
+    c.load_extension(ext)
+    c.execute("PRAGMA busy_timeout = 5000")
+    return c
+a, b = conn(), conn()
+q = lambda c, sql, *args: c.execute(sql, args).fetchall()
+PY
+}
+
 # block P B N: the SQL of block B of piece P, N bytes: one letter repeated
 # (printf's precision repeats a %c), different for each (P, B).
 block() {
@@ -238,17 +256,7 @@ SELECT entries, bytes FROM cache_stats('pieces');" "$db"
 }
 
 @test "cache_write follows its table's name as another connection drops, creates again and renames it" {
-  run python_run - "$ACORN" "$BATS_TEST_TMPDIR/n.db" <<'PY'
-import sqlite3, sys
-ext, path = sys.argv[1], sys.argv[2]
-def conn():
-    c = sqlite3.connect(path, isolation_level=None)
-    c.enable_load_extension(True)
-    c.load_extension(ext)
-    c.execute("PRAGMA busy_timeout = 5000")
-    return c
-a, b = conn(), conn()
-q = lambda c, sql, *args: c.execute(sql, args).fetchall()
+  run python_run - "$ACORN" "$BATS_TEST_TMPDIR/n.db" < <(two_connections_py; cat <<'PY'
 b.executescript("PRAGMA journal_mode = WAL;"
                 " CREATE VIRTUAL TABLE p USING cache;"
                 " INSERT INTO p(key, value) VALUES ('k', zeroblob(4));")
@@ -271,6 +279,7 @@ a.close()
 print(q(b, "SELECT key, hex(value), hits FROM r ORDER BY key"))
 b.execute("INSERT INTO r(r) VALUES ('integrity_check')")
 PY
+)
   assert_success
   assert_output "[(1, 1)]
 [(1,)]
@@ -281,17 +290,7 @@ cache_write: no such table: 'p'
 }
 
 @test "cache_read follows its table's name as another connection drops, creates again and renames it" {
-  run python_run - "$ACORN" "$BATS_TEST_TMPDIR/n.db" <<'PY'
-import sqlite3, sys
-ext, path = sys.argv[1], sys.argv[2]
-def conn():
-    c = sqlite3.connect(path, isolation_level=None)
-    c.enable_load_extension(True)
-    c.load_extension(ext)
-    c.execute("PRAGMA busy_timeout = 5000")
-    return c
-a, b = conn(), conn()
-q = lambda c, sql, *args: c.execute(sql, args).fetchall()
+  run python_run - "$ACORN" "$BATS_TEST_TMPDIR/n.db" < <(two_connections_py; cat <<'PY'
 b.executescript("PRAGMA journal_mode = WAL;"
                 " CREATE VIRTUAL TABLE p USING cache;"
                 " INSERT INTO p(key, value) VALUES ('k', x'0102');")
@@ -313,6 +312,7 @@ a.close()
 print(q(b, "SELECT hits, misses FROM cache_stats('r')"), q(b, "SELECT key, hits FROM r ORDER BY key"))
 b.execute("INSERT INTO r(r) VALUES ('integrity_check')")
 PY
+)
   assert_success
   assert_output "[('0102', '02')]
 [('0304', 'NULL')]
