@@ -151,7 +151,7 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName,
   sqlite3 *db = pConn->db;
   const char *zDot = strchr(zName, '.');
   sqlite3_stmt *pList = 0;
-  int i, rc;
+  int i, rc, bTempFirst = 0;
   cache_vtab *p = 0;
   assert( zName!=0 && pF!=0 && pRc!=0 );  /* (cacheResolve: a name given) */
   *pRc = SQLITE_OK;
@@ -160,9 +160,11 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName,
     /* sqlite3_db_name() is 3.39: its slot in an older library's API table
     ** is NULL (calling it would jump to address 0).  The pragma lists the
     ** same schemas: main, temp (once it exists), then attached ones, in
-    ** the order of their index. */
-    rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
-                            " ORDER BY seq=1 DESC, seq", -1, &pList, 0);
+    ** the order of their index; temp is looked in first, below.  (The
+    ** pragma itself: the table-valued pragma_database_list would begin a
+    ** read transaction, before a cache_write's write lock.) */
+    bTempFirst = sqlite3_db_filename(db, "temp")!=0;
+    rc = sqlite3_prepare_v2(db, "PRAGMA database_list", -1, &pList, 0);
     if( rc ){
       /* (the schema could not be read: a statement on a table of its own
       ** says so as it is prepared) */
@@ -178,9 +180,13 @@ static cache_vtab *cacheFind(cache_conn *pConn, const char *zName,
   for(i=0; ; i++){
     const char *zDb;
     int bView;
-    if( pList ){
-      rc = sqlite3_step(pList);
-      zDb = rc==SQLITE_ROW ? (const char*)sqlite3_column_text(pList, 0) : 0;
+    if( pList && i==0 && bTempFirst ){
+      zDb = "temp";
+    }else if( pList ){
+      do{
+        rc = sqlite3_step(pList);
+        zDb = rc==SQLITE_ROW ? (const char*)sqlite3_column_text(pList, 1) : 0;
+      }while( zDb && sqlite3_stricmp(zDb, "temp")==0 );
       if( (rc&0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
     }else{
 #if SQLITE_VERSION_NUMBER>=3039000
@@ -560,13 +566,14 @@ static cache_table *cacheNameKnown(cache_conn *pConn, const char *zTab,
 
 /* ----------------------------------------------------------- cache_read */
 
-/* The arguments of cache_read: the key checked, offset and length as
-** integers.  0 if they are good, else the error is set on ctx. */
-static int cacheReadArgs(sqlite3_context *ctx, sqlite3_value **argv,
-                         i64 *piOff, i64 *pnLen){
+/* The key and offset arguments of cache_read and cache_write (zWho): the
+** key checked, the offset a non-negative integer.  0 if they are good,
+** else the error is set on ctx. */
+static int cacheKeyOffsetArgs(sqlite3_context *ctx, const char *zWho,
+                              sqlite3_value **argv, i64 *piOff){
   char *zErr = 0;
-  int rc = acornCacheCheckKey("cache_read", argv[1], &zErr);
-  assert( piOff!=0 && pnLen!=0 );
+  int rc = acornCacheCheckKey(zWho, argv[1], &zErr);
+  assert( piOff!=0 );
   if( rc ){
     if( zErr ) sqlite3_result_error(ctx, zErr, -1);
     else sqlite3_result_error_nomem(ctx);
@@ -574,9 +581,18 @@ static int cacheReadArgs(sqlite3_context *ctx, sqlite3_value **argv,
     return 1;
   }
   if( !acornCacheWholeNumber(argv[2], piOff) || *piOff<0 ){
-    acorn_result_error(ctx, "cache_read: offset must be a non-negative integer");
+    acorn_result_error(ctx, "%s: offset must be a non-negative integer", zWho);
     return 1;
   }
+  return 0;
+}
+
+/* The arguments of cache_read: the key checked, offset and length as
+** integers.  0 if they are good, else the error is set on ctx. */
+static int cacheReadArgs(sqlite3_context *ctx, sqlite3_value **argv,
+                         i64 *piOff, i64 *pnLen){
+  assert( piOff!=0 && pnLen!=0 );
+  if( cacheKeyOffsetArgs(ctx, "cache_read", argv, piOff) ) return 1;
   if( !acornCacheWholeNumber(argv[3], pnLen) || *pnLen<0 ){
     acorn_result_error(ctx, "cache_read: length must be a non-negative integer");
     return 1;
@@ -740,20 +756,8 @@ static void cacheReadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** the data a BLOB.  0 if they are good, else the error is set on ctx. */
 static int cacheWriteArgs(sqlite3_context *ctx, sqlite3_value **argv,
                           i64 *piOff){
-  char *zErr = 0;
-  int rc = acornCacheCheckKey("cache_write", argv[1], &zErr);
   int eData = sqlite3_value_type(argv[3]);
-  if( rc ){
-    if( zErr ) sqlite3_result_error(ctx, zErr, -1);
-    else sqlite3_result_error_nomem(ctx);
-    sqlite3_free(zErr);
-    return 1;
-  }
-  if( !acornCacheWholeNumber(argv[2], piOff) || *piOff<0 ){
-    acorn_result_error(ctx,
-        "cache_write: offset must be a non-negative integer");
-    return 1;
-  }
+  if( cacheKeyOffsetArgs(ctx, "cache_write", argv, piOff) ) return 1;
   if( eData!=SQLITE_BLOB ){
     acorn_result_error(ctx, "cache_write: data must be a BLOB, got %s",
                        acornCacheTypeName(eData));
