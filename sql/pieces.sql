@@ -24,7 +24,7 @@
 --
 -- Each run is capped at 1 s: runs that wait for an fsync per commit report
 -- what they wrote by then.
---   sqlite3 < sql/pieces.sql           (from the project root; ~1 min)
+--   sqlite3 < sql/pieces.sql           (from the project root; ~40 s)
 .load ./dist/acorn
 .mode box
 SELECT storage, journal, locking, synchronous, writes_per_sec, p50_us,
