@@ -195,10 +195,9 @@ check_busy() {
 # read snapshot (MODE read: BEGIN and a read, so no checkpoint of the run
 # gets past it).  The order is made certain:
 #   1. wait (reading bytes, taking no lock) until the scratch database's
-#      change counter shows it in WAL mode (the setup's first write), then
-#      (reading, which in WAL mode stops no writer) until posts exists: the
-#      setup has committed its CREATE TABLE and writes nothing more, so no
-#      lock taken here can fail it;
+#      header shows it in WAL mode (the setup sets it after it made posts,
+#      and writes nothing more), then (reading, which in WAL mode stops no
+#      writer) until posts is seen: no lock taken here can fail the setup;
 #   2. take the lock, tried again every 0.1 ms (a writer holds the write
 #      lock only while it writes);
 #   3. hold it until the database file is gone: the run has ended, so every
@@ -210,9 +209,18 @@ import os, sqlite3, sys, time
 d, mode = sys.argv[1], sys.argv[2]
 end = time.time() + 600
 db = wait_scratch_db(d, end)
+# the setup sets WAL mode after it made posts: wait (reading bytes, no
+# lock) for the file's WAL mark, bytes 18 and 19 of its header
+while True:
+    with open(db, "rb") as f:
+        h = f.read(20)
+    if len(h) == 20 and h[18] == 2 and h[19] == 2:
+        break
+    if time.time() > end:
+        sys.exit("the setup never set WAL mode in " + d)
+    time.sleep(0.001)
 con = sqlite3.connect("file:" + db + "?mode=rw", uri=True, timeout=0,
                       isolation_level=None)
-# (the CREATE TABLE is in the -wal, not yet in the file's change counter)
 while True:
     try:
         if con.execute("SELECT count(*) FROM sqlite_schema"

@@ -289,9 +289,11 @@ static int benchWorkerFail(bench_worker *w, int rc, const char *zFmt, ...){
 }
 
 /* SQLite's message for the worker's last error (rc's, without a
-** connection). */
+** connection, or when memory ran out: an allocation of acorn's own, as in
+** registering its functions, leaves the connection's message as it was). */
 static const char *benchErrmsg(bench_worker *w, int rc){
-  return w->db ? sqlite3_errmsg(w->db) : sqlite3_errstr(rc);
+  return w->db && (rc&0xff)!=SQLITE_NOMEM ? sqlite3_errmsg(w->db)
+                                          : sqlite3_errstr(rc);
 }
 
 static int benchExec(bench_worker *w, const char *zSql){
@@ -1409,7 +1411,8 @@ static int benchOpenSetup(bench_run *r, sqlite3 **pDb, char **pzErr){
   int rc = benchOpenScratch(r, pDb, &r->zDenied);
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("cannot open the scratch database: %s",
-               *pDb ? sqlite3_errmsg(*pDb) : sqlite3_errstr(rc));
+               *pDb && (rc&0xff)!=SQLITE_NOMEM ? sqlite3_errmsg(*pDb)
+                                               : sqlite3_errstr(rc));
   }
   return rc;
 }
