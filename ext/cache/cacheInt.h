@@ -620,6 +620,7 @@ void acornCacheBindKeyIn(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey,
 void acornCacheOpInit(cache_op *op, cache_table *pTab, cache_vtab *pVtab);
 int acornCacheOpError(cache_op *op, int rc);
 int acornCacheOpFail(cache_op *op, int rc, const char *zFmt, ...);
+char *acornCacheStmtSql(int i, const char *zDb, const char *zName);
 int acornCacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt);
 int acornCacheRun(cache_op *op, sqlite3_stmt *pStmt);
 int acornCacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow);

@@ -289,7 +289,7 @@ struct cache_lock {
 
 /* Run statement iStmt of the table p (its prepared one, kept), or, with
 ** no p (an instance not bound yet, a table not found), the same text run
-** once, formatted with zDb and zName. */
+** once, for the table zDb.zName (0 for a savepoint's statement). */
 static int cacheRunFor(sqlite3 *db, cache_table *p, const char *zDb,
                        const char *zName, int iStmt){
   int rc;
@@ -301,25 +301,23 @@ static int cacheRunFor(sqlite3 *db, cache_table *p, const char *zDb,
     if( rc==SQLITE_OK ) rc = acornCacheRun(&op, pStmt);
     sqlite3_free(op.zErr);         /* (the caller reads sqlite3_errmsg) */
   }else{
-    char *z = 0;
-    switch( iStmt ){
-      case CACHE_STMT_WRITE_BEGIN:
-        z = sqlite3_mprintf("SAVEPOINT acorn_cache_write");
-        break;
-      case CACHE_STMT_WRITE_END:
-        z = sqlite3_mprintf("RELEASE acorn_cache_write");
-        break;
-      case CACHE_STMT_WRITE_UNDO:
-        z = sqlite3_mprintf("ROLLBACK TO acorn_cache_write");
-        break;
-      default:
-        assert( iStmt==CACHE_STMT_WRITE_LOCK && zDb!=0 && zName!=0 );
-        z = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_config\" WHERE 0",
-                            zDb, zName);
-        break;
-    }
+    char *z;
+    assert( iStmt!=CACHE_STMT_WRITE_LOCK || (zDb!=0 && zName!=0) );
+    z = acornCacheStmtSql(iStmt, zDb ? zDb : "", zName ? zName : "");
     rc = z ? sqlite3_exec(db, z, 0, 0, 0) : SQLITE_NOMEM;
     sqlite3_free(z);
+  }
+  return rc;
+}
+
+/* In autocommit, with no writing statement running, begin the savepoint
+** that makes a cache_write() a transaction of its own (*pLock notes it). */
+static int cacheWriteBegin(sqlite3 *db, cache_table *p, cache_lock *pLock){
+  int rc = SQLITE_OK;
+  if( !pLock->bSavepoint && sqlite3_get_autocommit(db)
+   && !acornCacheStmtBusy(db, 1) ){
+    rc = cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_BEGIN);
+    if( rc==SQLITE_OK ) pLock->bSavepoint = 1;
   }
   return rc;
 }
@@ -345,11 +343,7 @@ static int cacheWriteLock(sqlite3 *db, cache_vtab *pVtab, const char *zWho,
   /* Statements may reload the schema and disconnect pVtab: from here on
   ** only p (a reference held) and the copies of its names are used. */
   if( p ) acornCacheTableRef(p);
-  if( rc==SQLITE_OK && !pLock->bSavepoint && sqlite3_get_autocommit(db)
-   && !acornCacheStmtBusy(db, 1) ){
-    rc = cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_BEGIN);
-    if( rc==SQLITE_OK ) pLock->bSavepoint = 1;
-  }
+  if( rc==SQLITE_OK ) rc = cacheWriteBegin(db, p, pLock);
   if( rc==SQLITE_OK ){
     rc = cacheRunFor(db, p, zDb, zName, CACHE_STMT_WRITE_LOCK);
   }
@@ -817,7 +811,7 @@ static cache_table *cacheWriteKnown(cache_conn *pConn, const char *zTab,
   sqlite3 *db = pConn->db;
   cache_name *n = 0;
   cache_table *p = cacheNameKnown(pConn, zTab, CACHE_NAME_WRITE, &n);
-  int nReprepare, rc = SQLITE_OK;
+  int nReprepare, rc;
   u64 iGen;
   *pRc = SQLITE_OK;
   acornCacheOpInit(op, 0, 0);
@@ -826,10 +820,7 @@ static cache_table *cacheWriteKnown(cache_conn *pConn, const char *zTab,
   nReprepare = n->anReprepare[CACHE_NAME_WRITE];
   iGen = n->iStmtGen;
   acornCacheTableRef(p);       /* (the steps below may disconnect its vtab) */
-  if( sqlite3_get_autocommit(db) && !acornCacheStmtBusy(db, 1) ){
-    rc = cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_BEGIN);
-    if( rc==SQLITE_OK ) pLock->bSavepoint = 1;
-  }
+  rc = cacheWriteBegin(db, p, pLock);
   if( rc==SQLITE_OK ) rc = cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_LOCK);
   if( rc==SQLITE_OK && !p->bGone && p->st.iGen==iGen
    && sqlite3_stmt_status(p->st.aStmt[CACHE_STMT_WRITE_LOCK],

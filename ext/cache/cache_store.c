@@ -247,14 +247,23 @@ int acornCacheOpFail(cache_op *op, int rc, const char *zFmt, ...){
   return rc;
 }
 
+/* The text of statement i for the table zDb.zName, from sqlite3_mprintf()
+** (0: out of memory).  A statement of no table (a savepoint's) ignores
+** them. */
+char *acornCacheStmtSql(int i, const char *zDb, const char *zName){
+  assert( i>=0 && i<CACHE_NSTMT && aCacheStmt[i].eStmt==i );
+  assert( zDb!=0 && zName!=0 );
+  return sqlite3_mprintf(aCacheStmt[i].zSql, zDb, zName, zDb, zName, zDb,
+                         zName);
+}
+
 int acornCacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt){
   cache_table *p = op->pTab;
   assert( p!=0 && ppStmt!=0 );
   assert( i>=0 && i<CACHE_NSTMT && aCacheStmt[i].eStmt==i );
   if( p->st.aStmt[i]==0 ){
     int rc;
-    char *zSql = sqlite3_mprintf(aCacheStmt[i].zSql, p->zDb, p->zName,
-                                 p->zDb, p->zName, p->zDb, p->zName);
+    char *zSql = acornCacheStmtSql(i, p->zDb, p->zName);
     if( zSql==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
     rc = sqlite3_prepare_v3(p->db, zSql, -1,
              SQLITE_PREPARE_PERSISTENT|SQLITE_PREPARE_NO_VTAB, &p->st.aStmt[i], 0);
