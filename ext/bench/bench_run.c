@@ -288,12 +288,17 @@ static int benchWorkerFail(bench_worker *w, int rc, const char *zFmt, ...){
   return rc;
 }
 
-/* SQLite's message for the worker's last error (rc's, without a
-** connection, or when memory ran out: an allocation of acorn's own, as in
-** registering its functions, leaves the connection's message as it was). */
+/* SQLite's message for error rc of db (rc's, without a connection, or
+** when memory ran out: an allocation of acorn's own, as in registering its
+** functions, leaves the connection's message as it was). */
+static const char *benchDbErrmsg(sqlite3 *db, int rc){
+  return db && (rc&0xff)!=SQLITE_NOMEM ? sqlite3_errmsg(db)
+                                       : sqlite3_errstr(rc);
+}
+
+/* The same for the worker's last error. */
 static const char *benchErrmsg(bench_worker *w, int rc){
-  return w->db && (rc&0xff)!=SQLITE_NOMEM ? sqlite3_errmsg(w->db)
-                                          : sqlite3_errstr(rc);
+  return benchDbErrmsg(w->db, rc);
 }
 
 static int benchExec(bench_worker *w, const char *zSql){
@@ -1411,8 +1416,7 @@ static int benchOpenSetup(bench_run *r, sqlite3 **pDb, char **pzErr){
   int rc = benchOpenScratch(r, pDb, &r->zDenied);
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("cannot open the scratch database: %s",
-               *pDb && (rc&0xff)!=SQLITE_NOMEM ? sqlite3_errmsg(*pDb)
-                                               : sqlite3_errstr(rc));
+                             benchDbErrmsg(*pDb, rc));
   }
   return rc;
 }
