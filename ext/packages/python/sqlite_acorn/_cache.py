@@ -617,13 +617,10 @@ class Cache:
         try:
             c.execute(self._sql_reserve, (key, size, expire, tag))
             c.execute("COMMIT")
-        except sqlite3.OperationalError as e:
+        except BaseException as e:
             c.execute("ROLLBACK")
             if _too_big(e):
                 raise ValueError(f"sqlite_acorn.Cache.reserve: {e}") from None
-            raise
-        except BaseException:
-            c.execute("ROLLBACK")
             raise
         return True
 
