@@ -26,6 +26,12 @@
 **             the same order as get), autocommit: each replaces an entry
 **             of the same size and evicts none
 **
+** Two environment variables change the table and the set:
+**
+**   CACHE_IR_POLICY=fifo   the table is made with policy = fifo
+**   CACHE_IR_SET=function  the set is SELECT cache_set('t', ?, ?) instead
+**                          of the INSERT (the fill too)
+**
 ** After the loop it checks what the operations did (hits, or evictions
 ** and entries, from cache_stats: none evicted by set-stored) and prints N.  Nothing is timed here: the
 ** count of instructions is the measure.
@@ -38,6 +44,8 @@
 #define TXN_SETS 100
 
 static unsigned char aValue[VALUE_BYTES];
+
+static int rcSet = SQLITE_DONE;    /* what a set's step returns */
 
 static void stepDone(sqlite3 *db, sqlite3_stmt *p, int rcWant){
   if( sqlite3_step(p)!=rcWant ) benchDie(db, sqlite3_sql(p));
@@ -58,7 +66,7 @@ __attribute__((noinline)) long long opLoop(sqlite3 *db, sqlite3_stmt *pGet,
     }else{
       if( bTxn && i%TXN_SETS==0 ){ stepDone(db, pBegin, SQLITE_DONE); sqlite3_reset(pBegin); }
       benchBindKey(pSet, bStored ? benchPermute(i, nEntry) : nEntry + i);
-      stepDone(db, pSet, SQLITE_DONE);
+      stepDone(db, pSet, rcSet);
       sqlite3_reset(pSet);
       if( bTxn && (i%TXN_SETS==TXN_SETS-1 || i==nOp-1) ){
         stepDone(db, pCommit, SQLITE_DONE); sqlite3_reset(pCommit);
@@ -100,9 +108,21 @@ int main(int argc, char **argv){
   zPath = sqlite3_mprintf("%s/c.db", argv[2]);
   db = benchOpenWal(zPath);
   benchLoad(db, argv[1]);
-  benchExec(db, "CREATE VIRTUAL TABLE t USING cache(policy = lru, recency_buffer = 1000000)");
+  {
+    const char *zPolicy = getenv("CACHE_IR_POLICY");
+    const char *zSet = getenv("CACHE_IR_SET");
+    char *zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE t USING cache(policy = %s,"
+        " recency_buffer = 1000000)", zPolicy && zPolicy[0] ? zPolicy : "lru");
+    benchExec(db, zSql);
+    sqlite3_free(zSql);
+    if( zSet && strcmp(zSet, "function")==0 ){
+      pSet = benchPrepare(db, "SELECT cache_set('t', ?, ?)");
+      rcSet = SQLITE_ROW;
+    }else{
+      pSet = benchPrepare(db, "INSERT INTO t(key, value) VALUES(?, ?)");
+    }
+  }
   pGet = benchPrepare(db, "SELECT value FROM t WHERE key=?");
-  pSet = benchPrepare(db, "INSERT INTO t(key, value) VALUES(?, ?)");
   pBegin = benchPrepare(db, "BEGIN");
   pCommit = benchPrepare(db, "COMMIT");
   sqlite3_bind_blob(pSet, 2, aValue, VALUE_BYTES, SQLITE_STATIC);
@@ -110,7 +130,7 @@ int main(int argc, char **argv){
   benchExec(db, "BEGIN");
   for(i=0; i<nEntry; i++){
     benchBindKey(pSet, i);
-    stepDone(db, pSet, SQLITE_DONE);
+    stepDone(db, pSet, rcSet);
     sqlite3_reset(pSet);
   }
   benchExec(db, "COMMIT");

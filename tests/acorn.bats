@@ -9,6 +9,9 @@ EXPECTED_SURFACE='acorn_debug|0
 acorn_version|0
 cache_get|2
 cache_read|4
+cache_set|3
+cache_set|4
+cache_set|5
 cache_wal_limit|0
 cache_wal_limit|1
 cache_write|4

@@ -22,8 +22,11 @@
 **                  state, binding instances, the start of a write (the
 **                  config row, the format), the names cache_get() looked
 **                  up, flushing on its own, the -wal file's bound
-**   cache_func.c   cache_get(), cache_read(), cache_stats(),
-**                  cache_wal_limit() and finding a cache table by name
+**   cache_set.c    a set as the application gives it (INSERT or
+**                  cache_set): its checks and its write
+**   cache_func.c   cache_get(), cache_set(), cache_read(), cache_write(),
+**                  cache_stats(), cache_wal_limit() and finding a cache
+**                  table by name
 **   cache_feed.c   the cache_evictions() table-valued function
 **   cache_vtab.c   the virtual table: options, create/connect, the
 **                  transaction methods, reads, writes, commands; and the
@@ -687,7 +690,8 @@ void acornCacheNameForget(cache_conn *pConn, cache_table *pTab);
 void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
                         int eKind, int nReprepare);
 int acornCacheConfigLoad(cache_op *op);
-int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab);
+int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab,
+                      const char *zWho);
 int acornCacheStmtBusy(sqlite3 *db, int bWrite);
 int acornCacheFlushStandalone(cache_table *pTab, int bIdle);
 void acornCacheTouch(cache_table *pTab, i64 id, i64 ms);
@@ -699,6 +703,19 @@ void acornCacheTableCheck(const cache_table *pTab);
 #else
 # define acornCacheTableCheck(p)
 #endif
+
+/* cache_set.c: a set as given */
+int acornCacheCheckExpiry(cache_op *op, sqlite3_value *pExpires,
+                          sqlite3_value *pTtl, i64 *piExpires,
+                          i64 *pnTtlMs);
+int acornCacheCheckValues(cache_op *op, cache_new *pNew,
+                          sqlite3_value *pExpires, sqlite3_value *pTtl,
+                          i64 *pnTtlMs);
+int acornCacheCheckTag(cache_op *op, sqlite3_value *pTag);
+void acornCacheTtlApply(const cache_op *op, i64 nTtlMs, i64 *piExpires);
+int acornCacheCheckSize(cache_op *op, i64 nSize);
+int acornCacheSetGiven(cache_op *op, cache_new *pNew, i64 nTtlMs,
+                       int bIgnore, i64 *pRowid, int *pbIgnored);
 
 /* cache_func.c: the table-valued functions over one cache table
 ** (cache_stats, cache_evictions): an instance knows its connection; the

@@ -806,8 +806,8 @@ static int cacheWriteBlob(cache_op *op, i64 id, i64 iOff,
 ** the savepoint begun, as *pLock says), or on an error: *pRc, the message
 ** in op->zErr. */
 static cache_table *cacheWriteKnown(cache_conn *pConn, const char *zTab,
-                                    cache_op *op, cache_lock *pLock,
-                                    int *pRc){
+                                    const char *zWho, cache_op *op,
+                                    cache_lock *pLock, int *pRc){
   sqlite3 *db = pConn->db;
   cache_name *n = 0;
   cache_table *p = cacheNameKnown(pConn, zTab, CACHE_NAME_WRITE, &n);
@@ -820,13 +820,23 @@ static cache_table *cacheWriteKnown(cache_conn *pConn, const char *zTab,
   nReprepare = n->anReprepare[CACHE_NAME_WRITE];
   iGen = n->iStmtGen;
   acornCacheTableRef(p);       /* (the steps below may disconnect its vtab) */
+  if( p->txn.bOpen && sqlite3_txn_state(db, p->zDb)==SQLITE_TXN_WRITE ){
+    /* The table is in this write transaction already: the lock is held, so
+    ** only this connection could have changed the schema since, and what
+    ** of that could make the name name another table (a rename, a drop, a
+    ** table in temp or an attached database) cacheNameKnown() sees. */
+    acornCacheOpInit(op, p, 0);
+    op->zWho = zWho;
+    op->now = acornCacheNowMs();
+    return p;
+  }
   rc = cacheWriteBegin(db, p, pLock);
   if( rc==SQLITE_OK ) rc = cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_LOCK);
   if( rc==SQLITE_OK && !p->bGone && p->st.iGen==iGen
    && sqlite3_stmt_status(p->st.aStmt[CACHE_STMT_WRITE_LOCK],
                           SQLITE_STMTSTATUS_REPREPARE, 0)==nReprepare ){
     acornCacheOpInit(op, p, 0);
-    op->zWho = "cache_write";
+    op->zWho = zWho;
     op->now = acornCacheNowMs();
     return p;
   }
@@ -836,23 +846,25 @@ static cache_table *cacheWriteKnown(cache_conn *pConn, const char *zTab,
     ** connection): the name is looked up */
     rc = SQLITE_OK;
   }else if( rc!=SQLITE_OK && (rc&0xff)!=SQLITE_NOMEM ){
-    op->zErr = sqlite3_mprintf("cache_write: %s", sqlite3_errmsg(db));
+    op->zErr = sqlite3_mprintf("%s: %s", zWho, sqlite3_errmsg(db));
     op->rcErr = rc;
   }
   *pRc = rc;
   return 0;
 }
 
-/* The table zTab names for cache_write, with a reference for the caller,
-** under the write lock of its schema (taken before anything was read; in
-** autocommit, in the call's own savepoint, as *pLock says), op begun for
-** it.  0 with op->zErr (or none: out of memory) if there is none. */
+/* The table zTab names for a function that writes (zWho: cache_write,
+** cache_set), with a reference for the caller, under the write lock of its
+** schema (taken before anything was read; in autocommit, in the call's own
+** savepoint, as *pLock says), op begun for it.  0 with op->zErr (or none:
+** out of memory) if there is none. */
 static cache_table *cacheWriteTable(cache_conn *pConn, const char *zTab,
-                                    cache_op *op, cache_lock *pLock){
+                                    const char *zWho, cache_op *op,
+                                    cache_lock *pLock){
   int rc;
-  cache_table *p = cacheWriteKnown(pConn, zTab, op, pLock, &rc);
+  cache_table *p = cacheWriteKnown(pConn, zTab, zWho, op, pLock, &rc);
   if( p || rc ) return p;
-  p = cacheResolve(pConn, zTab, "cache_write", op, pLock);
+  p = cacheResolve(pConn, zTab, zWho, op, pLock);
   if( p ){
     /* Note the name, with the REPREPARE count of the statement the next
     ** call steps first (stepped now: under the lock it changes nothing). */
@@ -893,7 +905,7 @@ static void cacheWriteFunc(sqlite3_context *ctx, int argc,
     return;
   }
   memset(&lock, 0, sizeof(lock));
-  p = cacheWriteTable(pConn, zTab, &op, &lock);
+  p = cacheWriteTable(pConn, zTab, "cache_write", &op, &lock);
   rc = p ? acornCacheStmt(&op, CACHE_STMT_FIND_WRITE, &pStmt)
          : op.zErr ? op.rcErr : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
@@ -936,6 +948,139 @@ static void cacheWriteFunc(sqlite3_context *ctx, int argc,
   }else{
     sqlite3_result_int(ctx, sqlite3_value_bytes(argv[3]));
     acornCacheTouch(p, id, op.now);
+  }
+  sqlite3_free(op.zErr);
+  if( p ) acornCacheTableUnref(p);
+}
+
+/* ------------------------------------------------------------ cache_set */
+
+/* cache_set's table p joins the transaction the call runs in, as a write
+** to the virtual table would, so that what the table holds of it (the
+** config row written at the end, the recency written, undone by a
+** rollback) follows it as for an INSERT.
+**
+** In the call's own transaction (pLock->bSavepoint: autocommit, no
+** writing statement) it joins here, and cacheSetEnd() ends it as xSync
+** and xCommit (or xRollback) would.  In a transaction of the caller's (a
+** BEGIN, or a writing statement's: INSERT ... SELECT cache_set(...)),
+** SQLite must call those methods when that transaction ends: a statement
+** that writes the table and changes nothing (DELETE ... WHERE 0) makes it
+** call xBegin now.  It is prepared each time, once a transaction at most:
+** a statement kept would hold the virtual table, and keep the connection
+** from closing. */
+static int cacheSetJoin(sqlite3 *db, cache_table *p, const cache_lock *pLock,
+                        cache_op *op){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql;
+  int rc;
+  if( p->txn.bOpen ) return SQLITE_OK;
+  if( pLock->bSavepoint ){
+    acornCacheTableJoin(p);
+    return SQLITE_OK;
+  }
+  zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w\" WHERE 0", p->zDb, p->zName);
+  if( zSql==0 ) return acornCacheOpError(op, SQLITE_NOMEM);
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ){
+    sqlite3_step(pStmt);
+    rc = sqlite3_reset(pStmt);
+  }
+  rc = acornCacheOpError(op, rc);
+  sqlite3_finalize(pStmt);
+  if( rc==SQLITE_OK && (!p->txn.bOpen || p->bGone) ){
+    /* the name now names another table (the statement loaded the
+    ** schema again): nothing was written */
+    rc = acornCacheOpFail(op, SQLITE_ERROR, "cache_set: %Q changed while"
+                          " the call ran; call it again", p->zName);
+  }
+  return rc;
+}
+
+/* The end of a cache_set() in its own transaction (pLock->bSavepoint):
+** the config row written (xSync), then committed, or all of it undone, and
+** the table's transaction ended (xCommit, xRollback).  A commit that
+** fails (SQLITE_BUSY with a rollback journal) rolls the whole transaction
+** back: it is the call's, and must not stay open. */
+static int cacheSetEnd(sqlite3 *db, cache_table *p, cache_op *op, int rc){
+  int rc2;
+  if( rc==SQLITE_OK ) rc = acornCacheConfigSync(op);
+  if( rc ) cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_UNDO);
+  rc2 = cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_END);
+  if( rc2!=SQLITE_OK && !sqlite3_get_autocommit(db) ){
+    if( rc==SQLITE_OK ){
+      rc = rc2==SQLITE_NOMEM ? rc2 : acornCacheOpFail(op, rc2,
+                                    "cache_set: %s", sqlite3_errmsg(db));
+    }
+    sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
+  }
+  if( p->txn.bOpen ){
+    if( rc ) acornCacheTxnRollback(&p->txn, &p->uses, -1);
+    acornCacheTableTxnEnd(p, rc==SQLITE_OK);
+  }
+  return rc;
+}
+
+/* The set of cache_set(): the arguments checked as an INSERT's, then
+** written in op (acornCacheSetGiven); the new entry's id in *pId. */
+static int cacheSetWrite(cache_table *p, cache_op *op, int argc,
+                         sqlite3_value **argv, i64 *pId){
+  cache_new new;
+  i64 nTtlMs = -1;
+  int bIgnored = 0;
+  int rc = acornCacheOpBegin(op, p, 0, "cache_set");
+  memset(&new, 0, sizeof(new));
+  new.pKey = argv[1];
+  new.pValue = argv[2];
+  new.pTag = argc>4 ? argv[4] : 0;
+  if( rc==SQLITE_OK ){
+    rc = acornCacheCheckValues(op, &new, 0, argc>3 ? argv[3] : 0, &nTtlMs);
+  }
+  if( rc==SQLITE_OK ) rc = acornCacheCheckTag(op, new.pTag);
+  if( rc==SQLITE_OK ){
+    rc = acornCacheSetGiven(op, &new, nTtlMs, 0, pId, &bIgnored);
+    assert( !bIgnored );
+  }
+  return acornCacheOpCommit(op, rc);
+}
+
+/* cache_set(table, key, value [, ttl [, tag]]): what INSERT INTO
+** table(key, value, ttl, tag) VALUES(key, value, ttl, tag) does, through
+** the table's own statements (no statement of the virtual table): the
+** same checks and errors (named cache_set), counters, eviction, expiry
+** and feed, in the caller's transaction, or in autocommit in one of its
+** own.  The new entry's rowid.  last_insert_rowid() is left as it was. */
+static void cacheSetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  cache_conn *pConn = (cache_conn*)sqlite3_user_data(ctx);
+  sqlite3 *db = pConn->db;
+  i64 iLastRowid = sqlite3_last_insert_rowid(db), id = 0;
+  cache_table *p;
+  cache_op op;
+  cache_lock lock;
+  const char *zTab = 0;
+  char *zErr = 0;
+  int rc;
+  assert( argc>=3 && argc<=5 && pConn!=0 );       /* as registered */
+  rc = cacheTableArg(argv[0], "cache_set", &zTab, &zErr);
+  if( rc ){
+    cacheResultError(ctx, rc, zErr);
+    return;
+  }
+  memset(&lock, 0, sizeof(lock));
+  p = cacheWriteTable(pConn, zTab, "cache_set", &op, &lock);
+  rc = p ? SQLITE_OK : op.zErr ? op.rcErr : SQLITE_NOMEM;
+  if( rc==SQLITE_OK ) rc = cacheSetJoin(db, p, &lock, &op);
+  if( rc==SQLITE_OK ) rc = cacheSetWrite(p, &op, argc, argv, &id);
+  if( lock.bSavepoint ) rc = cacheSetEnd(db, p, &op, rc);
+  sqlite3_set_last_insert_rowid(db, iLastRowid);
+  if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else if( rc ){
+    if( op.zErr ) sqlite3_result_error(ctx, op.zErr, -1);
+    sqlite3_result_error_code(ctx, rc);
+  }else{
+    sqlite3_result_int64(ctx, id);
   }
   sqlite3_free(op.zErr);
   if( p ) acornCacheTableUnref(p);
@@ -1308,6 +1453,14 @@ int acorn_cache_func_register(sqlite3 *db, cache_conn *pConn){
     acornCacheConnAcquire(db);
     rc = sqlite3_create_function_v2(db, "cache_get", 2, SQLITE_UTF8, pConn,
                                     cacheGetFunc, 0, 0, acornCacheConnRelease);
+  }
+  for(i=3; rc==SQLITE_OK && i<=5; i++){
+    /* it writes: not for a schema's views and triggers */
+    acornCacheConnAcquire(db);
+    rc = sqlite3_create_function_v2(db, "cache_set", i,
+                                    SQLITE_UTF8|SQLITE_DIRECTONLY,
+                                    pConn, cacheSetFunc, 0, 0,
+                                    acornCacheConnRelease);
   }
   if( rc==SQLITE_OK ){
     /* it writes: not for a schema's views and triggers */

@@ -681,16 +681,19 @@ int acornCacheConfigLoad(cache_op *op){
   return rc;
 }
 
-/* The start of every write (pVtab: the instance it runs for, or 0): the
-** -wal hook, the config row, no foreign object on the shadow tables, and
-** a table of an older format converted. */
-int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab){
+/* The start of every write (pVtab: the instance it runs for, or 0; zWho
+** the function that writes, or 0 for the table): the -wal hook, the config
+** row, no foreign object on the shadow tables, and a table of an older
+** format converted. */
+int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab,
+                      const char *zWho){
   int rc;
   /* (the cheap invariants: acornCacheTableCheck's walk of the buffered
   ** uses is for the points where they change in bulk) */
   assert( pTab->nRef>0 && pTab->iFormat>=1 && pTab->iFormat<=3 );
   assert( pTab->txn.bOpen || pTab->held.eCfg!=CACHE_CFG_DIRTY );
   acornCacheOpInit(op, pTab, pVtab);
+  op->zWho = zWho;
   op->now = acornCacheNowMs();
   acornCacheWalHook(pTab->pConn);
   acornCacheHeldCheck(pTab);
@@ -774,7 +777,7 @@ int acornCacheFlushStandalone(cache_table *p, int bIdle){
     rc = sqlite3_exec(p->db, "SAVEPOINT acorn_cache_flush", 0, 0, 0);
   }
   if( rc==SQLITE_OK && bIdle && !cacheSchemaCurrent(p) ) rc = SQLITE_SCHEMA;
-  if( rc==SQLITE_OK ) rc = acornCacheOpBegin(&op, p, 0);
+  if( rc==SQLITE_OK ) rc = acornCacheOpBegin(&op, p, 0, 0);
   if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
   if( rc==SQLITE_OK ) rc = acornCacheConfigSave(&op);
   if( rc==SQLITE_OK ){

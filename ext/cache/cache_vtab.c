@@ -1241,108 +1241,6 @@ static int cacheColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
 
 /* ------------------------------------------------------------- writes */
 
-/* The expiry a write gives: expires (pExpires, 0 where not given: an
-** UPDATE that leaves it) or a ttl (pTtl, 0 where not given), not both
-** non-NULL.  A ttl is seconds, INTEGER or REAL, 0..CACHE_MAX_TTL, or
-** NULL; expires an INTEGER (unix ms) or NULL.  *piExpires: expires as
-** given, CACHE_EXP_NONE for NULL or none (so an expires of
-** 9223372036854775807 is NULL too); *pnTtlMs: the ttl in ms (-1: none),
-** which cacheTtlApply() turns into expires once the write's time is
-** known. */
-static int cacheCheckExpiry(cache_op *op, sqlite3_value *pExpires,
-                            sqlite3_value *pTtl, i64 *piExpires,
-                            i64 *pnTtlMs){
-  int e = pTtl ? sqlite3_value_type(pTtl) : SQLITE_NULL;
-  *piExpires = CACHE_EXP_NONE;
-  *pnTtlMs = -1;
-  if( e!=SQLITE_NULL ){
-    double r;
-    if( e!=SQLITE_INTEGER && e!=SQLITE_FLOAT ){
-      return acornCacheOpFail(op, SQLITE_ERROR, "cache: ttl must be a number"
-          " of seconds (INTEGER or REAL) or NULL, got %s",
-          acornCacheTypeName(e));
-    }
-    r = sqlite3_value_double(pTtl);
-    if( !(r>=0.0 && r<=CACHE_MAX_TTL) ){
-      return acornCacheOpFail(op, SQLITE_ERROR, "cache: bad ttl %s; expected"
-          " seconds from 0 to %.0f", (const char*)sqlite3_value_text(pTtl),
-          CACHE_MAX_TTL);
-    }
-    /* rounded to the nearest ms: a ttl of 1.001 is the double
-    ** 1.00099999..., and 1001 ms is meant (a host that has only doubles,
-    ** JavaScript, passes ms/1000) */
-    *pnTtlMs = e==SQLITE_INTEGER ? sqlite3_value_int64(pTtl)*1000
-                                 : (i64)(r*1000.0 + 0.5);
-  }
-  e = pExpires ? sqlite3_value_type(pExpires) : SQLITE_NULL;
-  if( e==SQLITE_NULL ) return SQLITE_OK;
-  if( *pnTtlMs>=0 ){
-    return acornCacheOpFail(op, SQLITE_ERROR, "cache: ttl and expires are"
-        " both given; give one: ttl in seconds from now, or expires in unix"
-        " ms");
-  }
-  if( !acornCacheWholeNumber(pExpires, piExpires) ){
-    return acornCacheOpFail(op, SQLITE_ERROR, "cache: expires must be an"
-        " INTEGER (unix ms) or NULL, got %s", acornCacheTypeName(e));
-  }
-  return SQLITE_OK;
-}
-
-/* Check a set's key and value (pNew->pKey, pNew->pValue), and its expiry
-** (cacheCheckExpiry, into pNew->iExpires and *pnTtlMs); pNew->nSize. */
-static int cacheCheckValues(cache_op *op, cache_new *pNew,
-                            sqlite3_value *pExpires, sqlite3_value *pTtl,
-                            i64 *pnTtlMs){
-  sqlite3_value *pKey = pNew->pKey, *pValue = pNew->pValue;
-  char *zErr = 0;
-  int e, rc = acornCacheCheckKey("cache", pKey, &zErr);
-  *pnTtlMs = -1;
-  if( rc ){
-    if( op->zErr==0 ){           /* (zErr 0: out of memory, no message) */
-      op->zErr = zErr;
-      op->rcErr = rc;
-    }else{
-      sqlite3_free(zErr);
-    }
-    return rc;
-  }
-  e = sqlite3_value_type(pValue);
-  if( e==SQLITE_NULL ){
-    return acornCacheOpFail(op, SQLITE_ERROR,
-        "cache: value must not be NULL; expected BLOB or TEXT");
-  }
-  if( e!=SQLITE_BLOB && e!=SQLITE_TEXT ){
-    return acornCacheOpFail(op, SQLITE_ERROR,
-        "cache: value must be BLOB or TEXT, got %s", acornCacheTypeName(e));
-  }
-  pNew->nSize = acornCacheBytes(op->pTab->bUtf16, pKey)
-              + acornCacheBytes(op->pTab->bUtf16, pValue);
-  return cacheCheckExpiry(op, pExpires, pTtl, &pNew->iExpires, pnTtlMs);
-}
-
-/* A tag is TEXT or NULL. */
-static int cacheCheckTag(cache_op *op, sqlite3_value *pTag){
-  int e = pTag ? sqlite3_value_type(pTag) : SQLITE_NULL;
-  if( e==SQLITE_NULL || e==SQLITE_TEXT ) return SQLITE_OK;
-  return acornCacheOpFail(op, SQLITE_ERROR, "cache: tag must be TEXT or NULL,"
-                          " got %s", acornCacheTypeName(e));
-}
-
-/* A ttl given (nTtlMs >= 0) sets expires to the write's time plus it. */
-static void cacheTtlApply(const cache_op *op, i64 nTtlMs, i64 *piExpires){
-  assert( nTtlMs<=(i64)CACHE_MAX_TTL*1000 && op->now<CACHE_MAX_COUNTER );
-  if( nTtlMs>=0 ) *piExpires = op->now + nTtlMs;
-}
-
-static int cacheCheckSize(cache_op *op, i64 nSize){
-  if( nSize>op->cfg.capacity ){
-    return acornCacheOpFail(op, SQLITE_ERROR,
-        "cache: entry of %lld bytes exceeds capacity of %lld bytes",
-        nSize, op->cfg.capacity);
-  }
-  return SQLITE_OK;
-}
-
 /* The commands; the first CACHE_CMD_NARG take an argument in value. */
 static const char *const azCacheCmd[] = {
   "capacity", "default_ttl", "max_entries", "feed", "purge", "flush",
@@ -1446,7 +1344,7 @@ static int cacheCommand(cache_vtab *p, cache_table *pTab, sqlite3_value **argv){
   if( rc ) return rc;
   rc = cacheCommandCheck(p, argv, zCmd, &iCmd, &iVal);
   if( rc ) return rc;
-  rc = acornCacheOpBegin(&op, pTab, p);
+  rc = acornCacheOpBegin(&op, pTab, p, 0);
   if( iCmd==CACHE_CMD_INTEGRITY ){
     char *zErr = 0;
     if( rc==SQLITE_OK ) rc = acornCacheConfigSync(&op);
@@ -1503,7 +1401,7 @@ static int cacheWritableCheck(cache_vtab *p, sqlite3_value **argv,
 static int cacheDeleteRow(cache_vtab *p, cache_table *pTab, i64 id){
   cache_op op;
   int bFound = 0;
-  int rc = acornCacheOpBegin(&op, pTab, p);
+  int rc = acornCacheOpBegin(&op, pTab, p, 0);
   if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
   if( rc==SQLITE_OK ) rc = acornCacheDeleteEntry(&op, id, &bFound);
   if( rc==SQLITE_OK ) rc = acornCacheReclaimExpired(&op);
@@ -1513,36 +1411,26 @@ static int cacheDeleteRow(cache_vtab *p, cache_table *pTab, i64 id){
 /* INSERT: a set (OR IGNORE: only if no live entry has the key). */
 static int cacheInsertRow(cache_vtab *p, cache_table *pTab,
                           sqlite3_value **argv, int bIgnore, i64 *pRowid){
-  i64 idLive = 0, nTtlMs = -1;
+  i64 nTtlMs = -1;
   cache_new new;
   cache_op op;
+  int bIgnored = 0;
   int rc = cacheWritableCheck(p, argv, 0);
   if( rc ) return rc;
   memset(&new, 0, sizeof(new));
   acornCacheOpInit(&op, pTab, p);
   new.pKey = argv[2+CACHE_COLUMN_KEY];
   new.pValue = argv[2+CACHE_COLUMN_VALUE];
-  rc = cacheCheckValues(&op, &new, argv[2+CACHE_COLUMN_EXPIRES],
-                        argv[2+CACHE_COLUMN_TTL], &nTtlMs);
+  rc = acornCacheCheckValues(&op, &new, argv[2+CACHE_COLUMN_EXPIRES],
+                             argv[2+CACHE_COLUMN_TTL], &nTtlMs);
   new.pTag = argv[2+CACHE_COLUMN_TAG];
-  if( rc==SQLITE_OK ) rc = cacheCheckTag(&op, new.pTag);
+  if( rc==SQLITE_OK ) rc = acornCacheCheckTag(&op, new.pTag);
   if( rc ) return cacheOpFinish(&op, rc);
-  rc = acornCacheOpBegin(&op, pTab, p);
-  if( nTtlMs<0 && new.iExpires==CACHE_EXP_NONE && op.cfg.nDefaultTtl>0 ){
-    nTtlMs = op.cfg.nDefaultTtl*1000;     /* neither given: default_ttl */
+  rc = acornCacheOpBegin(&op, pTab, p, 0);
+  if( rc==SQLITE_OK ){
+    rc = acornCacheSetGiven(&op, &new, nTtlMs, bIgnore, pRowid, &bIgnored);
+    if( bIgnored ) return cacheOpFinish(&op, rc);
   }
-  cacheTtlApply(&op, nTtlMs, &new.iExpires);
-  new.iCreated = op.now;
-  if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, new.nSize);
-  if( rc==SQLITE_OK && bIgnore ){
-    rc = acornCacheLiveKey(&op, new.pKey, 0, &idLive);
-    if( rc==SQLITE_OK && idLive ){
-      *pRowid = idLive;       /* OR IGNORE: the stored entry stays */
-      return cacheOpFinish(&op, SQLITE_OK);
-    }
-  }
-  if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
-  if( rc==SQLITE_OK ) rc = acornCacheSet(&op, &new, pRowid);
   return cacheOpFinish(&op, acornCacheOpCommit(&op, rc));
 }
 
@@ -1616,15 +1504,15 @@ static int cacheRenewRow(cache_vtab *p, cache_table *pTab,
   renew.bSetExpires = !sqlite3_value_nochange(pExpires);
   renew.bSetTag = !sqlite3_value_nochange(argv[2+CACHE_COLUMN_TAG]);
   renew.pTag = argv[2+CACHE_COLUMN_TAG];
-  rc = acornCacheOpBegin(&op, pTab, p);
+  rc = acornCacheOpBegin(&op, pTab, p, 0);
   if( rc==SQLITE_OK ){
-    rc = cacheCheckExpiry(&op, renew.bSetExpires ? pExpires : 0,
+    rc = acornCacheCheckExpiry(&op, renew.bSetExpires ? pExpires : 0,
                           sqlite3_value_nochange(pTtl) ? 0 : pTtl,
                           &renew.iExpires, &nTtlMs);
   }
   if( nTtlMs>=0 ) renew.bSetExpires = 1;
-  cacheTtlApply(&op, nTtlMs, &renew.iExpires);
-  if( rc==SQLITE_OK && renew.bSetTag ) rc = cacheCheckTag(&op, renew.pTag);
+  acornCacheTtlApply(&op, nTtlMs, &renew.iExpires);
+  if( rc==SQLITE_OK && renew.bSetTag ) rc = acornCacheCheckTag(&op, renew.pTag);
   if( rc==SQLITE_OK ) rc = acornCacheFlushWrite(&op);
   if( rc==SQLITE_OK ) rc = acornCacheReclaimExpired(&op);
   if( rc==SQLITE_OK ){
@@ -1656,7 +1544,7 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
   }
   memset(&old, 0, sizeof(old));
   memset(&new, 0, sizeof(new));
-  rc = acornCacheOpBegin(&op, pTab, p);
+  rc = acornCacheOpBegin(&op, pTab, p, 0);
   if( rc==SQLITE_OK ) rc = cacheOldRead(&op, idOld, &old);
   if( rc==SQLITE_OK && old.pKey ){
     /* SET ttl = ? renews expires; SET expires and ttl, both not NULL, is
@@ -1668,14 +1556,14 @@ static int cacheUpdateRow(cache_vtab *p, cache_table *pTab,
              : argv[2+CACHE_COLUMN_EXPIRES];
     new.pKey = cacheNewValue(argv, CACHE_COLUMN_KEY, old.pKey);
     new.pValue = cacheNewValue(argv, CACHE_COLUMN_VALUE, old.pValue);
-    rc = cacheCheckValues(&op, &new, pExpires,
+    rc = acornCacheCheckValues(&op, &new, pExpires,
                           sqlite3_value_nochange(pTtl) ? 0 : pTtl, &nTtlMs);
-    cacheTtlApply(&op, nTtlMs, &new.iExpires);
+    acornCacheTtlApply(&op, nTtlMs, &new.iExpires);
     new.pTag = cacheNewValue(argv, CACHE_COLUMN_TAG, old.pTag);
     new.iCreated = old.iCreated;
     new.nHits = old.nHits;
-    if( rc==SQLITE_OK ) rc = cacheCheckTag(&op, new.pTag);
-    if( rc==SQLITE_OK ) rc = cacheCheckSize(&op, new.nSize);
+    if( rc==SQLITE_OK ) rc = acornCacheCheckTag(&op, new.pTag);
+    if( rc==SQLITE_OK ) rc = acornCacheCheckSize(&op, new.nSize);
     if( rc==SQLITE_OK && new.pKey!=old.pKey && bIgnore ){
       rc = acornCacheLiveKey(&op, new.pKey, idOld, &idOther);
     }
