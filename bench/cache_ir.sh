@@ -21,6 +21,11 @@
 #                written: each eviction takes an entry with a recency record
 #   set, stored  INSERT of a stored key, autocommit: each replaces an entry
 #                of the same size, evicting none
+#   fifo set, fifo set txn   set and set, txn on a table with policy = fifo
+#   cache_set, cache_set txn, fifo cache_set txn   the same sets made by
+#                SELECT cache_set('t', ?, ?): this build's function against
+#                the base build's INSERT (a base without cache_set has only
+#                the INSERT)
 # Printed: instructions per operation of this build, of the base build, and
 # their ratio (this/base: below 1.000 this build does less work); then the
 # same without the C library's allocator (the instructions inside malloc,
@@ -61,11 +66,13 @@ ENTRIES=4000
 # ir FILE: the total of a callgrind output file.
 ir() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'; }
 
-# run SO OP: instructions per operation of one cache_ir run (a fresh database).
+# run SO OP POLICY SET: instructions per operation of one cache_ir run (a
+# fresh database; POLICY lru or fifo, SET insert or function).
 run() {
   local n
   rm -f "$tmp/d"/*
-  n=$(valgrind -q --tool=callgrind --callgrind-out-file="$tmp/cg" --toggle-collect=opLoop \
+  n=$(CACHE_IR_POLICY=$3 CACHE_IR_SET=$4 valgrind -q --tool=callgrind \
+    --callgrind-out-file="$tmp/cg" --toggle-collect=opLoop \
     ./build/cache_ir "$1" "$tmp/d" "$2" "$N" "$ENTRIES")
   [ "$n" = "$N" ] || { echo "cache_ir.sh: a $2 run did $n operations of $N" >&2; exit 1; }
   local total alloc
@@ -80,12 +87,16 @@ div() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a/b}'; }
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "acorn: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- ext 2>/dev/null || echo ' (ext/ modified)'), base $BASE ($base_rev)"
 echo "sqlite3 $(sqlite3 --version | cut -d' ' -f1); valgrind $(valgrind --version); $ENTRIES entries of 1 KiB, $N operations a run, journal=wal synchronous=normal policy=lru"
-printf '%-12s %12s %12s %10s   %13s %13s %10s\n' operation "this ir/op" "base ir/op" this/base \
+printf '%-20s %12s %12s %10s   %13s %13s %10s\n' operation "this ir/op" "base ir/op" this/base \
   "this ex-alloc" "base ex-alloc" this/base
-for sc in "get:get" "set:set" "set, txn:set-txn" "set, used:set-used" "set, stored:set-stored"; do
-  IFS=: read -r name op <<< "$sc"
-  read -r t tn <<< "$(run ./dist/acorn "$op")"
-  read -r b bn <<< "$(run "$base_so" "$op")"
-  printf '%-12s %12s %12s %10s   %13s %13s %10s\n' "$name" "$t" "$b" "$(div "$t" "$b")" \
+for sc in "get:get:lru:insert" "set:set:lru:insert" "set, txn:set-txn:lru:insert" \
+          "set, used:set-used:lru:insert" "set, stored:set-stored:lru:insert" \
+          "fifo set:set:fifo:insert" "fifo set txn:set-txn:fifo:insert" \
+          "cache_set:set:lru:function" "cache_set txn:set-txn:lru:function" \
+          "fifo cache_set txn:set-txn:fifo:function"; do
+  IFS=: read -r name op policy set <<< "$sc"
+  read -r t tn <<< "$(run ./dist/acorn "$op" "$policy" "$set")"
+  read -r b bn <<< "$(run "$base_so" "$op" "$policy" insert)"
+  printf '%-20s %12s %12s %10s   %13s %13s %10s\n' "$name" "$t" "$b" "$(div "$t" "$b")" \
     "$tn" "$bn" "$(div "$tn" "$bn")"
 done

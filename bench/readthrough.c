@@ -26,7 +26,8 @@
 **   lru   acorn: CREATE VIRTUAL TABLE c USING cache(capacity=...);
 **         get SELECT cache_get('c', ?) (NULL: a miss; with
 **         READTHROUGH_GET=select, SELECT value FROM c WHERE key=? instead),
-**         set INSERT INTO c(key, value) (acorn evicts)
+**         set INSERT INTO c(key, value) (acorn evicts; with
+**         READTHROUGH_SET=function, SELECT cache_set('c', ?, ?) instead)
 **   fifo  the same with policy=fifo
 **   a1    exact LRU by hand: kv(k TEXT PRIMARY KEY, v BLOB, used INTEGER),
 **         an index on used; get SELECT rowid, v FROM kv WHERE k=? and, on a
@@ -173,6 +174,7 @@ static int bHasMeta(int i){ return i==S_A2 || i==S_B2; }
 
 static int bSplit;             /* hand-written: no RETURNING (the default) */
 static int bSelectGet;         /* acorn: SELECT value, not cache_get */
+static int bFuncSet;           /* acorn: SELECT cache_set, not INSERT */
 static long long nCapacity;    /* bytes */
 static int nValue;             /* bytes of a value */
 static unsigned char *aVal;    /* the value being set */
@@ -193,7 +195,9 @@ static void side_open(side *p, int iSide){
     p->pGet = benchPrepare(p->db, bSelectGet
                                   ? "SELECT value FROM c WHERE key=?1"
                                   : "SELECT cache_get('c', ?1)");
-    p->pSet = benchPrepare(p->db, "INSERT INTO c(key, value) VALUES(?1, ?2)");
+    p->pSet = benchPrepare(p->db, bFuncSet
+                                  ? "SELECT cache_set('c', ?1, ?2)"
+                                  : "INSERT INTO c(key, value) VALUES(?1, ?2)");
   }else if( iSide==S_A1 || iSide==S_A2 ){
     benchExec(p->db,
               "CREATE TABLE kv(k TEXT PRIMARY KEY, v BLOB, used INTEGER);"
@@ -272,6 +276,9 @@ static void side_close(side *p){
 
 static void step_done(side *p, sqlite3_stmt *pStmt, const char *zWhat){
   int rc = sqlite3_step(pStmt);
+  if( rc==SQLITE_ROW && sqlite3_stmt_readonly(pStmt) ){
+    rc = sqlite3_step(pStmt);      /* SELECT cache_set(...): its one row */
+  }
   if( rc!=SQLITE_DONE ){
     benchCheck(rc==SQLITE_ROW ? SQLITE_ERROR : rc, p->db, zWhat);
   }
@@ -476,6 +483,8 @@ int main(int argc, char **argv){
   zMode = argv[5];
   bSelectGet = getenv("READTHROUGH_GET")
                && strcmp(getenv("READTHROUGH_GET"), "select")==0;
+  bFuncSet = getenv("READTHROUGH_SET")
+             && strcmp(getenv("READTHROUGH_SET"), "function")==0;
   bSplit = !(getenv("READTHROUGH_RETURNING")
              && strcmp(getenv("READTHROUGH_RETURNING"), "1")==0);
   nValue = atoi(argv[6]);

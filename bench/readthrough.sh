@@ -14,6 +14,8 @@
 #   READTHROUGH_REQUESTS_TXN  the same in transactions of 100, default 200000
 #   READTHROUGH_GET=select  the cache's get as SELECT value FROM c WHERE key=?
 #                         instead of SELECT cache_get('c', ?)
+#   READTHROUGH_SET=function  the cache's set as SELECT cache_set('c', ?, ?)
+#                         instead of INSERT INTO c(key, value) VALUES(?, ?)
 #   READTHROUGH_RETURNING=1  the hand-written sides with UPDATE/DELETE ...
 #                         RETURNING (slower) instead of SELECT, then write
 # Databases go to a temporary directory under $TMPDIR (default /tmp),
