@@ -998,34 +998,25 @@ static int cacheSetJoin(sqlite3 *db, cache_table *p, const cache_lock *pLock,
   return rc;
 }
 
-/* The end of a cache_set() in its own transaction (pLock->bSavepoint):
-** the config row written (xSync), then committed, or all of it undone, and
-** the table's transaction ended (xCommit, xRollback).  A commit that
-** fails (SQLITE_BUSY with a rollback journal) rolls the whole transaction
-** back: it is the call's, and must not stay open. */
-static int cacheSetEnd(sqlite3 *db, cache_table *p, cache_op *op, int rc){
-  int rc2;
-  if( rc==SQLITE_OK ) rc = acornCacheConfigSync(op);
-  if( rc ) cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_UNDO);
-  rc2 = cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_END);
-  if( rc2!=SQLITE_OK && !sqlite3_get_autocommit(db) ){
-    if( rc==SQLITE_OK ){
-      rc = rc2==SQLITE_NOMEM ? rc2 : acornCacheOpFail(op, rc2,
-                                    "cache_set: %s", sqlite3_errmsg(db));
-    }
-    sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
-  }
-  if( p->txn.bOpen ){
-    if( rc ) acornCacheTxnRollback(&p->txn, &p->uses, -1);
-    acornCacheTableTxnEnd(p, rc==SQLITE_OK);
-  }
+/* Run p's statement iStmt (a savepoint's, or ROLLBACK); its result code. */
+static int cacheSetRun(cache_table *p, int iStmt){
+  cache_op op;
+  sqlite3_stmt *pStmt = 0;
+  int rc;
+  acornCacheOpInit(&op, p, 0);
+  rc = acornCacheStmt(&op, iStmt, &pStmt);
+  if( rc==SQLITE_OK ) rc = acornCacheRun(&op, pStmt);
+  sqlite3_free(op.zErr);         /* (the caller reads sqlite3_errmsg) */
   return rc;
 }
 
 /* The set of cache_set(): the arguments checked as an INSERT's, then
-** written in op (acornCacheSetGiven); the new entry's id in *pId. */
+** written in op (acornCacheSetGiven); the new entry's id in *pId.  On an
+** error, *pbHalf says whether it may have written part of the set: it
+** failed after its checks (or as op began, which converts a table of an
+** older format). */
 static int cacheSetWrite(cache_table *p, cache_op *op, int argc,
-                         sqlite3_value **argv, i64 *pId){
+                         sqlite3_value **argv, i64 *pId, int *pbHalf){
   cache_new new;
   i64 nTtlMs = -1;
   int bIgnored = 0;
@@ -1034,6 +1025,7 @@ static int cacheSetWrite(cache_table *p, cache_op *op, int argc,
   new.pKey = argv[1];
   new.pValue = argv[2];
   new.pTag = argc>4 ? argv[4] : 0;
+  *pbHalf = rc!=SQLITE_OK;
   if( rc==SQLITE_OK ){
     rc = acornCacheCheckValues(op, &new, 0, argc>3 ? argv[3] : 0, &nTtlMs);
   }
@@ -1041,8 +1033,59 @@ static int cacheSetWrite(cache_table *p, cache_op *op, int argc,
   if( rc==SQLITE_OK ){
     rc = acornCacheSetGiven(op, &new, nTtlMs, 0, pId, &bIgnored);
     assert( !bIgnored );
+    /* (a set too large for the capacity is refused before any write) */
+    *pbHalf = rc!=SQLITE_OK && op->cfg.capacity>=new.nSize;
   }
   return acornCacheOpCommit(op, rc);
+}
+
+/* The end of a cache_set() (rc: how its set went; bHalf: it may have
+** written part of it).
+**
+** In the call's own transaction (bOwn: a savepoint begun in autocommit):
+** kept if the set succeeded, the config row written first (what xSync
+** would do) and the savepoint released, which commits; else, or if that
+** fails (SQLITE_BUSY with a rollback journal), the transaction rolled back
+** whole.  p's transaction is ended here as xCommit or xRollback would.
+**
+** In the caller's transaction, a set that failed halfway rolls that
+** transaction back whole, as SQLite does when a statement that writes
+** fails out of memory or on an I/O error: SQLite itself rolls back nothing
+** for a statement that reads no table, as SELECT cache_set(...) is, and a
+** savepoint around each call would cost more than the set (every page it
+** writes copied to the statement journal).  A set refused by its checks
+** has written nothing and leaves the transaction as it was.
+**
+** The ROLLBACK is prepared before anything is written (cacheSetFunc): it
+** steps without allocating, after an allocation failed.  p is 0 if the
+** table was not found after the own savepoint began. */
+static int cacheSetEnd(sqlite3 *db, cache_table *p, cache_op *op, int bOwn,
+                       int bHalf, int rc){
+  int bRollback = 0;
+  assert( p!=0 || (rc!=SQLITE_OK && bOwn) );
+  if( bOwn ){
+    int rc2;
+    if( rc==SQLITE_OK ) rc = acornCacheConfigSync(op);
+    if( rc==SQLITE_OK ){
+      rc2 = cacheSetRun(p, CACHE_STMT_WRITE_END);
+      if( rc2 ){
+        rc = rc2==SQLITE_NOMEM ? rc2 : acornCacheOpFail(op, rc2,
+                                      "cache_set: %s", sqlite3_errmsg(db));
+      }
+    }
+    bRollback = rc!=SQLITE_OK;
+  }else{
+    bRollback = rc!=SQLITE_OK && bHalf;
+  }
+  if( bRollback && !sqlite3_get_autocommit(db) ){
+    if( p ) cacheSetRun(p, CACHE_STMT_ROLLBACK);
+    else sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
+  }
+  if( bOwn && p && p->txn.bOpen ){
+    if( rc ) acornCacheTxnRollback(&p->txn, &p->uses, -1);
+    acornCacheTableTxnEnd(p, rc==SQLITE_OK);
+  }
+  return rc;
 }
 
 /* cache_set(table, key, value [, ttl [, tag]]): what INSERT INTO
@@ -1060,7 +1103,7 @@ static void cacheSetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   cache_lock lock;
   const char *zTab = 0;
   char *zErr = 0;
-  int rc;
+  int rc, bHalf = 0;
   assert( argc>=3 && argc<=5 && pConn!=0 );       /* as registered */
   rc = cacheTableArg(argv[0], "cache_set", &zTab, &zErr);
   if( rc ){
@@ -1070,9 +1113,17 @@ static void cacheSetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   memset(&lock, 0, sizeof(lock));
   p = cacheWriteTable(pConn, zTab, "cache_set", &op, &lock);
   rc = p ? SQLITE_OK : op.zErr ? op.rcErr : SQLITE_NOMEM;
+  if( rc==SQLITE_OK ){
+    /* the statement that ends a transaction cacheSetEnd() cannot end any
+    ** other way, prepared before anything is written */
+    sqlite3_stmt *pRollback = 0;
+    rc = acornCacheStmt(&op, CACHE_STMT_ROLLBACK, &pRollback);
+  }
   if( rc==SQLITE_OK ) rc = cacheSetJoin(db, p, &lock, &op);
-  if( rc==SQLITE_OK ) rc = cacheSetWrite(p, &op, argc, argv, &id);
-  if( lock.bSavepoint ) rc = cacheSetEnd(db, p, &op, rc);
+  if( rc==SQLITE_OK ) rc = cacheSetWrite(p, &op, argc, argv, &id, &bHalf);
+  if( lock.bSavepoint || p ){
+    rc = cacheSetEnd(db, p, &op, lock.bSavepoint, bHalf, rc);
+  }
   sqlite3_set_last_insert_rowid(db, iLastRowid);
   if( rc==SQLITE_NOMEM ){
     sqlite3_result_error_nomem(ctx);

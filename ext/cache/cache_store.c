@@ -209,6 +209,9 @@ static const struct {
   { CACHE_STMT_WRITE_BEGIN, "SAVEPOINT acorn_cache_write" },
   { CACHE_STMT_WRITE_END, "RELEASE acorn_cache_write" },
   { CACHE_STMT_WRITE_UNDO, "ROLLBACK TO acorn_cache_write" },
+  /* the whole transaction, when its savepoint could not be rolled back
+  ** (prepared before it is needed: it steps without allocating) */
+  { CACHE_STMT_ROLLBACK, "ROLLBACK" },
 };
 
 /* -------------------------------------------------------------- utilities */

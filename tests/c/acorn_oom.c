@@ -187,6 +187,24 @@ static const char *const azCachePieces[] = {
   "SELECT hex(cache_read('c', 'a', 8, 4)), hex(cache_read('c', 'a', 97, 3))",
   0
 };
+/* cache_set: in autocommit (a savepoint of its own, ended whatever fails
+** in it), inside a transaction (joined), rolled back to a savepoint, and
+** from a statement that writes; sets that evict and expire. */
+static const char *const azCacheSet[] = {
+  "SELECT cache_set('c', 's1', zeroblob(120)), cache_set('c', 's2', 'v', 60, 'g')",
+  "BEGIN",
+  "SELECT cache_set('c', 's3', zeroblob(200), 0)",
+  "SAVEPOINT p",
+  "SELECT cache_set('c', 'a', 'again')",
+  "ROLLBACK TO p",
+  "COMMIT",
+  "CREATE TABLE log(x)",
+  "INSERT INTO log SELECT cache_set('main.c', 'l' || value, zeroblob(90))"
+  " FROM json_each('[1,2,3]')",
+  "SELECT key, size FROM c ORDER BY key",
+  "SELECT capacity, entries, bytes, evictions, expired FROM cache_stats('c')",
+  0
+};
 static const char *const azCacheUpdate[] = {
   "UPDATE c SET value = zeroblob(150), expires = NULL WHERE key = 'a'",
   "UPDATE c SET key = 'a2' WHERE key = 'b'",
@@ -385,6 +403,7 @@ static const phase aPhase[] = {
   { "cache-stmt",    0, azCacheStmtSetup, azCacheStmt, azCacheTable },
   { "cache-features", 0, azCacheFeaturesSetup, azCacheFeatures, azCacheTable },
   { "cache-pieces",  0, azCacheSetup, azCachePieces, azCacheTable },
+  { "cache-set",     0, azCacheSetup, azCacheSet, azCacheTable },
 };
 
 /* ------------------------------------------------------------ one run */
