@@ -33,6 +33,7 @@ OPS = [
     "SELECT * FROM cache_evictions('t');",
     "SELECT cache_read('t', 'k2', 0, 10);",
     "INSERT INTO t(key, value) VALUES ('new', zeroblob(500));",
+    "SELECT cache_set('t', 'k7', zeroblob(400), 60, 'g');",
     "UPDATE t SET ttl = 5 WHERE key = 'k3';",
     "UPDATE t SET tag = 'h' WHERE key = 'k5';",
     "DELETE FROM t WHERE key = 'k6';",
@@ -50,7 +51,7 @@ ALLOWED = ["(11)", "is not written while", "integrity_check of", "constraint fai
            "cannot open value of type", "exceeds capacity", "is missing", "out of range",
            "the table never gave", "do not match the entries", "are corrupt",
            "datatype mismatch", "does not exist", "database disk image is malformed",
-           "has a minused but no live record"]
+           "has a minused but no live record", "a size of", "holds the size"]
 
 
 def base():

@@ -289,10 +289,20 @@ def main():
                               ("", "", 0), ("", "", 0)][min(int(t * 12), 5)]
             tag = rnd.choice(TAGS + [None, None])
             e = m.set(k, size, value, dead, tag)
-            script.append("INSERT INTO c(key, value%s, tag) VALUES(%s, %s%s, %s);" % (
-                ", " + col if col else "", sql_key(k), vsql, arg, sql_tag(tag)))
-            if e:
-                err.append("Runtime error: " + e)
+            if col != "expires" and step % 2:
+                # every other set without expires as cache_set(), which
+                # sets as INSERT does (its errors named cache_set)
+                script.append("SELECT typeof(cache_set('c', %s, %s, %s, %s));" % (
+                    sql_key(k), vsql, arg[2:] if arg else "NULL", sql_tag(tag)))
+                if e:
+                    err.append("Runtime error: " + e.replace("cache:", "cache_set:", 1))
+                else:
+                    out.append("integer")
+            else:
+                script.append("INSERT INTO c(key, value%s, tag) VALUES(%s, %s%s, %s);" % (
+                    ", " + col if col else "", sql_key(k), vsql, arg, sql_tag(tag)))
+                if e:
+                    err.append("Runtime error: " + e)
         elif r < 0.58 and step % 3 == 2:
             # a get as cache_get (the same draws as the SELECT below)
             script.append("SELECT quote(substr(cache_get('c', %s), 1, 8));" % sql_key(k))

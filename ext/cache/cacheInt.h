@@ -114,6 +114,13 @@ struct cache_unit {
   " + CASE typeof(value) WHEN 'blob' THEN length(value)" \
   " ELSE length(CAST(value AS BLOB)) END)"
 
+/* The same in a format 4 table, whose rows hold it (size, before value):
+** computed only for a row without it (one an older acorn wrote: NULL). */
+#define CACHE_SIZE4_SQL "coalesce(size, " CACHE_SIZE_SQL ")"
+
+/* The newest format: what CREATE makes (cache_format.c lists them). */
+#define CACHE_FORMAT_NEW 4
+
 /* hits of a format 1 row, in the range a record holds (6 bytes), so that
 ** no sum with it overflows whatever the row says */
 #define CACHE_LRU1_HITS "max(0, min(hits, 281474976710655))"
@@ -159,6 +166,10 @@ enum {
   CACHE_STMT_WRITE_END,
   CACHE_STMT_WRITE_UNDO,
   CACHE_STMT_ROLLBACK,
+  CACHE_STMT_FIND4,             /* FIND, HEAD, ENTRY and INSERT in a format */
+  CACHE_STMT_HEAD4,             /* 4 table: its rows hold their size */
+  CACHE_STMT_ENTRY4,
+  CACHE_STMT_INSERT4,
   CACHE_NSTMT
 };
 
@@ -401,7 +412,7 @@ struct cache_opts {
 typedef struct cache_ident cache_ident;
 struct cache_ident {
   i64 uid;              /* <t>_config.uid */
-  int iFormat;          /* 1..3 */
+  int iFormat;          /* 1..CACHE_FORMAT_NEW */
   int ePolicy;          /* CACHE_POLICY_* */
 };
 
@@ -480,8 +491,10 @@ struct cache_table {
   char *zName;          /* the table's name now (xRename changes it) */
   i64 uid;              /* <t>_config.uid */
   int bGone;            /* another table has the name now: never written */
-  int iFormat;          /* 3; 2 for a table made by acorn 0.2, 1 by 0.1
-                        ** (converted to 3 at their first write) */
+  int iFormat;          /* 4 (its rows hold their size); 3 for a table
+                        ** made before that; 2 for a table made by acorn
+                        ** 0.2, 1 by 0.1 (converted to 3 at their first
+                        ** write) */
   int bFormatNew;       /* converted by this connection's open transaction */
   int bFormatStale;     /* a rollback may have undone that conversion: probe
                         ** the format at the next config read */

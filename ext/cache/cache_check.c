@@ -103,6 +103,14 @@ static const char *const azCacheCheck3[] = {
   " WHERE n>c.feed OR m>c.fseq OR b>0",
 };
 
+/* Format 4 only: a size a row holds is its key's and value's (NULL: a row
+** an older acorn wrote, computed). */
+static const char zCacheCheck4[] =
+  "SELECT 'entry ' || id || ' holds the size ' || quote(size) || ' but its"
+  " key and value hold ' || " CACHE_SIZE_SQL " || ' bytes'"
+  " FROM \"%w\".\"%w_data\" WHERE size IS NOT NULL"
+  " AND (typeof(size)!='integer' OR size!=" CACHE_SIZE_SQL ") LIMIT 1";
+
 /* Run one check query; a row is the broken invariant, into *pzErr. */
 static int cacheCheckQuery(cache_table *p, const char *zFmt, char **pzErr){
   sqlite3_stmt *pStmt = 0;
@@ -324,7 +332,7 @@ int acornCacheIntegrity(cache_table *p, char **pzErr){
   size_t i;
   int rc = SQLITE_OK;
   assert( p!=0 && pzErr!=0 );
-  assert( p->iFormat>=1 && p->iFormat<=3 );
+  assert( p->iFormat>=1 && p->iFormat<=CACHE_FORMAT_NEW );
   *pzErr = 0;
   rc = acornCacheForeignFind(p, &zWhat);
   if( rc==SQLITE_OK && zWhat ) rc = SQLITE_CORRUPT_VTAB;
@@ -336,9 +344,12 @@ int acornCacheIntegrity(cache_table *p, char **pzErr){
         i++){
       rc = cacheCheckQuery(p, azCacheCheck2[i], &zWhat);
     }
-    for(i=0; rc==SQLITE_OK && p->iFormat==3
+    for(i=0; rc==SQLITE_OK && p->iFormat>=3
              && i<sizeof(azCacheCheck3)/sizeof(azCacheCheck3[0]); i++){
       rc = cacheCheckQuery(p, azCacheCheck3[i], &zWhat);
+    }
+    if( rc==SQLITE_OK && p->iFormat>=4 ){
+      rc = cacheCheckQuery(p, zCacheCheck4, &zWhat);
     }
     if( rc==SQLITE_OK ) rc = cacheCheckRecords(p, &zWhat);
   }

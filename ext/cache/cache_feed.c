@@ -156,7 +156,7 @@ static int cacheEvFilter(sqlite3_vtab_cursor *cur, int idxNum,
       return rc;
     }
   }
-  assert( iFormat>=1 && iFormat<=3 );
+  assert( iFormat>=1 && iFormat<=CACHE_FORMAT_NEW );
   zSql = iFormat<3 ? 0 : sqlite3_mprintf(
       "SELECT seq, key, size, CASE reason WHEN 1 THEN 'capacity' WHEN 2"
       " THEN 'entries' ELSE 'expired' END, at FROM \"%w\".\"%w_feed\"%s"

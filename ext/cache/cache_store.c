@@ -5,7 +5,7 @@
 ** What the table does for a user is in docs/cache.md; this is how it is
 ** kept.
 **
-** THE SHADOW TABLES (format 3; xShadowName knows their suffixes)
+** THE SHADOW TABLES (format 4; xShadowName knows their suffixes)
 **
 **   <t>_config(id=1, capacity, bytes, entries, seq, hits, misses,
 **              evictions, expired, uid, policy, head, low, dead, dttl,
@@ -20,9 +20,15 @@
 **       (NULL: no entry expires), true while eseq = seq (eseq is written
 **       with seq by every write of this format, -1 where not known):
 **       cache_config.iExpLow in cacheInt.h says how it is kept.
-**   <t>_data(id INTEGER PRIMARY KEY, key UNIQUE, created, expires, value)
-**       One row per entry; value last, so reading expires never walks a
-**       large value's overflow pages.  size is computed from the row.
+**   <t>_data(id INTEGER PRIMARY KEY, key UNIQUE, created, expires, size,
+**            value)
+**       One row per entry; value last, so reading expires or size never
+**       walks a large value's overflow pages.  size, the bytes the entry
+**       counts for (CACHE_SIZE_SQL of its key and value), is written by
+**       every set so that a write reads it rather than computing it; a row
+**       without it (NULL: written by an older acorn, which names the
+**       columns it knows) has it computed.  A format 3 table has no size
+**       column: its sizes are computed (cache_format.c).
 **   <t>_expiry(expires, id) WITHOUT ROWID   the entries that can expire
 **   <t>_rec(lo INTEGER PRIMARY KEY, minused, recs)  + index on minused
 **       Recency records, packed: row lo holds, in the blob recs, one
@@ -212,6 +218,19 @@ static const struct {
   /* the whole transaction, when its savepoint could not be rolled back
   ** (prepared before it is needed: it steps without allocating) */
   { CACHE_STMT_ROLLBACK, "ROLLBACK" },
+  /* FIND, HEAD, ENTRY and INSERT of a format 4 table (cacheStmtSized) */
+  { CACHE_STMT_FIND4,
+    "SELECT id, expires, " CACHE_SIZE4_SQL " FROM \"%w\".\"%w_data\""
+    " WHERE key=?1" },
+  { CACHE_STMT_HEAD4,
+    "SELECT id, expires, " CACHE_SIZE4_SQL " FROM \"%w\".\"%w_data\""
+    " WHERE id>=?1 ORDER BY id LIMIT 1" },
+  { CACHE_STMT_ENTRY4,
+    "SELECT expires, " CACHE_SIZE4_SQL " FROM \"%w\".\"%w_data\""
+    " WHERE id=?1" },
+  { CACHE_STMT_INSERT4,
+    "INSERT INTO \"%w\".\"%w_data\"(id, key, created, expires, size, value)"
+    " VALUES(?1, ?2, ?3, ?4, ?6, ?5) ON CONFLICT(key) DO NOTHING" },
 };
 
 /* -------------------------------------------------------------- utilities */
@@ -258,6 +277,17 @@ char *acornCacheStmtSql(int i, const char *zDb, const char *zName){
   assert( zDb!=0 && zName!=0 );
   return sqlite3_mprintf(aCacheStmt[i].zSql, zDb, zName, zDb, zName, zDb,
                          zName);
+}
+
+/* Statement i (FIND, HEAD, ENTRY or INSERT), or its twin of a format 4
+** table, which reads and writes the size its rows hold. */
+static int cacheStmtSized(cache_op *op, int i, sqlite3_stmt **ppStmt){
+  if( op->pTab->iFormat>=4 ){
+    i = i==CACHE_STMT_FIND ? CACHE_STMT_FIND4
+      : i==CACHE_STMT_HEAD ? CACHE_STMT_HEAD4
+      : i==CACHE_STMT_ENTRY ? CACHE_STMT_ENTRY4 : CACHE_STMT_INSERT4;
+  }
+  return acornCacheStmt(op, i, ppStmt);
 }
 
 int acornCacheStmt(cache_op *op, int i, sqlite3_stmt **ppStmt){
@@ -649,6 +679,16 @@ static int cacheIdCheck(cache_op *op, const char *zSuffix, i64 id){
                           " names entry %lld, an id the table never gave (they"
                           " go from 1 to its seq)", op->pTab->zDb,
                           op->pTab->zName, zSuffix, id);
+}
+
+/* The size of entry id as its row gave it: a format 4 row holds it, and a
+** file from a stranger may hold any number there.  In 0..2^62, so that no
+** sum or difference of sizes and counters overflows. */
+static int cacheSizeCheck(cache_op *op, i64 id, i64 nSize){
+  if( nSize>=0 && nSize<=CACHE_MAX_COUNTER ) return SQLITE_OK;
+  return acornCacheOpFail(op, SQLITE_CORRUPT_VTAB, "cache: \"%w\".\"%w_data\""
+                          " gives entry %lld a size of %lld bytes",
+                          op->pTab->zDb, op->pTab->zName, id, nSize);
 }
 
 /* Merge records aNew[0..n) (sorted by id, distinct) into the chunks:
@@ -1111,7 +1151,7 @@ int acornCacheTagAdd(cache_op *op, i64 id, sqlite3_value *pTag){
   sqlite3_stmt *pStmt;
   int rc;
   assert( pTag!=0 && sqlite3_value_type(pTag)==SQLITE_TEXT );
-  assert( op->pTab->iFormat==3 );
+  assert( op->pTab->iFormat>=3 );
   rc = acornCacheStmt(op, CACHE_STMT_TAG_ADD, &pStmt);
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
@@ -1212,6 +1252,7 @@ static inline int cacheEntryStep(cache_op *op, sqlite3_stmt *pStmt, cache_entry 
   }
   rc = acornCacheOpError(op, sqlite3_reset(pStmt));
   if( rc==SQLITE_OK && *pbFound ) rc = cacheIdCheck(op, "data", pE->id);
+  if( rc==SQLITE_OK && *pbFound ) rc = cacheSizeCheck(op, pE->id, pE->nSize);
   return rc;
 }
 
@@ -1249,7 +1290,7 @@ static int cacheDeleteKnown(cache_op *op, const cache_entry *pE, int bNoRec,
 /* Read entry id into *pE if it exists (*pbFound). */
 static int cacheEntryRead(cache_op *op, i64 id, cache_entry *pE, int *pbFound){
   sqlite3_stmt *pStmt;
-  int rc = acornCacheStmt(op, CACHE_STMT_ENTRY, &pStmt);
+  int rc = cacheStmtSized(op, CACHE_STMT_ENTRY, &pStmt);
   *pbFound = 0;
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
@@ -1260,7 +1301,9 @@ static int cacheEntryRead(cache_op *op, i64 id, cache_entry *pE, int *pbFound){
     pE->iExpires = sqlite3_column_int64(pStmt, 0);
     pE->nSize = sqlite3_column_int64(pStmt, 1);
   }
-  return acornCacheOpError(op, sqlite3_reset(pStmt));
+  rc = acornCacheOpError(op, sqlite3_reset(pStmt));
+  if( rc==SQLITE_OK && *pbFound ) rc = cacheSizeCheck(op, id, pE->nSize);
+  return rc;
 }
 
 /* Delete entry id if it exists (*pbFound), for reason eWhy. */
@@ -1390,7 +1433,7 @@ static int cacheEvictOne(cache_op *op, int *pbNone, int eWhy){
     for(;;){
       cache_rec r;
       int bRec = 0;
-      rc = acornCacheStmt(op, CACHE_STMT_HEAD, &pStmt);
+      rc = cacheStmtSized(op, CACHE_STMT_HEAD, &pStmt);
       if( rc ) return rc;
       sqlite3_bind_int64(pStmt, 1, op->cfg.iHead);
       rc = cacheEntryStep(op, pStmt, &eA, &bA);
@@ -1488,7 +1531,7 @@ static int cacheDataInsert(cache_op *op, i64 id, const cache_new *pNew,
                            int *pbDone){
   sqlite3_stmt *pStmt;
   int bUtf16 = op->pTab->bUtf16;
-  int rc = acornCacheStmt(op, CACHE_STMT_INSERT, &pStmt);
+  int rc = cacheStmtSized(op, CACHE_STMT_INSERT, &pStmt);
   *pbDone = 0;
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
@@ -1500,6 +1543,7 @@ static int cacheDataInsert(cache_op *op, i64 id, const cache_new *pNew,
     sqlite3_bind_null(pStmt, 4);
   }
   cacheBindNoCopy(pStmt, 5, pNew->pValue, bUtf16);
+  if( op->pTab->iFormat>=4 ) sqlite3_bind_int64(pStmt, 6, pNew->nSize);
   rc = acornCacheRun(op, pStmt);
   /* (the statement's own count: it is the last to finish on db) */
   if( rc==SQLITE_OK ) *pbDone = sqlite3_changes(op->pTab->db)>0;
@@ -1513,7 +1557,7 @@ static int cacheDataInsert(cache_op *op, i64 id, const cache_new *pNew,
 static int cacheDeleteKey(cache_op *op, sqlite3_value *pKey, int *pbFound){
   sqlite3_stmt *pStmt;
   cache_entry eOld;
-  int rc = acornCacheStmt(op, CACHE_STMT_FIND, &pStmt);
+  int rc = cacheStmtSized(op, CACHE_STMT_FIND, &pStmt);
   *pbFound = 0;
   if( rc ) return rc;
   acornCacheBindKey(pStmt, 1, pKey);
@@ -1562,7 +1606,7 @@ int acornCacheSet(cache_op *op, const cache_new *pNew, i64 *pId){
   int rc = acornCacheReclaimExpired(op);
   assert( pNew->nSize>=0 && pNew->nHits>=0 );
   assert( pNew->pKey!=0 && pNew->pValue!=0 );
-  assert( op->pTab->iFormat==3 );
+  assert( op->pTab->iFormat>=3 );
   if( rc==SQLITE_OK ) rc = cacheSetRow(op, id, pNew);
   if( rc ) return rc;
   op->cfg.seq = id;

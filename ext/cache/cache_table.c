@@ -302,7 +302,7 @@ void acornCacheTableCheck(const cache_table *p){
   assert( p->held.iChunkNext>=0 && p->held.iChunkNext<CACHE_NCHUNK );
   assert( !p->st.bCfgBound || p->st.aStmt[CACHE_STMT_CONFIG_WRITE]!=0 );
   assert( p->nRef>=0 );
-  assert( p->iFormat>=1 && p->iFormat<=3 );
+  assert( p->iFormat>=1 && p->iFormat<=CACHE_FORMAT_NEW );
   assert( p->ePolicy==CACHE_POLICY_LRU || p->ePolicy==CACHE_POLICY_FIFO );
   assert( p->opts.nBufferMax>=1 && p->opts.nBufferMax<=CACHE_MAX_BUFFER );
   assert( p->nNextFlush>=1 );
@@ -426,7 +426,7 @@ static int cacheTableNew(cache_conn *pConn, const char *zDb,
   *ppTab = 0;
   if( p==0 ) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
-  assert( pId->iFormat>=1 && pId->iFormat<=3 );
+  assert( pId->iFormat>=1 && pId->iFormat<=CACHE_FORMAT_NEW );
   p->pConn = pConn;
   p->db = pConn->db;
   p->zDb = sqlite3_mprintf("%s", zDb);
@@ -690,7 +690,8 @@ int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab,
   int rc;
   /* (the cheap invariants: acornCacheTableCheck's walk of the buffered
   ** uses is for the points where they change in bulk) */
-  assert( pTab->nRef>0 && pTab->iFormat>=1 && pTab->iFormat<=3 );
+  assert( pTab->nRef>0 && pTab->iFormat>=1
+          && pTab->iFormat<=CACHE_FORMAT_NEW );
   assert( pTab->txn.bOpen || pTab->held.eCfg!=CACHE_CFG_DIRTY );
   acornCacheOpInit(op, pTab, pVtab);
   op->zWho = zWho;

@@ -323,7 +323,7 @@ static int cacheLruOwned(sqlite3 *db, const char *zDb, const char *zName,
 ** only once the table is format 3 (a table of those names next to an
 ** older cache is someone else's). */
 static int cacheShadowOwned(const char *zSuffix, int bLru, int iFormat){
-  assert( iFormat>=1 && iFormat<=3 );
+  assert( iFormat>=1 && iFormat<=CACHE_FORMAT_NEW );
   if( strcmp(zSuffix, "lru")==0 ) return bLru;
   if( strcmp(zSuffix, "tag")==0 || strcmp(zSuffix, "feed")==0 ){
     return iFormat>=3;
@@ -356,7 +356,7 @@ static int cacheCreateTables(sqlite3 *db, const char *zDb, const char *zName,
     " %lld, %d, 0, 0, 0, %lld, %lld, %lld, 0, 0, NULL, 0);"
     "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY,"
     " key NOT NULL UNIQUE, created INTEGER NOT NULL, expires INTEGER,"
-    " value NOT NULL);"
+    " size INTEGER, value NOT NULL);"
     "CREATE TABLE \"%w\".\"%w_expiry\"(expires INTEGER NOT NULL,"
     " id INTEGER NOT NULL, PRIMARY KEY(expires, id)) WITHOUT ROWID;"
     CACHE_REC_DDL CACHE_V3_DDL,
@@ -442,7 +442,7 @@ static int cacheInit(
       sqlite3_randomness(sizeof(id.uid), &id.uid);
       id.uid &= LLONG_MAX;
     }while( id.uid==0 );
-    id.iFormat = 3;
+    id.iFormat = CACHE_FORMAT_NEW;
     id.ePolicy = opt.ePolicy;
     rc = cacheCreateTables(db, p->zDb, p->zName, &opt, id.uid, pzErr);
     if( rc==SQLITE_OK ) rc = acornCacheVtabAttach(p, &id);
