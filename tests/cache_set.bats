@@ -46,7 +46,13 @@ sets_script() {
   set_sql "$m" "'e'" "'e'" NULL "'small'"
   set_sql "$m" "'f'" "'f'"
   set_sql "$m" "'g'" "'g'" 5
-  set_sql "$m" "'big'" "zeroblob(300)"
+  # (refused: one statement alone on its line either way, as a shell may
+  # or may not run the rest of a line after an error)
+  if [ "$m" = insert ]; then
+    echo "INSERT INTO t(key, value) VALUES ('big', zeroblob(300));"
+  else
+    echo "SELECT cache_set('t', 'big', zeroblob(300));"
+  fi
   set_sql "$m" "'h'" "'h'" NULL "'small'"
   echo "SELECT rowid, quote(key), iif(length(value) > 8, 'zeroblob(' || length(value) || ')', quote(value)),
        size, quote(tag), expires IS NOT NULL, expires - created FROM t ORDER BY rowid;"
