@@ -729,16 +729,9 @@ wal_size() {
 }
 
 # cache_set in autocommit that cannot take the write lock (the busy timeout
-# runs out, the database is read-only) must fail as cache_write does, with
-# its savepoint undone and the connection usable.  It crashes (SIGSEGV:
-# cacheSetEnd() is called with no table when cacheWriteTable() failed after
-# the savepoint was begun), so these wait for the fix.
-cache_set_lock_fails_skip() {
-  skip "cache_set crashes (SIGSEGV) when its own transaction cannot take the write lock: reported, waits for the fix in ext/cache/cache_func.c"
-}
-
+# runs out, the database is read-only) fails as cache_write does, with its
+# savepoint undone and the connection usable.
 @test "cache_set in autocommit whose busy timeout runs out fails with database is locked and leaves the connection usable" {
-  cache_set_lock_fails_skip
   local mode
   for mode in wal delete; do
     rm -f "$BATS_TEST_TMPDIR"/l.db*
@@ -774,7 +767,6 @@ PY
 }
 
 @test "cache_set on a read-only database fails with attempt to write a readonly database, as cache_write does" {
-  cache_set_lock_fails_skip
   local db="$BATS_TEST_TMPDIR/ro.db"
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache; INSERT INTO t(key, value) VALUES ('k', zeroblob(2));" "$db"
   assert_success
