@@ -399,6 +399,11 @@ build/cache_ir: bench/cache_ir.c bench/bench_util.h
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
 
+# cache: the same operations on a FIFO written by hand (bench/cache_ir.sh)
+build/hand_ir: bench/hand_ir.c bench/bench_util.h
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) -Werror $(LDFLAGS) -o $@ $< -lsqlite3 $(LDLIBS)
+
 # cache: the driver behind bench/get_ir.sh (gets of one form in one function,
 # for callgrind, against a plain table in the same file).
 build/get_ir: bench/get_ir.c bench/bench_util.h

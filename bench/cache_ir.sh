@@ -26,6 +26,11 @@
 #                SELECT cache_set('t', ?, ?): this build's function against
 #                the base build's INSERT (a base without cache_set has only
 #                the INSERT)
+# Then this build against a FIFO cache written by hand in plain SQLite
+# (build/hand_ir, bench/hand_ir.c: the b1 side of bench/readthrough.sh) on
+# the same operations under policy = fifo: a get (SELECT and cache_get
+# against SELECT v FROM kv WHERE k = ?), an evicting set in autocommit and
+# in transactions of 100.
 # Printed: instructions per operation of this build, of the base build, and
 # their ratio (this/base: below 1.000 this build does less work); then the
 # same without the C library's allocator (the instructions inside malloc,
@@ -52,7 +57,7 @@ if [ -z "${BASE:-}" ]; then
   [ -n "$BASE" ] || { echo "cache_ir.sh: no commit 'VERSION 0.2.0:' in this history; give BASE=<rev>"; exit 1; }
 fi
 base_rev=$(git rev-parse --short "$BASE^{commit}") || { echo "cache_ir.sh: BASE=$BASE is not a revision"; exit 1; }
-make --no-print-directory -s dist/acorn.so build/cache_ir
+make --no-print-directory -s dist/acorn.so build/cache_ir build/hand_ir
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/acorn-cache-ir.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/d" "$tmp/base"
@@ -71,7 +76,7 @@ ir() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", ""
 run() {
   local n
   rm -f "$tmp/d"/*
-  n=$(CACHE_IR_POLICY=$3 CACHE_IR_SET=$4 valgrind -q --tool=callgrind \
+  n=$(CACHE_IR_POLICY=$3 CACHE_IR_SET=$4 CACHE_IR_GET=${CACHE_IR_GET:-select} valgrind -q --tool=callgrind \
     --callgrind-out-file="$tmp/cg" --toggle-collect=opLoop \
     ./build/cache_ir "$1" "$tmp/d" "$2" "$N" "$ENTRIES")
   [ "$n" = "$N" ] || { echo "cache_ir.sh: a $2 run did $n operations of $N" >&2; exit 1; }
@@ -99,4 +104,25 @@ for sc in "get:get:lru:insert" "set:set:lru:insert" "set, txn:set-txn:lru:insert
   read -r b bn <<< "$(run "$base_so" "$op" "$policy" insert)"
   printf '%-20s %12s %12s %10s   %13s %13s %10s\n' "$name" "$t" "$b" "$(div "$t" "$b")" \
     "$tn" "$bn" "$(div "$tn" "$bn")"
+done
+
+# hand OP: instructions per operation of one hand_ir run (a fresh database).
+hand() {
+  local n
+  rm -f "$tmp/d"/*
+  n=$(valgrind -q --tool=callgrind --callgrind-out-file="$tmp/cg" --toggle-collect=opLoop \
+    ./build/hand_ir "$tmp/d" "$1" "$N" "$ENTRIES")
+  [ "$n" = "$N" ] || { echo "cache_ir.sh: a hand $1 run did $n operations of $N" >&2; exit 1; }
+  echo $(( $(ir "$tmp/cg") / N ))
+}
+
+echo
+echo "this build under policy = fifo against a FIFO written by hand (hand/this: below 1.000 the cache does more work)"
+printf '%-20s %12s %12s %10s\n' operation "this ir/op" "hand ir/op" hand/this
+for sc in "get, SELECT:get:fifo:insert:select" "get, cache_get:get:fifo:insert:function" \
+          "set:set:fifo:insert:select" "set, txn:set-txn:fifo:insert:select"; do
+  IFS=: read -r name op policy set get <<< "$sc"
+  read -r t _ <<< "$(CACHE_IR_GET=$get run ./dist/acorn "$op" "$policy" "$set")"
+  h=$(hand "$op")
+  printf '%-20s %12s %12s %10s\n' "$name" "$t" "$h" "$(div "$h" "$t")"
 done
