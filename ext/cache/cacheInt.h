@@ -503,6 +503,10 @@ struct cache_table {
   int nChunkMax;        /* split a chunk's blob above this many bytes */
   cache_opts opts;      /* recency_buffer and autoflush */
   int nNextFlush;       /* try a flush when the uses reach this */
+  int bSetBroken;       /* a cache_set() failed halfway in the open
+                        ** transaction and its rollback could not run
+                        ** (SQLite before 3.40, out of memory): no write and
+                        ** no commit (xSync refuses) until it ends */
   int bSetLookFirst;    /* the last set replaced an entry: the next looks
                         ** its key up before it inserts (cacheSetRow) */
   cache_stmts st;       /* its statements */
@@ -704,6 +708,7 @@ void acornCacheNameForget(cache_conn *pConn, cache_table *pTab);
 void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
                         int eKind, int nReprepare);
 int acornCacheConfigLoad(cache_op *op);
+int acornCacheSetBroken(cache_op *op);
 int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab,
                       const char *zWho);
 int acornCacheStmtBusy(sqlite3 *db, int bWrite);

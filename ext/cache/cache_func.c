@@ -961,22 +961,27 @@ static void cacheWriteFunc(sqlite3_context *ctx, int argc,
 ** rollback) follows it as for an INSERT.
 **
 ** In the call's own transaction (pLock->bSavepoint: autocommit, no
-** writing statement) it joins here, and cacheSetEnd() ends it as xSync
-** and xCommit (or xRollback) would.  In a transaction of the caller's (a
-** BEGIN, or a writing statement's: INSERT ... SELECT cache_set(...)),
-** SQLite must call those methods when that transaction ends: a statement
-** that writes the table and changes nothing (DELETE ... WHERE 0) makes it
-** call xBegin now.  It is prepared each time, once a transaction at most:
-** a statement kept would hold the virtual table, and keep the connection
-** from closing. */
+** writing statement) it joins here (*pbSim), and cacheSetEnd() ends it as
+** xSync and xCommit (or xRollback) would.  In a transaction of the
+** caller's (a BEGIN, or a writing statement's: INSERT ... SELECT
+** cache_set(...)), SQLite must call those methods when that transaction
+** ends: a statement that writes the table and changes nothing (DELETE ...
+** WHERE 0) makes it call xBegin now.  It is prepared each time, once a
+** transaction at most: a statement kept would hold the virtual table, and
+** keep the connection from closing.  So is the call's own transaction
+** before SQLite 3.40, where a set that fails out of memory cannot roll it
+** back (no statement steps after an allocation failed inside another):
+** SQLite's own call of xSync then refuses its commit (bSetBroken). */
 static int cacheSetJoin(sqlite3 *db, cache_table *p, const cache_lock *pLock,
-                        cache_op *op){
+                        cache_op *op, int *pbSim){
   sqlite3_stmt *pStmt = 0;
   char *zSql;
   int rc;
+  *pbSim = 0;
   if( p->txn.bOpen ) return SQLITE_OK;
-  if( pLock->bSavepoint ){
+  if( pLock->bSavepoint && sqlite3_libversion_number()>=3040000 ){
     acornCacheTableJoin(p);
+    *pbSim = 1;
     return SQLITE_OK;
   }
   zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w\" WHERE 0", p->zDb, p->zName);
@@ -1043,10 +1048,11 @@ static int cacheSetWrite(cache_table *p, cache_op *op, int argc,
 ** written part of it).
 **
 ** In the call's own transaction (bOwn: a savepoint begun in autocommit):
-** kept if the set succeeded, the config row written first (what xSync
-** would do) and the savepoint released, which commits; else, or if that
-** fails (SQLITE_BUSY with a rollback journal), the transaction rolled back
-** whole.  p's transaction is ended here as xCommit or xRollback would.
+** kept if the set succeeded, the savepoint released, which commits; else,
+** or if that fails (SQLITE_BUSY with a rollback journal), the transaction
+** rolled back whole.  If the table joined it here (bSim, cacheSetJoin),
+** the config row is written first and p's transaction ended after, as
+** xSync and xCommit or xRollback would.
 **
 ** In the caller's transaction, a set that failed halfway rolls that
 ** transaction back whole, as SQLite does when a statement that writes
@@ -1057,15 +1063,18 @@ static int cacheSetWrite(cache_table *p, cache_op *op, int argc,
 ** has written nothing and leaves the transaction as it was.
 **
 ** The ROLLBACK is prepared before anything is written (cacheSetFunc): it
-** steps without allocating, after an allocation failed.  p is 0 if the
+** steps without allocating, after an allocation failed, from SQLite 3.40.
+** Where it cannot run, the table refuses every write and the commit of
+** that transaction (bSetBroken) until it is rolled back.  p is 0 if the
 ** table was not found after the own savepoint began. */
 static int cacheSetEnd(sqlite3 *db, cache_table *p, cache_op *op, int bOwn,
-                       int bHalf, int rc){
+                       int bSim, int bHalf, int rc){
   int bRollback = 0;
   assert( p!=0 || (rc!=SQLITE_OK && bOwn) );
+  assert( bOwn || !bSim );
   if( bOwn ){
     int rc2;
-    if( rc==SQLITE_OK ) rc = acornCacheConfigSync(op);
+    if( rc==SQLITE_OK && bSim ) rc = acornCacheConfigSync(op);
     if( rc==SQLITE_OK ){
       rc2 = cacheSetRun(p, CACHE_STMT_WRITE_END);
       if( rc2 ){
@@ -1080,8 +1089,11 @@ static int cacheSetEnd(sqlite3 *db, cache_table *p, cache_op *op, int bOwn,
   if( bRollback && !sqlite3_get_autocommit(db) ){
     if( p ) cacheSetRun(p, CACHE_STMT_ROLLBACK);
     else sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
+    if( p && !bSim && p->txn.bOpen && !sqlite3_get_autocommit(db) ){
+      p->bSetBroken = 1;
+    }
   }
-  if( bOwn && p && p->txn.bOpen ){
+  if( bSim && p && p->txn.bOpen ){
     if( rc ) acornCacheTxnRollback(&p->txn, &p->uses, -1);
     acornCacheTableTxnEnd(p, rc==SQLITE_OK);
   }
@@ -1103,7 +1115,7 @@ static void cacheSetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   cache_lock lock;
   const char *zTab = 0;
   char *zErr = 0;
-  int rc, bHalf = 0;
+  int rc, bHalf = 0, bSim = 0;
   assert( argc>=3 && argc<=5 && pConn!=0 );       /* as registered */
   rc = cacheTableArg(argv[0], "cache_set", &zTab, &zErr);
   if( rc ){
@@ -1119,10 +1131,10 @@ static void cacheSetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     sqlite3_stmt *pRollback = 0;
     rc = acornCacheStmt(&op, CACHE_STMT_ROLLBACK, &pRollback);
   }
-  if( rc==SQLITE_OK ) rc = cacheSetJoin(db, p, &lock, &op);
+  if( rc==SQLITE_OK ) rc = cacheSetJoin(db, p, &lock, &op, &bSim);
   if( rc==SQLITE_OK ) rc = cacheSetWrite(p, &op, argc, argv, &id, &bHalf);
   if( lock.bSavepoint || p ){
-    rc = cacheSetEnd(db, p, &op, lock.bSavepoint, bHalf, rc);
+    rc = cacheSetEnd(db, p, &op, lock.bSavepoint, bSim, bHalf, rc);
   }
   sqlite3_set_last_insert_rowid(db, iLastRowid);
   if( rc==SQLITE_NOMEM ){

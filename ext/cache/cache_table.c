@@ -294,6 +294,7 @@ void acornCacheTableCheck(const cache_table *p){
   acornCacheUsesCheck(&p->uses);
   acornCacheTxnCheck(&p->txn);
   assert( p->txn.bOpen || p->held.eCfg!=CACHE_CFG_DIRTY );
+  assert( p->txn.bOpen || !p->bSetBroken );
   assert( !p->txn.bDrop || p->held.eCfg==CACHE_CFG_NONE );
   assert( p->held.nCfgSaved>=0 && p->held.nCfgSaved<=p->held.nCfgSavedAlloc );
   assert( p->held.nCfgSaved<=p->txn.iLevel+1 );
@@ -649,6 +650,15 @@ void acornCacheNameNote(cache_conn *pConn, const char *zTab, cache_table *p,
 
 /* ------------------------------------------------- the start of a write */
 
+/* The error of every write, and of the commit, of a transaction in which a
+** cache_set() failed halfway and could not be rolled back (bSetBroken). */
+int acornCacheSetBroken(cache_op *op){
+  return acornCacheOpFail(op, SQLITE_ERROR, "%s: a cache_set on \"%w\" failed"
+      " halfway in this transaction and could not be undone (out of memory,"
+      " on SQLite before 3.40); roll the transaction back",
+      op->zWho ? op->zWho : "cache", op->pTab->zName);
+}
+
 /* The config row into op->cfg: the copy the table holds if it holds one,
 ** else the row as stored (a format a rollback may have changed probed
 ** again first).  A uid that is not the table's means another table has
@@ -696,6 +706,7 @@ int acornCacheOpBegin(cache_op *op, cache_table *pTab, cache_vtab *pVtab,
   acornCacheOpInit(op, pTab, pVtab);
   op->zWho = zWho;
   op->now = acornCacheNowMs();
+  if( pTab->bSetBroken ) return acornCacheSetBroken(op);
   acornCacheWalHook(pTab->pConn);
   acornCacheHeldCheck(pTab);
   rc = acornCacheConfigLoad(op);
@@ -857,6 +868,7 @@ void acornCacheTableTxnEnd(cache_table *p, int bCommit){
   }
   acornCacheFormatStale(p, 1);
   if( bCommit ) p->bFormatStale = 0;
+  p->bSetBroken = 0;
   p->held.nCfgSaved = 0;
   acornCacheTxnEnd(&p->txn);
   acornCacheTableCheck(p);

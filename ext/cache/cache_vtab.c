@@ -616,6 +616,10 @@ static int cacheSync(sqlite3_vtab *pVtab){
   cache_op op;
   if( pV->pTab==0 ) return SQLITE_OK;
   acornCacheOpInit(&op, pV->pTab, pV);
+  if( pV->pTab->bSetBroken ){
+    /* a half-written set that could not be undone is never committed */
+    return cacheOpFinish(&op, acornCacheSetBroken(&op));
+  }
   return cacheOpFinish(&op, acornCacheConfigSync(&op));
 }
 

@@ -505,20 +505,26 @@ static void removeDb(void){
 /* After a run: the invariants hold, the connection works and closes.  A
 ** run stopped inside a transaction is checked there, then again after a
 ** ROLLBACK. */
-static void checkState(const phase *ph, const char *zMode, long n, sqlite3 *db);
+static void checkState(const phase *ph, const char *zMode, long n, sqlite3 *db,
+                       int bInTxn);
 static void checkAfter(const phase *ph, const char *zMode, long n, sqlite3 *db){
   if( !sqlite3_get_autocommit(db) ){
-    checkState(ph, zMode, n, db);
+    checkState(ph, zMode, n, db, 1);
     if( sqlite3_exec(db, "ROLLBACK", 0, 0, 0)!=SQLITE_OK ){
       report(ph, zMode, n, "after: ROLLBACK: %s", sqlite3_errmsg(db));
     }
   }
-  checkState(ph, zMode, n, db);
+  checkState(ph, zMode, n, db, 0);
 }
 
 /* The invariants of every cache table of ph that exists, and of the
-** database; a set and a get work. */
-static void checkState(const phase *ph, const char *zMode, long n, sqlite3 *db){
+** database; a set and a get work.  Inside the transaction a failure left
+** open (bInTxn), a table may refuse every write until it is rolled back,
+** saying so: a cache_set that failed halfway on SQLite before 3.40, which
+** runs no statement after an allocation failed inside another, so the set
+** cannot roll back what it wrote (the check after the ROLLBACK must pass). */
+static void checkState(const phase *ph, const char *zMode, long n, sqlite3 *db,
+                       int bInTxn){
   int i;
   char *zErr = 0;
   char zSql[200];
@@ -541,7 +547,9 @@ static void checkState(const phase *ph, const char *zMode, long n, sqlite3 *db){
              "INSERT INTO \"%s\"(key, value) VALUES('after', x'0102');"
              "SELECT value FROM \"%s\" WHERE key = 'after';",
              ph->azTable[i], ph->azTable[i], ph->azTable[i], ph->azTable[i]);
-    if( sqlite3_exec(db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
+    if( sqlite3_exec(db, zSql, 0, 0, &zErr)!=SQLITE_OK
+     && !(bInTxn && sqlite3_libversion_number()<3040000 && zErr
+          && strstr(zErr, "roll the transaction back")) ){
       report(ph, zMode, n, "after: %s: %s", ph->azTable[i], zErr ? zErr : "?");
       sqlite3_free(zErr);
       zErr = 0;
