@@ -3049,3 +3049,36 @@ INSERT INTO t(t) VALUES ('integrity_check');"
 2|2
 c,d"
 }
+
+@test "format 4: every set stores the entry's size; a row without one (an older acorn's) is computed, a wrong one is named by integrity_check and refused by eviction" {
+  # (the shell of 3.52 turns DEFENSIVE on, which keeps shadow tables from
+  # being written by hand: this test edits them as a stranger's file would)
+  run cache_sql "" ".dbconfig defensive off
+CREATE VIRTUAL TABLE s USING cache(capacity = 60);
+INSERT INTO s(key, value) VALUES ('a', 'xyz'), (5, x'0102'), (x'00ff', zeroblob(20));
+SELECT quote(key), size FROM s_data ORDER BY id;
+UPDATE s_data SET size = NULL WHERE key = 5;
+INSERT INTO s(s) VALUES ('integrity_check');
+INSERT INTO s(key, value) VALUES ('b', zeroblob(40));
+SELECT quote(key), size FROM s_data ORDER BY id;
+SELECT entries, bytes, evictions FROM cache_stats('s');
+INSERT INTO s(s) VALUES ('integrity_check');
+UPDATE s_data SET size = 77 WHERE key = 'b';
+INSERT INTO s(s) VALUES ('integrity_check');
+UPDATE s_data SET size = -1 WHERE key = 'b';
+INSERT INTO s(s, value) VALUES ('capacity', 10);
+SELECT entries, bytes, evictions FROM cache_stats('s');"
+  # (errors come last, from stderr; the shells of 3.38 and 3.40 add the
+  # result code to the message)
+  output=$(printf '%s\n' "$output" | sed -E -e 's/^ *defensive off$/defensive off/' \
+             -e 's/^(Runtime error|Error)( near line [0-9]+)?: /error: /' -e 's/ \(11\)$//')
+  assert_output "defensive off
+'a'|4
+5|10
+X'00FF'|22
+'b'|41
+1|41|3
+1|41|3
+error: cache: integrity_check of \"s\": entry 4 holds the size 77 but its key and value hold 41 bytes
+error: cache: \"main\".\"s_data\" gives entry 4 a size of -1 bytes"
+}
