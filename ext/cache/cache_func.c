@@ -289,7 +289,8 @@ struct cache_lock {
 
 /* Run statement iStmt of the table p (its prepared one, kept), or, with
 ** no p (an instance not bound yet, a table not found), the same text run
-** once, for the table zDb.zName (0 for a savepoint's statement). */
+** once, for the table zDb.zName (0 for a savepoint's statement or
+** ROLLBACK). */
 static int cacheRunFor(sqlite3 *db, cache_table *p, const char *zDb,
                        const char *zName, int iStmt){
   int rc;
@@ -1003,18 +1004,6 @@ static int cacheSetJoin(sqlite3 *db, cache_table *p, const cache_lock *pLock,
   return rc;
 }
 
-/* Run p's statement iStmt (a savepoint's, or ROLLBACK); its result code. */
-static int cacheSetRun(cache_table *p, int iStmt){
-  cache_op op;
-  sqlite3_stmt *pStmt = 0;
-  int rc;
-  acornCacheOpInit(&op, p, 0);
-  rc = acornCacheStmt(&op, iStmt, &pStmt);
-  if( rc==SQLITE_OK ) rc = acornCacheRun(&op, pStmt);
-  sqlite3_free(op.zErr);         /* (the caller reads sqlite3_errmsg) */
-  return rc;
-}
-
 /* The set of cache_set(): the arguments checked as an INSERT's, then
 ** written in op (acornCacheSetGiven); the new entry's id in *pId.  On an
 ** error, *pbHalf says whether it may have written part of the set: it
@@ -1076,7 +1065,7 @@ static int cacheSetEnd(sqlite3 *db, cache_table *p, cache_op *op, int bOwn,
     int rc2;
     if( rc==SQLITE_OK && bSim ) rc = acornCacheConfigSync(op);
     if( rc==SQLITE_OK ){
-      rc2 = cacheSetRun(p, CACHE_STMT_WRITE_END);
+      rc2 = cacheRunFor(db, p, 0, 0, CACHE_STMT_WRITE_END);
       if( rc2 ){
         rc = rc2==SQLITE_NOMEM ? rc2 : acornCacheOpFail(op, rc2,
                                       "cache_set: %s", sqlite3_errmsg(db));
@@ -1087,8 +1076,7 @@ static int cacheSetEnd(sqlite3 *db, cache_table *p, cache_op *op, int bOwn,
     bRollback = rc!=SQLITE_OK && bHalf;
   }
   if( bRollback && !sqlite3_get_autocommit(db) ){
-    if( p ) cacheSetRun(p, CACHE_STMT_ROLLBACK);
-    else sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
+    cacheRunFor(db, p, 0, 0, CACHE_STMT_ROLLBACK);
     if( p && !bSim && p->txn.bOpen && !sqlite3_get_autocommit(db) ){
       p->bSetBroken = 1;
     }
@@ -1137,15 +1125,12 @@ static void cacheSetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     rc = cacheSetEnd(db, p, &op, lock.bSavepoint, bSim, bHalf, rc);
   }
   sqlite3_set_last_insert_rowid(db, iLastRowid);
-  if( rc==SQLITE_NOMEM ){
-    sqlite3_result_error_nomem(ctx);
-  }else if( rc ){
-    if( op.zErr ) sqlite3_result_error(ctx, op.zErr, -1);
-    sqlite3_result_error_code(ctx, rc);
+  if( rc ){
+    cacheResultError(ctx, rc, op.zErr);     /* (it frees the message) */
   }else{
     sqlite3_result_int64(ctx, id);
+    sqlite3_free(op.zErr);
   }
-  sqlite3_free(op.zErr);
   if( p ) acornCacheTableUnref(p);
 }
 
