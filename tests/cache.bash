@@ -138,3 +138,22 @@ twelve_writers() {
     assert_output "$(( 12 * rounds ))"
   done
 }
+
+# two_connections_py: the start of a Python test script (run by python_run
+# with ACORN and a database path, then any arguments of its own):
+# connections a and b to the database, acorn loaded, each with a busy
+# timeout of 5 s, and q(conn, sql, *args), the rows of a query.
+two_connections_py() {
+  cat <<'PY'
+import sqlite3, sys
+ext, path = sys.argv[1], sys.argv[2]
+def conn():
+    c = sqlite3.connect(path, isolation_level=None)
+    c.enable_load_extension(True)
+    c.load_extension(ext)
+    c.execute("PRAGMA busy_timeout = 5000")
+    return c
+a, b = conn(), conn()
+q = lambda c, sql, *args: c.execute(sql, args).fetchall()
+PY
+}

@@ -5,24 +5,6 @@
 load test_helper
 load cache
 
-# two_connections_py: the start of a Python test script (run by python_run
-# with ACORN and a database path): connections a and b to the database,
-# acorn loaded, and q(conn, sql, *args), the rows of a query.
-two_connections_py() {
-  cat <<'PY'
-import sqlite3, sys
-ext, path = sys.argv[1], sys.argv[2]
-def conn():
-    c = sqlite3.connect(path, isolation_level=None)
-    c.enable_load_extension(True)
-    c.load_extension(ext)
-    c.execute("PRAGMA busy_timeout = 5000")
-    return c
-a, b = conn(), conn()
-q = lambda c, sql, *args: c.execute(sql, args).fetchall()
-PY
-}
-
 # block P B N: the SQL of block B of piece P, N bytes: one letter repeated
 # (printf's precision repeats a %c), different for each (P, B).
 block() {

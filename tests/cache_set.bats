@@ -628,16 +628,9 @@ a set [(3,)] exit 0
     for stmt in "SELECT cache_set('t', 'from a', 'x')" \
                 "INSERT INTO t(key, value) VALUES ('from a', 'x')"; do
       rm -f "$BATS_TEST_TMPDIR"/s.db*
-      run python_run - "$ACORN" "$BATS_TEST_TMPDIR/s.db" "$mode" "$stmt" <<'PY'
-import sqlite3, sys
-ext, path, mode, stmt = sys.argv[1:5]
-def conn():
-    c = sqlite3.connect(path, isolation_level=None)
-    c.enable_load_extension(True)
-    c.load_extension(ext)
-    c.execute("PRAGMA busy_timeout = 5000")
-    return c
-a, b = conn(), conn()
+      run python_run - "$ACORN" "$BATS_TEST_TMPDIR/s.db" "$mode" "$stmt" \
+        < <(two_connections_py; cat <<'PY'
+mode, stmt = sys.argv[3:5]
 b.execute("PRAGMA journal_mode = " + mode)
 b.executescript("CREATE VIRTUAL TABLE t USING cache; CREATE TABLE plain(x);"
                 " INSERT INTO t(key, value) VALUES ('old', 'v');")
@@ -667,6 +660,7 @@ print(b.execute("SELECT key FROM t ORDER BY key").fetchall(),
       b.execute("SELECT entries FROM cache_stats('t')").fetchall())
 b.execute("INSERT INTO t(t) VALUES ('integrity_check')")
 PY
+)
       assert_success
       local name="database is locked"
       [[ "$stmt" == SELECT* ]] && name="cache_set: database is locked"
