@@ -168,11 +168,20 @@ ROWS
   done
 }
 
+@test "a time below 10^11 is unix seconds, as sqlean's uuid7(seconds) takes; from 10^11 milliseconds" {
+  run acorn_sql "SELECT uuid_timestamp(uuid7(1733668387)), uuid_timestamp(uuid7(1733668387000)),
+                        uuid_timestamp(uuid7(99999999999)), uuid_timestamp(uuid7(100000000000)),
+                        uuid_timestamp(uuid8(1)), uuid_timestamp(uuid7_blob(1733668387.0)),
+                        substr(uuid7(1733668387), 1, 13) = substr(uuid7(1733668387000), 1, 13);"
+  assert_success
+  assert_output "1733668387000|1733668387000|99999999999000|100000000000|1000|1733668387000|1"
+}
+
 @test "ms may be a REAL with no fractional part, as JavaScript numbers bind" {
   run acorn_sql "SELECT uuid_timestamp(uuid7(1700000000000.0)), uuid_timestamp(uuid8_blob(1e3)),
                         uuid_timestamp(uuid7(0.0)), uuid_timestamp(uuid8(281474976710655.0));"
   assert_success
-  assert_output "1700000000000|1000|0|281474976710655"
+  assert_output "1700000000000|1000000|0|281474976710655"
 }
 
 # reload_many N: one sqlite3 process that N times opens a new database (closing
@@ -333,7 +342,7 @@ reload_many() {
 
 @test "uuid_extract_timestamp writes the text of strftime('%Y-%m-%d %H:%M:%f'), NULL after year 9999" {
   n=$(big 20000)
-  run acorn_sql "CREATE TABLE t AS SELECT abs(random()) % 253402300800000 AS ms FROM generate_series(1,$n);
+  run acorn_sql "CREATE TABLE t AS SELECT 100000000000 + abs(random()) % 253302300800000 AS ms FROM generate_series(1,$n);
                  INSERT INTO t VALUES (0), (253402300799999), (951782400000), (4107542400000);
                  SELECT count(*) FROM t WHERE uuid_extract_timestamp(uuid7(ms)) = strftime('%Y-%m-%d %H:%M:%f', ms/1000.0, 'unixepoch');
                  SELECT quote(uuid_extract_timestamp(uuid7(253402300800000))), quote(uuid_extract_timestamp(uuid7(281474976710655))),
@@ -356,11 +365,11 @@ NULL|NULL|281474976710655"
 }
 
 @test "uuid7_timestamp_ms reads version 7 only" {
-  run acorn_sql "SELECT uuid7_timestamp_ms('017F22E2-79B0-7CC3-98C4-DC0C0C07398F'), uuid7_timestamp_ms(uuid7_blob(5)),
+  run acorn_sql "SELECT uuid7_timestamp_ms('017F22E2-79B0-7CC3-98C4-DC0C0C07398F'), uuid7_timestamp_ms(uuid7_blob(100000000005)),
                         quote(uuid7_timestamp_ms(uuid8(5))), quote(uuid7_timestamp_ms(uuid4())),
                         quote(uuid7_timestamp_ms('C232AB00-9414-11EC-B3C8-9F6BDECED846'));"
   assert_success
-  assert_output "1645557742000|5|NULL|NULL|NULL"
+  assert_output "1645557742000|100000000005|NULL|NULL|NULL"
 }
 
 @test "uuidv7(shift) is a version 7 UUID at now shifted by SQLite's date modifier" {

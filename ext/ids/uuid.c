@@ -30,7 +30,11 @@
 ** ms must be an integer in 0..281474976710655 (2^48-1): an INTEGER, or a
 ** REAL with no fractional part (JavaScript numbers bind as REAL).  Anything
 ** else, NULL and TEXT included, is an error: "uuid7: ms must be an integer
-** in 0..281474976710655" (the message names the function as called).
+** in 0..281474976710655 (below 10^11: unix seconds)" (the message names the
+** function as called).  A number below 10^11 is unix seconds, as sqlean's
+** uuid7(seconds) takes them: every millisecond time after 1973-03-03 is
+** above it, and every second time before the year 5138 below, so a query
+** written for sqlean gets the same time.
 **
 ** shift must be TEXT that SQLite's date functions take as one modifier
 ** ('-1 hour', '+30 days', 'start of day', ...) and that leaves the time in
@@ -144,6 +148,7 @@
 #include <string.h>
 
 #define UUID_MAX_MS 0xffffffffffffLL    /* 2^48-1 = 281474976710655 */
+#define UUID_SECONDS_BELOW 100000000000LL  /* 10^11: below it, seconds */
 
 static uint64_t gUuid7Last = 0;  /* ms<<12 | counter of the last uuid7() */
 static uint64_t gUuid8Last = 0;  /* ms<<12 | fraction of the last uuid8() */
@@ -427,10 +432,11 @@ static void uuidGenFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       }
     }
     if( ms<0 || ms>UUID_MAX_MS ){
-      acorn_result_error(ctx, "%s: ms must be an integer in 0..%lld",
-                         pKind->zName, UUID_MAX_MS);
+      acorn_result_error(ctx, "%s: ms must be an integer in 0..%lld (below"
+                         " 10^11: unix seconds)", pKind->zName, UUID_MAX_MS);
       return;
     }
+    if( ms<UUID_SECONDS_BELOW ) ms *= 1000;    /* seconds, as sqlean's */
     uuidAtMs(a, pKind->iVersion, (uint64_t)ms);
   }else if( pKind->iVersion==7 ){
     acorn_uuid7(a);
