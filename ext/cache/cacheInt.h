@@ -107,12 +107,14 @@ struct cache_unit {
 };
 
 /* The bytes an entry counts for, computed from its stored row: an INTEGER
-** key 8, TEXT and BLOB their length in the database encoding.  length() of
+** key or an INTEGER or REAL value 8, TEXT and BLOB their length in the
+** database encoding (not a number's text, whose length for a REAL differs
+** between SQLite versions).  length() of
 ** a BLOB column reads only the record header, not overflow pages. */
 #define CACHE_SIZE_SQL \
   "(CASE typeof(key) WHEN 'integer' THEN 8 ELSE length(CAST(key AS BLOB)) END" \
   " + CASE typeof(value) WHEN 'blob' THEN length(value)" \
-  " ELSE length(CAST(value AS BLOB)) END)"
+  " WHEN 'text' THEN length(CAST(value AS BLOB)) ELSE 8 END)"
 
 /* The same in a format 4 table, whose rows hold it (size, before value):
 ** computed only for a row without it (one an older acorn wrote: NULL). */

@@ -38,7 +38,7 @@ static const char *const azCacheCheck[] = {
   "SELECT 'entry ' || id || ' has a key of type ' || typeof(key) ||"
   " ' and a value of type ' || typeof(value) FROM \"%w\".\"%w_data\""
   " WHERE typeof(key) NOT IN ('integer','text','blob')"
-  " OR typeof(value) NOT IN ('text','blob')"
+  " OR typeof(value) NOT IN ('text','blob','integer','real')"
   " OR typeof(created)!='integer'"
   " OR typeof(expires) NOT IN ('integer','null') LIMIT 1",
   "SELECT 'bytes is ' || c.bytes || ' but the entries'' sizes sum to ' ||"

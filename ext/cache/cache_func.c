@@ -895,6 +895,7 @@ static void cacheWriteFunc(sqlite3_context *ctx, int argc,
   sqlite3_stmt *pStmt = 0;
   i64 iOff, id = 0;
   int rc, bBlob = 0;
+  const char *zType = "TEXT";
   const char *zTab = 0;
   char *zErr = 0;
   (void)argc;
@@ -915,8 +916,12 @@ static void cacheWriteFunc(sqlite3_context *ctx, int argc,
     acornCacheBindKey(pStmt, 1, argv[1]);
     sqlite3_bind_int64(pStmt, 2, op.now);
     if( sqlite3_step(pStmt)==SQLITE_ROW ){
+      const unsigned char *zT = sqlite3_column_text(pStmt, 1);
       id = sqlite3_column_int64(pStmt, 0);
-      bBlob = sqlite3_column_int(pStmt, 1);
+      /* (zT 0: out of memory, which the reset below reports) */
+      bBlob = zT && zT[0]=='b';
+      if( zT && zT[0]=='i' ) zType = "INTEGER";
+      if( zT && zT[0]=='r' ) zType = "REAL";
     }
     rc = acornCacheOpError(&op, sqlite3_reset(pStmt));
   }
@@ -926,7 +931,7 @@ static void cacheWriteFunc(sqlite3_context *ctx, int argc,
         " ... VALUES (key, zeroblob(size)))", zTab);
   }else if( rc==SQLITE_OK && !bBlob ){
     rc = acornCacheOpFail(&op, SQLITE_ERROR, "cache_write: the value is"
-        " TEXT; only a BLOB value is written in place");
+        " %s; only a BLOB value is written in place", zType);
   }else if( rc==SQLITE_OK ){
     rc = cacheWriteBlob(&op, id, iOff, argv[3]);
   }

@@ -89,13 +89,8 @@ int acornCacheCheckValues(cache_op *op, cache_new *pNew,
   }
   e = sqlite3_value_type(pValue);
   if( e==SQLITE_NULL ){
-    return acornCacheOpFail(op, SQLITE_ERROR,
-        "%s: value must not be NULL; expected BLOB or TEXT", cacheWho(op));
-  }
-  if( e!=SQLITE_BLOB && e!=SQLITE_TEXT ){
-    return acornCacheOpFail(op, SQLITE_ERROR,
-        "%s: value must be BLOB or TEXT, got %s", cacheWho(op),
-        acornCacheTypeName(e));
+    return acornCacheOpFail(op, SQLITE_ERROR, "%s: value must not be NULL;"
+        " expected BLOB, TEXT, INTEGER or REAL", cacheWho(op));
   }
   pNew->nSize = acornCacheBytes(op->pTab->bUtf16, pKey)
               + acornCacheBytes(op->pTab->bUtf16, pValue);

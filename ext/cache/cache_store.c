@@ -202,10 +202,10 @@ static const struct {
     " SELECT ?1, key, ?2, ?3, ?4 FROM \"%w\".\"%w_data\" WHERE id=?5" },
   { CACHE_STMT_FEED_TRIM,
     "DELETE FROM \"%w\".\"%w_feed\" WHERE seq<=?1" },
-  /* cache_write: a live entry's id, and whether its value is a BLOB
-  ** (typeof reads the record header, not the value) */
+  /* cache_write: a live entry's id, and its value's type (typeof reads
+  ** the record header, not the value) */
   { CACHE_STMT_FIND_WRITE,
-    "SELECT id, typeof(value)='blob' FROM \"%w\".\"%w_data\""
+    "SELECT id, typeof(value) FROM \"%w\".\"%w_data\""
     " WHERE key=?1 AND (expires IS NULL OR expires>?2)" },
   /* a write that changes nothing: it takes the schema's write lock, under
   ** the busy handler, before anything is read */
@@ -1498,13 +1498,14 @@ int acornCacheEvict(cache_op *op){
   return rc;
 }
 
-/* Bind a set's key or value (checked: TEXT, BLOB or INTEGER) for one step,
+/* Bind a set's key or value (checked: a key TEXT, BLOB or INTEGER; a value
+** TEXT, BLOB, INTEGER or REAL: bValue) for one step,
 ** with no copy where it can be: a TEXT (in a UTF-8 database) or BLOB from
 ** the value's own bytes, which outlive the step.  The caller binds the
 ** parameter to NULL once the statement is reset (cacheUnbind), so that no
 ** binding is left pointing at them. */
 static void cacheBindNoCopy(sqlite3_stmt *pStmt, int i, sqlite3_value *pVal,
-                            int bUtf16){
+                            int bUtf16, int bValue){
   static const char aEmpty[1] = {0};
   int e = sqlite3_value_type(pVal);
   if( e==SQLITE_BLOB ){
@@ -1522,7 +1523,11 @@ static void cacheBindNoCopy(sqlite3_stmt *pStmt, int i, sqlite3_value *pVal,
       return;
     }
   }
-  acornCacheBindKey(pStmt, i, pVal);    /* (a value is never REAL) */
+  if( bValue ){
+    sqlite3_bind_value(pStmt, i, pVal);   /* a REAL value stays REAL */
+  }else{
+    acornCacheBindKey(pStmt, i, pVal);    /* a whole REAL key: INTEGER */
+  }
 }
 
 /* Insert the row of entry id, unless an entry has the key: *pbDone 0 then,
@@ -1535,14 +1540,14 @@ static int cacheDataInsert(cache_op *op, i64 id, const cache_new *pNew,
   *pbDone = 0;
   if( rc ) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
-  cacheBindNoCopy(pStmt, 2, pNew->pKey, bUtf16);
+  cacheBindNoCopy(pStmt, 2, pNew->pKey, bUtf16, 0);
   sqlite3_bind_int64(pStmt, 3, pNew->iCreated);
   if( pNew->iExpires!=CACHE_EXP_NONE ){
     sqlite3_bind_int64(pStmt, 4, pNew->iExpires);
   }else{
     sqlite3_bind_null(pStmt, 4);
   }
-  cacheBindNoCopy(pStmt, 5, pNew->pValue, bUtf16);
+  cacheBindNoCopy(pStmt, 5, pNew->pValue, bUtf16, 1);
   if( op->pTab->iFormat>=4 ) sqlite3_bind_int64(pStmt, 6, pNew->nSize);
   rc = acornCacheRun(op, pStmt);
   /* (the statement's own count: it is the last to finish on db) */
