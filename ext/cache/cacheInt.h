@@ -107,14 +107,15 @@ struct cache_unit {
 };
 
 /* The bytes an entry counts for, computed from its stored row: an INTEGER
-** key or an INTEGER or REAL value 8, TEXT and BLOB their length in the
-** database encoding (not a number's text, whose length for a REAL differs
-** between SQLite versions).  length() of
+** key 8, TEXT and BLOB their length in the database encoding, an INTEGER
+** value the length of its decimal text in it (as acorn 0.2 computed, which
+** reads and writes format 4 tables), a REAL value 8 (not its text, whose
+** length differs between SQLite versions).  length() of
 ** a BLOB column reads only the record header, not overflow pages. */
 #define CACHE_SIZE_SQL \
   "(CASE typeof(key) WHEN 'integer' THEN 8 ELSE length(CAST(key AS BLOB)) END" \
   " + CASE typeof(value) WHEN 'blob' THEN length(value)" \
-  " WHEN 'text' THEN length(CAST(value AS BLOB)) ELSE 8 END)"
+  " WHEN 'real' THEN 8 ELSE length(CAST(value AS BLOB)) END)"
 
 /* The same in a format 4 table, whose rows hold it (size, before value):
 ** computed only for a row without it (one an older acorn wrote: NULL). */
@@ -595,7 +596,7 @@ struct cache_new {
   sqlite3_value *pValue;  /* TEXT or BLOB */
   sqlite3_value *pTag;    /* TEXT; 0 or NULL for none */
   i64 iExpires;           /* unix ms; CACHE_EXP_NONE: never (NULL) */
-  i64 nSize;              /* bytes of key and value (acornCacheBytes) */
+  i64 nSize;              /* bytes of key and value (acornCacheValueBytes) */
   i64 iCreated;           /* unix ms */
   i64 nHits;              /* hits it keeps (an UPDATE), else 0 */
 };
@@ -633,6 +634,7 @@ int acornCacheParseDuration(const char *z, i64 *pOut);
 int acornCacheParseAmount(const char *z, const cache_unit *aUnit, int nUnit,
                           i64 iMax, i64 *pOut);
 i64 acornCacheBytes(int bUtf16, sqlite3_value *pVal);
+i64 acornCacheValueBytes(int bUtf16, sqlite3_value *pVal);
 const char *acornCacheTypeName(int eType);
 int acornCacheCheckKey(const char *zWho, sqlite3_value *pKey, char **pzErr);
 void acornCacheBindKey(sqlite3_stmt *pStmt, int i, sqlite3_value *pKey);

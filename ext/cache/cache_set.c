@@ -93,7 +93,7 @@ int acornCacheCheckValues(cache_op *op, cache_new *pNew,
         " expected BLOB, TEXT, INTEGER or REAL", cacheWho(op));
   }
   pNew->nSize = acornCacheBytes(op->pTab->bUtf16, pKey)
-              + acornCacheBytes(op->pTab->bUtf16, pValue);
+              + acornCacheValueBytes(op->pTab->bUtf16, pValue);
   return acornCacheCheckExpiry(op, pExpires, pTtl, &pNew->iExpires, pnTtlMs);
 }
 

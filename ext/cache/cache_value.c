@@ -177,6 +177,20 @@ i64 acornCacheBytes(int bUtf16, sqlite3_value *pVal){
   return sqlite3_value_bytes(pVal);
 }
 
+/* Bytes a value counts for: as acornCacheBytes, but an INTEGER counts the
+** length of its decimal text, as SQL's length() gives it (and acorn 0.2
+** computed it), and a REAL 8, not its text, whose length differs between
+** SQLite versions.  CACHE_SIZE_SQL computes the same from a stored row. */
+i64 acornCacheValueBytes(int bUtf16, sqlite3_value *pVal){
+  int e = sqlite3_value_type(pVal);
+  if( e==SQLITE_INTEGER ){
+    char z[24];
+    sqlite3_snprintf(sizeof(z), z, "%lld", sqlite3_value_int64(pVal));
+    return (i64)strlen(z)*(bUtf16 ? 2 : 1);
+  }
+  return acornCacheBytes(bUtf16, pVal);
+}
+
 const char *acornCacheTypeName(int eType){
   assert( eType>=SQLITE_INTEGER && eType<=SQLITE_NULL );   /* a value's type */
   switch( eType ){
