@@ -17,7 +17,6 @@ package from the source tree).
 
 import math
 import os
-import pickle
 import select
 import signal
 import sqlite3
@@ -81,30 +80,58 @@ def cache_values(d):
     c = Cache(db)
     values = [b"", b"\x00\xff", b"\xffp not a pickle", "", "h\u00e9llo \u2603", "\xff",
               "\x00nul", 0, -7, 2**100, -(2**70), 1.5, -0.0, math.inf, None, True, False,
-              (1, "a"), {"k": [1, 2.5]}, frozenset({3})]
+              {"k": [1, 2.5]}, [], bytearray(b"ba"), memoryview(b"mv")]
     for i, v in enumerate(values):
         check(c.set(i, v) is True, "set returns True")
     for i, v in enumerate(values):
         got = c.get(i)
-        eq(got, v, f"value {v!r} read back")
+        want = bytes(v) if type(v) in (bytearray, memoryview) else v
+        eq(got, want, f"value {v!r} read back")
+    eq(math.copysign(1, c.get(12)), -1.0, "-0.0 keeps its sign")
     check(math.isnan(c.get(c.set("nan", math.nan) and "nan")), "nan read back")
-    # bytes and str are stored as themselves, the others as TEXT behind 0xFF
+    # the convention of docs/cache.md (tests/python.bats checks every row)
     rows = dict((k, (t, v)) for k, t, v in sql(
         db, "SELECT key, typeof(value), CAST(value AS BLOB) FROM cache WHERE typeof(key) = 'integer'"))
     eq(rows[0], (b"blob", b""), "b'' stored")
     eq(rows[1], (b"blob", b"\x00\xff"), "bytes stored")
     eq(rows[4], (b"text", "h\u00e9llo \u2603".encode()), "str stored")
-    eq(rows[7], (b"text", b"\xffi0"), "int stored")
+    eq(rows[7], (b"integer", b"0"), "int stored")
     eq(rows[9], (b"text", b"\xffi" + str(2**100).encode()), "big int stored")
-    eq(rows[11], (b"text", b"\xfff1.5"), "float stored")
-    eq(rows[14], (b"text", b"\xffp" + pickle.dumps(None, pickle.HIGHEST_PROTOCOL)), "None pickled")
-    # what SQL stores is read as str and bytes
-    sql(db, "INSERT INTO cache(key, value) VALUES ('from-sql', 'text'), ('blob-sql', x'ff01')")
+    eq(rows[11], (b"real", b"1.5"), "float stored")
+    eq(rows[14], (b"text", b"\xffjnull"), "None stored")
+    eq(rows[15], (b"text", b"\xffjtrue"), "True stored")
+    eq(rows[17], (b"text", b'\xffj{"k":[1,2.5]}'), "dict stored")
+    eq(rows[19], (b"blob", b"ba"), "bytearray stored")
+    # other values need pickle=True, and then read back in any Cache
+    for v in [(1, "a"), frozenset({3}), {1: "a"}, [2**53], {"a": (1,)}, [math.inf],
+              {"a": math.nan}]:
+        raises(TypeError, None, c.set, "p", v)
+        check("p" not in c, "nothing stored")
+    e = raises(TypeError, None, c.add, "p", (1, "a"))
+    eq(str(e), "sqlite_acorn.Cache.add: a tuple is not among the values every language reads"
+       " (str, bytes, int, float, bool, None, and lists and str-keyed dicts of them); pass"
+       " Cache(..., pickle=True) to store it pickled, for Python alone", "add's TypeError")
+    e = raises(TypeError, None, c.set, "p", {"a": [1, {"b": 2**60}]})
+    eq(str(e), "sqlite_acorn.Cache.set: this dict holds the int 1152921504606846976, beyond"
+       " 2**53-1, which JSON does not keep for every language; pass Cache(..., pickle=True) to"
+       " store it pickled, for Python alone", "set's TypeError inside a dict")
+    p = Cache(db, pickle=True)
+    for v in [(1, "a"), frozenset({3}), {1: "a"}, [2**53], {"a": math.inf}]:
+        p.set("p", v)
+        eq(c.get("p"), v, f"pickled {v!r} read back without pickle=True")
+        eq(sql(db, "SELECT substr(CAST(value AS BLOB), 1, 2) FROM cache WHERE key = 'p'"),
+           [(b"\xffp",)], f"{v!r} pickled")
+    p.set("p", [1, "a"])
+    eq(sql(db, "SELECT CAST(value AS BLOB) FROM cache WHERE key = 'p'"), [(b'\xffj[1,"a"]',)],
+       "pickle=True stores a portable value as JSON still")
+    raises(TypeError, "sqlite_acorn.Cache: pickle must be True or False, got 1", Cache, db,
+           pickle=1)
+    # what SQL stores is read as str, bytes, int and float
+    sql(db, "INSERT INTO cache(key, value) VALUES ('from-sql', 'text'), ('blob-sql', x'ff01'),"
+        " ('int-sql', 5), ('real-sql', 5.0)")
     eq(c.get("from-sql"), "text", "TEXT from SQL")
     eq(c.get("blob-sql"), b"\xff\x01", "BLOB from SQL")
-    sql(db, "INSERT INTO cache(key, value) VALUES ('odd', CAST(x'ff7a31' AS TEXT))")
-    raises(ValueError, "sqlite_acorn.Cache: a stored value starts with the byte 0xFF and then"
-           " 'z', which this version does not know", c.get, "odd")
+    eq((c.get("int-sql"), c.get("real-sql")), (5, 5.0), "INTEGER and REAL from SQL")
     # keys: str, bytes and int are three keys; others are refused
     c.set("1", "s")
     c.set(b"1", "b")
@@ -167,8 +194,24 @@ def cache_methods(d):
         eq(c.incr("n", 10), 11, "incr by 10")
         eq(c.decr("n", 2), 9, "decr")
         eq(c["n"], 9, "the stored count")
-        eq(c.incr("n", 2**70), 9 + 2**70, "incr past 64 bits")
+        eq(sql(db, "SELECT typeof(value), value FROM cache WHERE key = 'n'"), [(b"integer", 9)],
+           "a count is an INTEGER")
+        c.set("max", 2**63 - 1)
+        eq(c.incr("max"), 2**63, "incr past 64 bits")
+        eq(sql(db, "SELECT CAST(value AS BLOB) FROM cache WHERE key = 'max'"),
+           [(b"\xffi9223372036854775808",)], "stored as a marked TEXT past 64 bits")
+        eq(c.decr("max"), 2**63 - 1, "decr back into 64 bits")
+        eq(sql(db, "SELECT typeof(value) FROM cache WHERE key = 'max'"), [(b"integer",)],
+           "an INTEGER again")
+        eq(c.incr("n", 2**70), 9 + 2**70, "incr by more than 64 bits")
+        sql(db, "UPDATE cache SET value = value + 1 WHERE key = 'm'")
+        c.set("sqlcount", 1)
+        sql(db, "UPDATE cache SET value = value + 1 WHERE key = 'sqlcount'")
+        eq(c.incr("sqlcount"), 3, "SQL and incr count together")
         eq(c.decr("m", 1, default=10), 9, "decr's default")
+        c.set("b", True)
+        raises(TypeError, "sqlite_acorn.Cache.incr: the value of 'b' is a bool, not an int",
+               c.incr, "b")
         raises(KeyError, "'none'", c.incr, "none", default=None)
         c.set("s", "text")
         raises(TypeError, "sqlite_acorn.Cache.incr: the value of 's' is a str, not an int",
@@ -249,8 +292,8 @@ def cache_options(d):
        "default_ttl and max_entries changed on an existing table")
     # bad input
     raises(TypeError, "sqlite_acorn.Cache: unknown option 'capacty'; accepted options are"
-           " timeout, journal_mode, synchronous, wal_limit, capacity, recency_buffer, policy,"
-           " autoflush, default_ttl, max_entries, feed", Cache, db, capacty=1)
+           " timeout, journal_mode, synchronous, wal_limit, pickle, capacity, recency_buffer,"
+           " policy, autoflush, default_ttl, max_entries, feed", Cache, db, capacty=1)
     raises(ValueError, "sqlite_acorn.Cache: cache: bad capacity '0'; expected a positive number"
            " of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576,"
            " '64MiB' or '1.5GiB'; a fraction needs a unit above B), at most"
@@ -578,6 +621,15 @@ def run_memoize(d):
     raises(TypeError, "sqlite_acorn.Cache.memoize: name must be a str or None, got int",
            cache.memoize, name=5)
     check(slow.__cache_key__(1) != slow.__cache_key__(1.5), "keys of other arguments differ")
+    # a result that not every language reads is pickled, in a Cache without
+    # pickle=True: memoize's keys are pickles, only Python reads them anyway
+    @cache.memoize()
+    def pair(x):
+        return (x, {x})
+    eq((pair(3), pair(3)), ((3, {3}), (3, {3})), "a tuple memoized")
+    eq(sql(db, "SELECT substr(CAST(value AS BLOB), 1, 2) FROM cache WHERE key = ?",
+           pair.__cache_key__(3)), [(b"\xffp",)], "pickled")
+    raises(TypeError, None, cache.set, "t", (3, {3}))
 
     # 5. a result larger than the capacity is not kept: the callers waiting
     # on its computer then compute at once, side by side (both are inside
@@ -669,6 +721,15 @@ def run_django(d):
     eq(cache.get("k", "dflt"), "dflt", "get's default")
     eq(cache.set("k", {"a": [1, 2]}), None, "set returns None")
     eq(cache.get("k"), {"a": [1, 2]}, "get after set")
+    # any picklable value, as Django's backends take
+    import datetime
+    when = datetime.datetime(2026, 12, 2, 6, 55, tzinfo=datetime.timezone.utc)
+    cache.set("obj", (when, {1: "a"}))
+    eq(cache.get("obj"), (when, {1: "a"}), "a tuple of a datetime and an int-keyed dict")
+    eq(sql(db, "SELECT substr(CAST(value AS BLOB), 1, 2), typeof(value) FROM django_cache"
+           " WHERE key IN (':1:k', ':1:obj') ORDER BY key"),
+       [(b"\xffj", b"text"), (b"\xffp", b"text")], "JSON where it is exact, else a pickle")
+    cache.delete("obj")
     eq(cache.add("k", "other"), False, "add of a live key")
     eq(cache.add("n", 10), True, "add of a new key")
     eq(cache.get("n"), 10, "add stored")

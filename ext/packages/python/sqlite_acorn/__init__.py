@@ -21,7 +21,7 @@ import sqlite3
 import sys
 
 __version__ = "@VERSION@"
-__all__ = ["loadable_path", "load", "Cache", "CacheStats", "__version__"]
+__all__ = ["loadable_path", "load", "Cache", "CacheStats", "ForeignValueError", "__version__"]
 
 # (sys.platform prefix, platform.machine()) pairs this wheel has a binary for.
 _PLATFORMS = (("linux", "x86_64"),)
@@ -71,4 +71,4 @@ def load(conn: sqlite3.Connection) -> None:
         enable(False)
 
 
-from ._cache import Cache, CacheStats  # noqa: E402  (it uses loadable_path)
+from ._cache import Cache, CacheStats, ForeignValueError  # noqa: E402  (it uses loadable_path)

@@ -9,13 +9,18 @@ HOW IT WORKS
   thread's first call, with acorn loaded, journal_mode and synchronous set.
   A Cache inherited through fork() opens new connections in the child and
   never touches the parent's.  close() closes every thread's connection.
-- Values: bytes are stored as a BLOB and str as TEXT, exactly; int, float
-  and every other object as a TEXT that starts with the byte 0xFF, which no
-  UTF-8 text holds, followed by a letter: 'i' and the decimal digits of an
-  int, 'f' and the repr() of a float, 'p' and a pickle.  The connections read
-  TEXT with errors='surrogateescape', so such a value reads as a str that
-  starts with '\\udcff' (which no str stored by Python can: it cannot be
-  encoded), and is decoded back.
+- Values, by the convention every face of acorn follows (docs/cache.md,
+  "Values across languages"): str as TEXT and bytes as a BLOB, exactly; an
+  int of 64 bits as an INTEGER, a float as a REAL; the others as a TEXT that
+  starts with the byte 0xFF, which no UTF-8 text holds, and a letter: 'i'
+  and the digits of a larger int, 'f' and 'nan', 'j' and the JSON of True,
+  False, None and lists and dicts that JSON holds exactly for every
+  language, 'p' and a pickle (with pickle=True, for memoize's results and
+  for Django; otherwise TypeError).  The connections read TEXT with
+  errors='surrogateescape', so such a value reads as a str that starts with
+  '\\udcff' (which no str stored by Python can: it cannot be encoded), and
+  is decoded back; 'm' (Ruby's Marshal) and 'k' (Keyv's) raise
+  ForeignValueError.
 - Keys are str (TEXT), bytes (BLOB) or int in the int64 range (INTEGER).
 - memoize() stores a lock entry next to the value's key, taken with add():
   one caller computes while the others poll for the value.  The lock has a
@@ -26,6 +31,8 @@ HOW IT WORKS
 
 import collections
 import functools
+import json
+import math
 import os
 import pickle
 import re
@@ -34,7 +41,7 @@ import threading
 import time
 import weakref
 
-__all__ = ["Cache", "CacheStats"]
+__all__ = ["Cache", "CacheStats", "ForeignValueError"]
 
 CacheStats = collections.namedtuple(
     "CacheStats", "capacity entries bytes hits misses evictions expired")
@@ -88,30 +95,121 @@ def _text(b, _decode=functools.partial(str, encoding="utf-8", errors="surrogatee
     return _decode(b)
 
 
-def _encode(value):
-    """(value to bind, typed): typed values are bound as a BLOB and CAST to TEXT."""
+class ForeignValueError(ValueError):
+    """A stored value that Python cannot read: another language's own
+    serialization (Ruby's Marshal, a Keyv string) or a mark this version
+    does not know.  key, mark (the letter after 0xFF), language and format
+    (None for a mark this version does not know) say which."""
+
+    def __init__(self, message, key, mark, language=None, format=None):
+        super().__init__(message)
+        self.key, self.mark, self.language, self.format = key, mark, language, format
+
+
+ForeignValueError.__module__ = "sqlite_acorn"
+
+# The marks of other languages' serializations: (the language, its format).
+_FOREIGN = {"m": ("Ruby", "Marshal"), "k": ("Node", "Keyv")}
+_JSON_INT = (1 << 53) - 1
+_json_dumps = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"),
+                                allow_nan=False)
+
+
+def _not_json(v, depth=0):
+    """Why v is not JSON that every language reads back as it is (None if
+    it is): only str, bool, None, finite floats, ints within 2**53-1, and
+    lists and str-keyed dicts of them."""
+    t = type(v)
+    if t is str or t is bool or v is None:
+        return None
+    if t is int:
+        return None if -_JSON_INT <= v <= _JSON_INT else f"the int {v}, beyond 2**53-1"
+    if t is float:
+        return None if math.isfinite(v) else f"the float {v!r}"
+    if depth > 200:
+        return "lists and dicts nested more than 200 deep"
+    if t is list:
+        for x in v:
+            why = _not_json(x, depth + 1)
+            if why is not None:
+                return why
+        return None
+    if t is dict:
+        for k, x in v.items():
+            if type(k) is not str:
+                return f"a key that is {_a(type(k).__name__)} ({k!r})"
+            why = _not_json(x, depth + 1)
+            if why is not None:
+                return why
+        return None
+    return _a(t.__name__)
+
+
+def _a(name):
+    return ("an " if name[:1] in "aeiouAEIOU" else "a ") + name
+
+
+def _encode(value, where, pickle_ok):
+    """(value to bind, marked): marked values are bound as a BLOB and CAST to
+    TEXT.  The convention of docs/cache.md, "Values across languages"."""
     t = type(value)
     if t is bytes or t is str:
         return value, False
     if t is int:
+        if _INT64_MIN <= value <= _INT64_MAX:
+            return value, False
         return b"\xffi" + str(value).encode("ascii"), True
     if t is float:
-        return b"\xfff" + repr(value).encode("ascii"), True
-    return b"\xffp" + pickle.dumps(value, protocol=_PICKLE_PROTOCOL), True
+        if value != value:
+            return b"\xfffnan", True
+        return value, False
+    if t is bytearray or t is memoryview:
+        return bytes(value), False
+    why = None
+    if t is dict or t is list or t is bool or value is None:
+        try:
+            why = _not_json(value)
+            if why is None:
+                return b"\xffj" + _json_dumps(value).encode("utf-8"), True
+        except RecursionError:
+            why = "lists and dicts nested too deep"
+        except UnicodeEncodeError:
+            why = "a str that is not Unicode text (a lone surrogate)"
+    if pickle_ok:
+        return b"\xffp" + pickle.dumps(value, protocol=_PICKLE_PROTOCOL), True
+    if why is None:
+        why = (f"{_a(t.__name__)} is not among the values every language reads (str, bytes,"
+               " int, float, bool, None, and lists and str-keyed dicts of them)")
+    else:
+        why = f"this {t.__name__} holds {why}, which JSON does not keep for every language"
+    raise TypeError(f"sqlite_acorn.Cache.{where}: {why}; pass Cache(..., pickle=True) to"
+                    " store it pickled, for Python alone")
 
 
-def _decode(value):
-    if type(value) is str and value[:1] == _TYPED:
-        kind, payload = value[1:2], value[2:]
-        if kind == "i":
-            return int(payload)
-        if kind == "f":
-            return float(payload)
-        if kind == "p":
-            return pickle.loads(payload.encode("utf-8", "surrogateescape"))
-        raise ValueError(f"sqlite_acorn.Cache: a stored value starts with the byte 0xFF"
-                         f" and then {kind!r}, which this version does not know")
-    return value
+def _decode(value, key, where):
+    """A value as stored (TEXT read with surrogateescape) as Python's."""
+    if type(value) is not str or value[:1] != _TYPED:
+        return value
+    kind, payload = value[1:2], value[2:]
+    if kind == "p":
+        return pickle.loads(payload.encode("utf-8", "surrogateescape"))
+    if kind in ("i", "f", "j"):
+        try:
+            return int(payload) if kind == "i" else float(payload) if kind == "f" else \
+                json.loads(payload)
+        except ValueError as e:
+            raise ValueError(f"sqlite_acorn.Cache.{where}: the value of {key!r} is marked"
+                             f" {kind!r} but cannot be read as such: {e}") from None
+    if kind in _FOREIGN:
+        language, fmt = _FOREIGN[kind]
+        raise ForeignValueError(f"sqlite_acorn.Cache.{where}: the value of {key!r} was"
+                                f" written by {language} ({fmt}); Python cannot read it",
+                                key, kind, language, fmt)
+    shown = "nothing" if not kind else repr(kind.encode("utf-8", "surrogateescape"))[1:]
+    raise ForeignValueError(f"sqlite_acorn.Cache.{where}: the value of {key!r} starts with"
+                            f" the byte 0xFF and then {shown}, a mark this version of"
+                            " sqlite_acorn does not know (a newer acorn wrote it?); Python"
+                            " cannot read it", key, kind)
 
 
 def _check_key(key, where):
@@ -210,7 +308,8 @@ class Cache:
     """A cache table of acorn in the SQLite file at path, as an object.
 
     Cache(path, table='cache', capacity=None, policy=None, *, timeout=60.0,
-          journal_mode='wal', synchronous='normal', wal_limit=None, **options)
+          journal_mode='wal', synchronous='normal', wal_limit=None, pickle=False,
+          **options)
 
     Creates the table if absent (capacity None: acorn's default, 1GiB;
     policy None: 'lru'), opens the existing one otherwise.  options are the table's other options:
@@ -222,12 +321,14 @@ class Cache:
     as it is (a read-only file needs that, unless it is WAL already);
     wal_limit is each connection's cache_wal_limit (None: acorn's, 64MiB).
     A read-only file is opened for gets: an existing table, and no option
-    that needs a write.
+    that needs a write.  pickle=True stores a value that not every language
+    reads (a tuple, a set, any object) pickled, for Python alone; without it
+    such a value is a TypeError.  Pickles are read either way.
     """
 
     def __init__(self, path, table="cache", capacity=None, policy=None, *,
                  timeout=60.0, journal_mode="wal", synchronous="normal", wal_limit=None,
-                 **options):
+                 pickle=False, **options):
         from . import loadable_path
         self.path = os.fspath(path)
         if self.path in ("", ":memory:") or self.path.startswith("file::memory:"):
@@ -240,7 +341,7 @@ class Cache:
         for name in options:
             if name not in _TABLE_OPTIONS:
                 raise TypeError(f"sqlite_acorn.Cache: unknown option {name!r}; accepted options"
-                                " are timeout, journal_mode, synchronous, wal_limit, "
+                                " are timeout, journal_mode, synchronous, wal_limit, pickle, "
                                 + ", ".join(_TABLE_OPTIONS))
         if journal_mode is not None and journal_mode not in _JOURNAL_MODES:
             raise ValueError(f"sqlite_acorn.Cache: bad journal_mode {journal_mode!r}; expected"
@@ -250,6 +351,9 @@ class Cache:
                              " one of " + ", ".join(_SYNCHRONOUS))
         if type(timeout) not in (int, float) or timeout < 0:
             raise ValueError(f"sqlite_acorn.Cache: timeout must be seconds >= 0, got {timeout!r}")
+        if type(pickle) is not bool:
+            raise TypeError(f"sqlite_acorn.Cache: pickle must be True or False, got {pickle!r}")
+        self._pickle = pickle
         self.table = table
         self._lib = loadable_path()
         self._timeout = float(timeout)
@@ -440,7 +544,7 @@ class Cache:
         if v is None:
             return default
         if type(v) is str and v[:1] == _TYPED:
-            return _decode(v)
+            return _decode(v, key, "get")
         return v
 
     def __getitem__(self, key):
@@ -467,13 +571,14 @@ class Cache:
         return CacheStats(*self._db().execute(self._sql_stats, (self.table,)).fetchone())
 
     # ------------------------------------------------------------ writes
-    def _insert(self, c, key, value, expire, tag):
-        v, typed = _encode(value)
+    def _insert(self, c, key, encoded, expire, tag, where="set"):
+        """INSERT the value that _encode() gave, as set does."""
+        v, typed = encoded
         try:
             c.execute(self._sql_set_typed if typed else self._sql_set, (key, v, expire, tag))
         except sqlite3.OperationalError as e:
             if _too_big(e):
-                raise ValueError(f"sqlite_acorn.Cache.set: {e}") from None
+                raise ValueError(f"sqlite_acorn.Cache.{where}: {e}") from None
             raise
 
     def set(self, key, value, expire=None, tag=None):
@@ -484,14 +589,17 @@ class Cache:
         key = _check_key(key, "set")
         expire = _check_expire(expire, "set")
         tag = _check_tag(tag, "set")
+        self._store(key, _encode(value, "set", self._pickle), expire, tag, "set")
+        return True
+
+    def _store(self, key, encoded, expire, tag, where):
         c = self._begin()
         try:
-            self._insert(c, key, value, expire, tag)
+            self._insert(c, key, encoded, expire, tag, where)
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")
             raise
-        return True
 
     def __setitem__(self, key, value):
         self.set(key, value)
@@ -501,11 +609,12 @@ class Cache:
         key = _check_key(key, "add")
         expire = _check_expire(expire, "add")
         tag = _check_tag(tag, "add")
+        encoded = _encode(value, "add", self._pickle)
         c = self._begin()
         try:
             added = c.execute(self._sql_has, (key,)).fetchone() is None
             if added:
-                self._insert(c, key, value, expire, tag)
+                self._insert(c, key, encoded, expire, tag, "add")
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")
@@ -559,9 +668,9 @@ class Cache:
                 raise TypeError(f"sqlite_acorn.Cache.{where}: the value of {key!r} is a"
                                 f" {type(old).__name__}, not an int")
             return old + delta
-        return self._apply(key, add, default)
+        return self._apply(key, add, default, where)
 
-    def _apply(self, key, func, default=None):
+    def _apply(self, key, func, default=None, where="set"):
         """In one write transaction: new = func(value of key), stored in its
         entry (keeping its lifetime, tag and hits); a missing key raises
         KeyError if default is None, else stores func(default)."""
@@ -572,15 +681,15 @@ class Cache:
                 if default is None:
                     raise KeyError(key)
                 value = func(default)
-                self._insert(c, key, value, None, None)
+                self._insert(c, key, _encode(value, where, self._pickle), None, None, where)
             else:
-                value = func(_decode(row[0]))
-                v, typed = _encode(value)
+                value = func(_decode(row[0], key, where))
+                v, typed = _encode(value, where, self._pickle)
                 try:
                     c.execute(self._sql_update_typed if typed else self._sql_update, (v, key))
                 except sqlite3.OperationalError as e:
                     if _too_big(e):
-                        raise ValueError(f"sqlite_acorn.Cache.set: {e}") from None
+                        raise ValueError(f"sqlite_acorn.Cache.{where}: {e}") from None
                     raise
             c.execute("COMMIT")
         except BaseException:
@@ -671,7 +780,7 @@ class Cache:
             sql = (f"SELECT key, value FROM {self._q} WHERE key IN"
                    f" ({', '.join('?' * len(part))})")
             for k, v in c.execute(sql, part):
-                out[k] = _decode(v)
+                out[k] = _decode(v, k, "get_many")
         return out
 
     def _set_many(self, items, expire):
@@ -682,7 +791,8 @@ class Cache:
         try:
             for key, name, value in items:
                 try:
-                    self._insert(c, key, value, expire, None)
+                    self._insert(c, key, _encode(value, "set_many", self._pickle), expire,
+                                 None, "set_many")
                 except ValueError:
                     c.execute(self._sql_delete, (key,))
                     failed.append(name)
@@ -790,7 +900,10 @@ class Cache:
                     if v is _MISS:
                         v = func(*args, **kwargs)
                         try:
-                            self.set(key, v, expire=expire, tag=tag)
+                            # pickled if it must be: only Python reads
+                            # memoize's keys anyway
+                            self._store(key, _encode(v, "memoize", True), expire, tag,
+                                        "memoize")
                         except ValueError:
                             # larger than the capacity: not kept, and the
                             # lock says so, so that callers compute at once

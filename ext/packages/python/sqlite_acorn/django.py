@@ -15,6 +15,9 @@ feed, journal_mode, synchronous, and busy_timeout (seconds a write waits for
 another connection's; sqlite_acorn.Cache's timeout).  The lifetime of an
 entry is Django's: TIMEOUT and the timeout arguments (None for ever, 0 or
 less: expired at once), so the table's default_ttl is not an option here.
+Values are any picklable object, as Django's contract says: the Cache has
+pickle=True, so what every language reads is stored by acorn's convention
+and the rest pickled.
 
 Every backend object with the same LOCATION and OPTIONS shares one
 sqlite_acorn.Cache, which keeps one connection per thread; close(), which
@@ -68,7 +71,8 @@ def _shared_cache(location, options):
             if "busy_timeout" in kw:
                 kw["timeout"] = kw.pop("busy_timeout")
             try:
-                cache = Cache(location, **kw)
+                # Django's contract is any picklable value
+                cache = Cache(location, pickle=True, **kw)
             except (TypeError, ValueError) as e:
                 raise ImproperlyConfigured(f"sqlite_acorn.django.AcornCache: {e}") from None
             _caches[ident] = cache
