@@ -451,13 +451,120 @@ def cache_pieces(d):
         eq(sql(path, "SELECT count(*) FROM cache"), [(2,)], f"{mode}: the pieces")
 
 
+def wait_in_busy_handler(pid):
+    """Return once process pid sleeps in SQLite's busy handler (its busy
+    timeout sleeps in nanosleep: /proc/PID/wchan names it), or has ended
+    (it failed instead of waiting: its exit code says so).  No bound of its
+    own: the process gives up after its busy timeout anyway."""
+    while True:
+        try:
+            with open(f"/proc/{pid}/wchan") as f:
+                if "nanosleep" in f.read():
+                    return
+        except FileNotFoundError:
+            return
+        if open(f"/proc/{pid}/stat").read().split(") ")[1][:1] in "ZX":
+            return
+        time.sleep(0.0001)
+
+
+def cache_transact(d):
+    from sqlite_acorn import Cache
+    db = os.path.join(d, "transact.db")
+    c = Cache(db, capacity=1000)
+    # the writes of the block are committed together, and read inside it
+    with c.transact():
+        c.set("a", 1)
+        eq(c.incr("a"), 2, "incr inside transact")
+        eq(c.get("a"), 2, "a get inside sees the block's writes")
+        eq(sql(db, "SELECT count(*) FROM cache"), [(0,)], "another connection sees nothing yet")
+    eq(sql(db, "SELECT key, value FROM cache"), [(b"a", 2)], "committed at the end")
+    # an exception rolls back every write of the block
+    try:
+        with c.transact():
+            c.set("b", 1)
+            c.delete("a")
+            raise RuntimeError("stop")
+    except RuntimeError:
+        pass
+    eq((c.get("a"), c.get("b")), (2, None), "rolled back")
+    # a method that fails inside takes back its own writes only
+    with c.transact():
+        c.set("b", 1)
+        raises(ValueError, None, c.set, "big", b"x" * 2000)
+        raises(TypeError, None, c.set, "t", (1,))
+        c.set("c", 3)
+    eq(sql(db, "SELECT key FROM cache ORDER BY key"), [(b"a",), (b"b",), (b"c",)],
+       "the block's other writes kept")
+    # nested: the inner block is a savepoint of the outer
+    with c.transact():
+        c.set("d", 4)
+        try:
+            with c.transact():
+                c.set("e", 5)
+                raise RuntimeError("inner")
+        except RuntimeError:
+            pass
+        with c.transact():
+            c.set("f", 6)
+    eq([c.get(k) for k in "def"], [4, None, 6], "nested transact")
+    eq(c._db().in_transaction, False, "no transaction left open")
+    # memoize inside transact does not wait for a lock held elsewhere: the
+    # holder could not store its result before the block ends
+    @c.memoize(name="m")
+    def m(x):
+        return x + 1
+    c.add(b"\x00lock" + m.__cache_key__(1), b"other-host 1 1 1-x", expire=3600)
+    with c.transact():
+        eq(m(1), 2, "computed at once inside transact")
+
+    # two processes: b's reads see nothing of a's open block, and b's write
+    # waits for it (b is seen asleep in the busy handler before a goes on)
+    for mode in ("wal", "delete"):
+        path = os.path.join(d, f"transact-{mode}.db")
+        Cache(path, journal_mode=mode).close()
+        in_r, in_w = os.pipe()
+        go_r, go_w = os.pipe()
+        read_r, read_w = os.pipe()
+
+        def a():
+            x = Cache(path, journal_mode=mode)
+            with x.transact():
+                x.set("a", 1)
+                x.incr("n")
+                os.write(in_w, b"1")
+                os.read(go_r, 1)
+                x.set("b", 2)
+                x.incr("n")
+            return 0
+
+        def b():
+            y = Cache(path, journal_mode=mode)
+            seen = (y.get("a"), y.get("n"), len(y))
+            os.write(read_w, b"r")
+            n = y.incr("n")
+            return 0 if (seen, n, y.get("a"), y.get("b")) == ((None, None, 0), 3, 1, 2) else 3
+
+        pa = fork(a)
+        read_n(in_r, 1, f"{mode}: a inside its block")
+        pb = fork(b)
+        read_n(read_r, 1, f"{mode}: b read")
+        wait_in_busy_handler(pb)
+        os.write(go_w, b"g")
+        eq([exit_code(pa), exit_code(pb)], [0, 0],
+           f"{mode}: b saw nothing of a's block, then waited for it and counted after it")
+        for fd in (in_r, in_w, go_r, go_w, read_r, read_w):
+            os.close(fd)
+
+
 def run_cache(d):
     cache_values(d)
     cache_methods(d)
     cache_options(d)
     cache_threads_fork(d)
     cache_pieces(d)
-    return "values, every method, options, threads and fork, pieces"
+    cache_transact(d)
+    return "values, every method, options, threads and fork, pieces, transact"
 
 
 # ------------------------------------------------------------------- memoize

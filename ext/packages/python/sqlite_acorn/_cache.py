@@ -30,6 +30,7 @@ HOW IT WORKS
 """
 
 import collections
+import contextlib
 import functools
 import json
 import math
@@ -89,6 +90,7 @@ class _Connection(sqlite3.Connection):
     """A connection that a WeakSet can hold (sqlite3.Connection cannot)."""
     token = None
     epoch = None
+    depth = 0            # how many transact() blocks are open on it
 
 
 def _text(b, _decode=functools.partial(str, encoding="utf-8", errors="surrogateescape")):
@@ -210,6 +212,12 @@ def _decode(value, key, where):
                             f" the byte 0xFF and then {shown}, a mark this version of"
                             " sqlite_acorn does not know (a newer acorn wrote it?); Python"
                             " cannot read it", key, kind)
+
+
+def _lost():
+    return sqlite3.OperationalError(
+        "sqlite_acorn.Cache.transact: SQLite rolled the whole transaction back after an error"
+        " inside it (a full disk, say): none of the block's writes were kept")
 
 
 def _check_key(key, where):
@@ -446,9 +454,58 @@ class Cache:
         return c
 
     def _begin(self):
+        """Start one method's writes: BEGIN IMMEDIATE, or inside transact() a
+        savepoint, so that a method that fails takes back its own writes
+        only.  End with _commit(c) or _rollback(c)."""
         c = self._db()
-        c.execute("BEGIN IMMEDIATE")
+        if c.depth:
+            if not c.in_transaction:
+                raise _lost()
+            c.execute("SAVEPOINT acorn")
+        else:
+            c.execute("BEGIN IMMEDIATE")
         return c
+
+    @staticmethod
+    def _commit(c):
+        c.execute("RELEASE acorn" if c.depth else "COMMIT")
+
+    @staticmethod
+    def _rollback(c):
+        # (an error that SQLite answers by rolling the whole transaction
+        # back, such as a full disk, leaves nothing to take back here)
+        if not c.in_transaction:
+            return
+        if c.depth:
+            c.execute("ROLLBACK TO acorn")
+            c.execute("RELEASE acorn")
+        else:
+            c.execute("ROLLBACK")
+
+    @contextlib.contextmanager
+    def transact(self):
+        """Hold one write transaction (BEGIN IMMEDIATE) on this thread's
+        connection around the block: its methods' writes are committed
+        together at its end, or none of them if it raises.  Other
+        connections' writes wait for it; their gets see none of it until it
+        ends.  Nested, it is a savepoint of the outer one."""
+        c = self._db()
+        c.execute("SAVEPOINT acorn" if c.depth else "BEGIN IMMEDIATE")
+        c.depth += 1
+        try:
+            yield
+        except BaseException:
+            c.depth -= 1
+            self._rollback(c)
+            raise
+        c.depth -= 1
+        if not c.in_transaction:
+            raise _lost()
+        try:
+            self._commit(c)
+        except BaseException:
+            self._rollback(c)
+            raise
 
     def close(self):
         """Close every thread's connection (a later call opens new ones).
@@ -596,9 +653,9 @@ class Cache:
         c = self._begin()
         try:
             self._insert(c, key, encoded, expire, tag, where)
-            c.execute("COMMIT")
+            self._commit(c)
         except BaseException:
-            c.execute("ROLLBACK")
+            self._rollback(c)
             raise
 
     def __setitem__(self, key, value):
@@ -615,9 +672,9 @@ class Cache:
             added = c.execute(self._sql_has, (key,)).fetchone() is None
             if added:
                 self._insert(c, key, encoded, expire, tag, "add")
-            c.execute("COMMIT")
+            self._commit(c)
         except BaseException:
-            c.execute("ROLLBACK")
+            self._rollback(c)
             raise
         return added
 
@@ -625,9 +682,9 @@ class Cache:
         c = self._begin()
         try:
             n = c.execute(sql, args).rowcount
-            c.execute("COMMIT")
+            self._commit(c)
         except BaseException:
-            c.execute("ROLLBACK")
+            self._rollback(c)
             raise
         return n
 
@@ -691,9 +748,9 @@ class Cache:
                     if _too_big(e):
                         raise ValueError(f"sqlite_acorn.Cache.{where}: {e}") from None
                     raise
-            c.execute("COMMIT")
+            self._commit(c)
         except BaseException:
-            c.execute("ROLLBACK")
+            self._rollback(c)
             raise
         return value
 
@@ -725,9 +782,9 @@ class Cache:
         c = self._begin()
         try:
             c.execute(self._sql_reserve, (key, size, expire, tag))
-            c.execute("COMMIT")
+            self._commit(c)
         except BaseException as e:
-            c.execute("ROLLBACK")
+            self._rollback(c)
             if _too_big(e):
                 raise ValueError(f"sqlite_acorn.Cache.reserve: {e}") from None
             raise
@@ -796,9 +853,9 @@ class Cache:
                 except ValueError:
                     c.execute(self._sql_delete, (key,))
                     failed.append(name)
-            c.execute("COMMIT")
+            self._commit(c)
         except BaseException:
-            c.execute("ROLLBACK")
+            self._rollback(c)
             raise
         return failed
 
@@ -809,9 +866,9 @@ class Cache:
         try:
             for key in keys:
                 n += c.execute(self._sql_delete, (key,)).rowcount
-            c.execute("COMMIT")
+            self._commit(c)
         except BaseException:
-            c.execute("ROLLBACK")
+            self._rollback(c)
             raise
         return n
 
@@ -881,9 +938,9 @@ class Cache:
             row = c.execute(self._sql_value, (lock,)).fetchone()
             if row is not None and row[0] == token:
                 c.execute(self._sql_delete, (lock,))
-            c.execute("COMMIT")
+            self._commit(c)
         except BaseException:
-            c.execute("ROLLBACK")
+            self._rollback(c)
             raise
 
     def _compute(self, key, func, args, kwargs, expire, tag, lock_expire):
@@ -916,7 +973,10 @@ class Cache:
                 finally:
                     self._release(lock, token)
             holder = self.get(lock)
-            if holder == _UNSTORABLE:
+            if holder == _UNSTORABLE or self._db().depth:
+                # inside transact() this thread holds the write lock that
+                # the computer needs to store its result: waiting for it
+                # would wait for ever
                 return func(*args, **kwargs)
             if type(holder) is bytes and self._holder_dead(holder):
                 self._release(lock, holder)
