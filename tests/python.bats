@@ -221,7 +221,8 @@ for k in ("m", "k", "z", "ff", "j-bad"):
         if isinstance(e, ForeignValueError):
             print("   ", e.key, e.mark, e.language, e.format)
 # a foreign value is never a miss: each form of read says so
-for f in (lambda: c["k"], lambda: c.incr("m")):
+for f in (lambda: c["k"], lambda: c.pop("k"), lambda: c.get("k", expire_time=True),
+          lambda: c.incr("m")):
     try:
         f()
     except ForeignValueError as e:
@@ -250,6 +251,8 @@ ForeignValueError sqlite_acorn.Cache.get: the value of 'z' starts with the byte 
 ForeignValueError sqlite_acorn.Cache.get: the value of 'ff' starts with the byte 0xFF and then nothing, a mark this version of sqlite_acorn does not know (a newer acorn wrote it?); Python cannot read it
     ff  None None
 ValueError sqlite_acorn.Cache.get: the value of 'j-bad' is marked 'j' but cannot be read as such: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)
+sqlite_acorn.Cache.get: the value of 'k' was written by Node (Keyv); Python cannot read it
+sqlite_acorn.Cache.pop: the value of 'k' was written by Node (Keyv); Python cannot read it
 sqlite_acorn.Cache.get: the value of 'k' was written by Node (Keyv); Python cannot read it
 sqlite_acorn.Cache.incr: the value of 'm' was written by Ruby (Marshal); Python cannot read it
 True True

@@ -254,6 +254,61 @@ def cache_methods(d):
         live = len(c)
         eq(c.clear(), live, "clear returns the live entries")
         eq(len(c), 0, "len after clear")
+        # iteration: the live keys, not a use
+        c.set("b", 1, expire=60, tag="t")
+        c.set("a", b"xy")
+        c.set(3, "x")
+        c.set(b"k", "y")
+        c.set("gone", "z", expire=0)
+        s0 = c.stats()
+        eq(list(c), ["b", "a", 3, b"k"], "iter: the live keys in the order set")
+        eq(list(reversed(c)), [b"k", 3, "a", "b"], "reversed")
+        eq(list(c.iterkeys()), [3, "a", "b", b"k"], "iterkeys in SQLite's order")
+        eq(list(c.iterkeys(reverse=True)), [b"k", "b", "a", 3], "iterkeys reversed")
+        eq((c.stats().hits, c.stats().misses), (s0.hits, s0.misses), "iteration is no use")
+        eq(sorted(map(str, c)), sorted(map(str, c.iterkeys())), "the same keys")
+        # get with expire_time, tag, read
+        t0 = time.time()
+        v, when = c.get("b", expire_time=True)
+        check(v == 1 and type(when) is float and t0 + 58 < when < t0 + 61,
+              f"get expire_time: {when!r}")
+        eq(c.get("b", tag=True), (1, "t"), "get tag")
+        eq(c.get("b", expire_time=True, tag=True), (1, when, "t"), "get expire_time and tag")
+        eq(c.get("a", expire_time=True, tag=True), (b"xy", None, None), "no expiry, no tag")
+        eq(c.get("nope", 5, expire_time=True, tag=True), (5, None, None), "a miss")
+        eq(c.get("nope", tag=True), (None, None), "a miss with tag")
+        f = c.get("a", read=True)
+        check(hasattr(f, "read") and f.read() == b"xy", "read=True gives a file of the bytes")
+        eq(c.get("nope", 0, read=True), 0, "read=True of a missing key")
+        raises(TypeError, "sqlite_acorn.Cache.get: read=True reads a bytes value, and the value"
+               " of 3 is a str", c.get, 3, read=True)
+        raises(TypeError, None, c.get, "a", retry=True)
+        s1 = c.stats()
+        eq((s1.hits - s0.hits, s1.misses - s0.misses), (6, 3), "gets with flags count uses")
+        # pop: the value and the entry's lifetime and tag, then it is gone
+        eq(c.pop("b", expire_time=True, tag=True), (1, when, "t"), "pop with both")
+        eq(("b" in c, c.pop("b"), c.pop("b", 7, tag=True)), (False, None, (7, None)),
+           "pop of a missing key")
+        eq(c.pop("a"), b"xy", "pop")
+        eq(len(c), 2, "pop deleted")
+        # expire: removes the expired entries, says how many
+        # (each write reclaims what has expired before it: one is left)
+        c.set("x1", 1, expire=0)
+        eq(sql(db, "SELECT entries FROM cache_stats('cache')"), [(3,)], "one expired stays")
+        eq(c.expire(), 1, "expire removed it")
+        eq((c.expire(), sql(db, "SELECT entries FROM cache_stats('cache')")), (0, [(2,)]),
+           "none left")
+        # volume: pages and the -wal file
+        pages = sql(db, "PRAGMA page_count")[0][0] * sql(db, "PRAGMA page_size")[0][0]
+        eq(c.volume(), pages + os.path.getsize(db + "-wal"), "volume")
+        # check: empty when all is well, else the broken invariant
+        eq(c.check(), [], "check of a good table")
+        raises(ValueError, None, c.check, fix=True)
+        sql(db, "UPDATE cache_config SET bytes = bytes + 1")
+        eq(c.check(), ["cache: integrity_check of \"cache\": bytes is 12 but the entries' sizes"
+                       " sum to 11"], "check of a broken table")
+        sql(db, "UPDATE cache_config SET bytes = bytes - 1")
+        eq(c.check(), [], "mended")
 
 
 def cache_options(d):
@@ -728,6 +783,21 @@ def run_memoize(d):
     raises(TypeError, "sqlite_acorn.Cache.memoize: name must be a str or None, got int",
            cache.memoize, name=5)
     check(slow.__cache_key__(1) != slow.__cache_key__(1.5), "keys of other arguments differ")
+    # ignore: positions and keyword names left out of the key
+    seen = []
+
+    @cache.memoize(name="ign", ignore={0, "verbose"})
+    def ign(conn, x, verbose=False):
+        seen.append(x)
+        return x * 3
+    eq((ign("conn1", 2), ign("conn2", 2, verbose=True), ign("conn1", 3), seen), (6, 6, 9, [2, 3]),
+       "ignored arguments make no other key")
+    eq(ign.__cache_key__("a", 2), ign.__cache_key__("b", 2, verbose=True), "the same key")
+    check(ign.__cache_key__("a", 2) != ign.__cache_key__("a", x=2), "x by keyword is another key")
+    raises(TypeError, "sqlite_acorn.Cache.memoize: ignore must be a set or tuple of argument"
+           " positions and keyword names, got str", cache.memoize, ignore="verbose")
+    raises(TypeError, "sqlite_acorn.Cache.memoize: ignore holds argument positions (int) and"
+           " keyword names (str), not 1.5", cache.memoize, ignore=(1.5,))
     # a result that not every language reads is pickled, in a Cache without
     # pickle=True: memoize's keys are pickles, only Python reads them anyway
     @cache.memoize()

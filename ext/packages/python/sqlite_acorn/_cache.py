@@ -32,6 +32,7 @@ HOW IT WORKS
 import collections
 import contextlib
 import functools
+import io
 import json
 import math
 import os
@@ -214,6 +215,14 @@ def _decode(value, key, where):
                             " cannot read it", key, kind)
 
 
+def _with(value, expires, tag, want_expire, want_tag):
+    """value, or the tuple diskcache gives with expire_time and tag."""
+    if want_expire:
+        when = None if expires is None else expires / 1000
+        return (value, when, tag) if want_tag else (value, when)
+    return (value, tag) if want_tag else value
+
+
 def _lost():
     return sqlite3.OperationalError(
         "sqlite_acorn.Cache.transact: SQLite rolled the whole transaction back after an error"
@@ -380,6 +389,8 @@ class Cache:
         self._sql_get = f"SELECT cache_get({lit}, ?)"
         self._sql_has = f"SELECT 1 FROM {q} WHERE key = ?"
         self._sql_value = f"SELECT value FROM {q} WHERE key = ?"
+        self._sql_entry = f"SELECT value, expires, tag FROM {q} WHERE key = ?"
+        self._sql_keys = f"SELECT key FROM {q}"
         self._sql_set = f"INSERT INTO {q}(key, value, ttl, tag) VALUES (?, ?, ?, ?)"
         self._sql_set_typed = (f"INSERT INTO {q}(key, value, ttl, tag)"
                                " VALUES (?, CAST(? AS TEXT), ?, ?)")
@@ -589,8 +600,15 @@ class Cache:
                     " created")
 
     # ------------------------------------------------------------ reads
-    def get(self, key, default=None):
-        """The value of key, or default if it is missing or expired (a use)."""
+    def get(self, key, default=None, read=False, expire_time=False, tag=False):
+        """The value of key, or default if it is missing or expired (a use).
+
+        read=True: an io.BytesIO of a bytes value.  expire_time=True and
+        tag=True: (value, expire_time), (value, tag) or (value, expire_time,
+        tag) as diskcache gives them, expire_time in unix seconds or None
+        (default in place of the value, None for the others, on a miss)."""
+        if read or expire_time or tag:
+            return self._get_entry(key, default, read, expire_time, tag)
         if type(key) is not str and type(key) is not bytes:
             _check_key(key, "get")
         # _db() inlined: this is the path every get takes
@@ -603,6 +621,19 @@ class Cache:
         if type(v) is str and v[:1] == _TYPED:
             return _decode(v, key, "get")
         return v
+
+    def _get_entry(self, key, default, read, expire_time, tag):
+        _check_key(key, "get")
+        row = self._db().execute(self._sql_entry, (key,)).fetchone()
+        if row is None:
+            return _with(default, None, None, expire_time, tag)
+        value = _decode(row[0], key, "get")
+        if read:
+            if type(value) is not bytes:
+                raise TypeError(f"sqlite_acorn.Cache.get: read=True reads a bytes value, and"
+                                f" the value of {key!r} is {_a(type(value).__name__)}")
+            value = io.BytesIO(value)
+        return _with(value, row[1], row[2], expire_time, tag)
 
     def __getitem__(self, key):
         v = self.get(key, _MISS)
@@ -618,6 +649,59 @@ class Cache:
     def __len__(self):
         """The live entries (a count of the keys: not a use)."""
         return self._db().execute(self._sql_len).fetchone()[0]
+
+    def _keys(self, order=""):
+        return [k for k, in self._db().execute(self._sql_keys + order)]
+
+    def __iter__(self):
+        """The keys of the live entries when the loop starts, in the order
+        they were set (reads keys only: not a use)."""
+        return iter(self._keys())
+
+    def __reversed__(self):
+        """The keys as iter() gives them, the last set first."""
+        return reversed(self._keys())
+
+    def iterkeys(self, reverse=False):
+        """The keys of the live entries in SQLite's order (ints, then str,
+        then bytes), as diskcache's iterkeys; reverse=True from the last."""
+        return iter(self._keys(" ORDER BY key DESC" if reverse else " ORDER BY key"))
+
+    def volume(self):
+        """Bytes the file takes on disk: its pages and its -wal file."""
+        c = self._db()
+        n = c.execute("PRAGMA page_count").fetchone()[0] * \
+            c.execute("PRAGMA page_size").fetchone()[0]
+        try:
+            n += os.path.getsize(self.path + "-wal")
+        except OSError:
+            pass
+        return n
+
+    def check(self, fix=False):
+        """Check the table's invariants (its integrity_check command) and
+        the file's (PRAGMA quick_check); returns the list of what is wrong,
+        as strings, empty when all is well."""
+        if fix:
+            raise ValueError(
+                "sqlite_acorn.Cache.check: fix=True is not taken: acorn keeps its counts in"
+                " the transaction of each write, so there is nothing to recount, and SQLite"
+                " cannot repair a damaged file; remove it (it is a cache) or restore a copy")
+        found = []
+        c = self._begin()
+        try:
+            try:
+                c.execute(self._sql_command, ("integrity_check", None))
+            except sqlite3.DatabaseError as e:
+                found.append(str(e))
+            for m, in c.execute("PRAGMA quick_check"):
+                if m != "ok" and m not in found:
+                    found.append(m)
+            self._commit(c)
+        except BaseException:
+            self._rollback(c)
+            raise
+        return found
 
     def stats(self):
         """CacheStats(capacity, entries, bytes, hits, misses, evictions, expired).
@@ -695,6 +779,39 @@ class Cache:
     def __delitem__(self, key):
         if not self.delete(key):
             raise KeyError(key)
+
+    def pop(self, key, default=None, expire_time=False, tag=False):
+        """Remove key and return its value, or default if it had no live
+        entry, in one write transaction (a use); with expire_time and tag,
+        the tuples get() gives."""
+        key = _check_key(key, "pop")
+        c = self._begin()
+        try:
+            row = c.execute(self._sql_entry, (key,)).fetchone()
+            if row is not None:
+                value = _decode(row[0], key, "pop")
+                c.execute(self._sql_delete, (key,))
+            self._commit(c)
+        except BaseException:
+            self._rollback(c)
+            raise
+        if row is None:
+            return _with(default, None, None, expire_time, tag)
+        return _with(value, row[1], row[2], expire_time, tag)
+
+    def expire(self):
+        """Remove the expired entries now (the table's purge command; every
+        write also does); returns how many."""
+        c = self._begin()
+        try:
+            before = c.execute(self._sql_stats, (self.table,)).fetchone()[6]
+            c.execute(self._sql_command, ("purge", None))
+            n = c.execute(self._sql_stats, (self.table,)).fetchone()[6] - before
+            self._commit(c)
+        except BaseException:
+            self._rollback(c)
+            raise
+        return n
 
     def touch(self, key, expire=None):
         """Give key's entry a new lifetime: expire seconds from now, or None
@@ -873,7 +990,8 @@ class Cache:
         return n
 
     # ------------------------------------------------------------ memoize
-    def memoize(self, name=None, typed=False, expire=None, tag=None, lock_expire=60.0):
+    def memoize(self, name=None, typed=False, expire=None, tag=None, lock_expire=60.0,
+                ignore=()):
         """A decorator that caches a function's results under its arguments.
 
         One caller computes a missing result while the other threads and
@@ -881,8 +999,9 @@ class Cache:
         add) for at most lock_expire seconds, or until its process dies on
         this machine.  name (default: the function's module and qualified
         name) and the arguments, pickled, make the key; typed=True keeps
-        1 and 1.0 apart.  The wrapper's __cache_key__(*args, **kwargs) gives
-        the key of a call."""
+        1 and 1.0 apart; ignore names the arguments left out of the key:
+        positions (ints) and keyword names (strs).  The wrapper's
+        __cache_key__(*args, **kwargs) gives the key of a call."""
         if callable(name):
             raise TypeError("sqlite_acorn.Cache.memoize: name cannot be callable; write"
                             " @cache.memoize() with parentheses")
@@ -892,11 +1011,23 @@ class Cache:
         _check_expire(expire, "memoize")
         _check_expire(lock_expire, "memoize", "lock_expire")
         _check_tag(tag, "memoize")
+        if isinstance(ignore, (str, bytes)) or not hasattr(ignore, "__iter__"):
+            raise TypeError("sqlite_acorn.Cache.memoize: ignore must be a set or tuple of"
+                            " argument positions and keyword names, got"
+                            f" {type(ignore).__name__}")
+        ignore = frozenset(ignore)
+        for i in ignore:
+            if type(i) is not int and type(i) is not str:
+                raise TypeError("sqlite_acorn.Cache.memoize: ignore holds argument positions"
+                                f" (int) and keyword names (str), not {i!r}")
 
         def decorator(func):
             base = (name if name is not None else f"{func.__module__}.{func.__qualname__}",)
 
             def key_of(*args, **kwargs):
+                if ignore:
+                    args = tuple(a for i, a in enumerate(args) if i not in ignore)
+                    kwargs = {n: v for n, v in kwargs.items() if n not in ignore}
                 k = base + args
                 if kwargs:
                     k += ("\x00kwargs",)
