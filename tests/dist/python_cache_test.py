@@ -354,8 +354,30 @@ def cache_options(d):
            " '64MiB' or '1.5GiB'; a fraction needs a unit above B), at most"
            " 4611686018427387904 bytes", Cache, db, "t0", capacity=0)
     raises(ValueError, "sqlite_acorn.Cache: bad capacity \"1'; DROP TABLE x\"; expected a whole"
-           " number or a word such as '64MiB', '15m', 'lru' (letters, digits, '_', '.', '+' and"
-           " '-')", Cache, db, "t0", capacity="1'; DROP TABLE x")
+           " number or a value such as '64MiB', '64 MiB', '15m', 'lru' (letters, digits, spaces,"
+           " '_', '.', '+' and '-')", Cache, db, "t0", capacity="1'; DROP TABLE x")
+    # whatever SQL's options take, with a space before the unit too
+    eq(Cache(db, "sp", capacity="64 MB").stats().capacity, 64000000, "capacity '64 MB'")
+    eq(Cache(db, "sp", capacity="64 MiB", default_ttl="15 m").stats().capacity, 67108864,
+       "capacity '64 MiB' on an existing table")
+    Cache(db, "sp").set("k", "v")
+    eq(sql(db, "SELECT expires - created FROM sp"), [(900000,)], "default_ttl '15 m'")
+    raises(ValueError, "sqlite_acorn.Cache: cache: bad capacity '64 MiB '; expected a positive"
+           " number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g."
+           " 1048576, '64MiB' or '1.5GiB'; a fraction needs a unit above B), at most"
+           " 4611686018427387904 bytes", Cache, db, "t0", capacity="64 MiB ")
+    # a path that cannot be opened is named
+    raises(sqlite3.OperationalError, "sqlite_acorn.Cache: cannot open /nonexistent/dir/x.db"
+           " (unable to open database file): the directory /nonexistent/dir does not exist",
+           Cache, "/nonexistent/dir/x.db")
+    raises(sqlite3.OperationalError, f"sqlite_acorn.Cache: cannot open {d} (unable to open"
+           " database file): it is a directory", Cache, d)
+    # load() wants a sqlite3.Connection
+    import sqlite_acorn
+    raises(TypeError, "sqlite_acorn.load: expected a sqlite3.Connection, got str; with another"
+           " driver, load the file sqlite_acorn.loadable_path() names with that driver's own"
+           " call", sqlite_acorn.load, "app.db")
+    raises(TypeError, None, sqlite_acorn.load, sqlite3.connect(":memory:").cursor())
     raises(ValueError, "sqlite_acorn.Cache: path must name a file: each thread opens its own"
            " connection to it, and ':memory:' would give each its own empty database",
            Cache, ":memory:")

@@ -51,9 +51,17 @@ def loadable_path() -> str:
 def load(conn: sqlite3.Connection) -> None:
     """Load acorn into conn, a sqlite3.Connection.
 
-    Raises sqlite3.NotSupportedError when this Python's sqlite3 module was
-    built without extension loading.
+    Raises TypeError for anything but a sqlite3.Connection, and
+    sqlite3.NotSupportedError when this Python's sqlite3 module was built
+    without extension loading.
     """
+    if not isinstance(conn, sqlite3.Connection):
+        t = type(conn)
+        raise TypeError(
+            "sqlite_acorn.load: expected a sqlite3.Connection, got "
+            + (t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}")
+            + "; with another driver, load the file sqlite_acorn.loadable_path() names"
+            " with that driver's own call")
     enable = getattr(conn, "enable_load_extension", None)
     if enable is None:
         raise sqlite3.NotSupportedError(

@@ -55,7 +55,9 @@ _TABLE_OPTIONS = ("capacity", "recency_buffer", "policy", "autoflush", "default_
 _COMMAND_OPTIONS = ("capacity", "default_ttl", "max_entries", "feed")
 _FIXED_OPTIONS = ("policy", "recency_buffer", "autoflush")
 _FIXED_DEFAULTS = {"policy": "lru", "recency_buffer": "100000", "autoflush": "on"}
-_OPTION_VALUE = re.compile(r"^[A-Za-z0-9_.+-]+$")
+# what may go between the quotes of an option of CREATE VIRTUAL TABLE; the
+# table checks the rest
+_OPTION_VALUE = re.compile(r"^[A-Za-z0-9_.+ -]+$")
 _TABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _JOURNAL_MODES = ("wal", "delete", "truncate", "persist", "memory")
 _SYNCHRONOUS = ("off", "normal", "full", "extra")
@@ -276,8 +278,8 @@ def _option_value(name, value):
     if type(value) is str and _OPTION_VALUE.match(value):
         return value
     raise ValueError(f"sqlite_acorn.Cache: bad {name} {value!r}; expected a whole number"
-                     " or a word such as '64MiB', '15m', 'lru' (letters, digits, '_', '.',"
-                     " '+' and '-')")
+                     " or a value such as '64MiB', '64 MiB', '15m', 'lru' (letters, digits,"
+                     " spaces, '_', '.', '+' and '-')")
 
 
 def _schema_options(sql):
@@ -417,8 +419,15 @@ class Cache:
 
     # ------------------------------------------------------------ connections
     def _connect(self):
-        c = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None,
-                            check_same_thread=False, factory=_Connection)
+        try:
+            c = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None,
+                                check_same_thread=False, factory=_Connection)
+        except sqlite3.OperationalError as e:
+            where = os.path.dirname(os.path.abspath(self.path))
+            why = (f": the directory {where} does not exist" if not os.path.isdir(where) else
+                   ": it is a directory" if os.path.isdir(self.path) else "")
+            raise sqlite3.OperationalError(f"sqlite_acorn.Cache: cannot open {self.path}"
+                                           f" ({e}){why}") from None
         try:
             c.enable_load_extension(True)
             c.load_extension(self._lib)
