@@ -870,6 +870,8 @@ def run_memoize(d):
 SETTINGS = """
 SECRET_KEY = "test"
 USE_TZ = True
+INSTALLED_APPS = ["sqlite_acorn.django.AcornConfig", "acorn_test_app"]
+DATABASES = {{"default": {{"ENGINE": "django.db.backends.sqlite3", "NAME": {app_db!r}}}}}
 CACHES = {{
     "default": {{
         "BACKEND": "sqlite_acorn.django.AcornCache",
@@ -899,9 +901,83 @@ def key_func(key, key_prefix, version):
 """
 
 
+MODELS = """
+from django.db import models
+
+
+class Event(models.Model):
+    name = models.CharField(max_length=20)
+    ref = models.CharField(max_length=36, blank=True)
+    uid = models.UUIDField(null=True)
+"""
+
+
+def django_models(d):
+    """acorn in Django's own connections (AcornConfig in INSTALLED_APPS):
+    uuid7() in a model's queries, on Django 3.2, and the column default that
+    Django 5's db_default writes."""
+    import uuid
+    from django.db import connection, connections, models
+    from django.db.models import Func
+    from acorn_test_app.models import Event
+    from sqlite_acorn.django import load_acorn
+    with connection.schema_editor() as editor:
+        editor.create_model(Event)
+    with connection.cursor() as cur:
+        cur.execute("SELECT uuid_version(uuid7())")
+        eq(cur.fetchone(), (7,), "uuid7() in Django's connection")
+    # an expression in create(), read back by refresh_from_db()
+    e = Event.objects.create(name="a", ref=Func(function="uuid7", output_field=models.CharField()))
+    e.refresh_from_db(fields=["ref"])
+    eq(uuid.UUID(e.ref).version, 7, "create() with Func('uuid7')")
+    eq(len(e.ref), 36, "uuid7()'s text form")
+    # update() and annotate(); a UUIDField holds 32 hex digits on SQLite
+    Event.objects.create(name="b")
+    n = Event.objects.filter(uid=None).update(
+        uid=Func(template="replace(uuid7(), '-', '')", output_field=models.UUIDField()))
+    eq(n, 2, "update() of a UUIDField with uuid7()")
+    e.refresh_from_db()
+    eq((e.uid.version, Event.objects.get(uid=e.uid).pk), (7, e.pk), "found by its UUID")
+    refs = list(Event.objects.annotate(
+        u=Func(function="uuid7", output_field=models.CharField())).values_list("u", flat=True))
+    eq([uuid.UUID(r).version for r in refs], [7, 7], "annotate()")
+    # the column default Django 5's db_default=Func(function="uuid7") makes
+    with connection.cursor() as cur:
+        cur.execute("CREATE TABLE app_doc (id INTEGER PRIMARY KEY, ref TEXT NOT NULL"
+                    " DEFAULT (uuid7()))")
+        cur.execute("INSERT INTO app_doc (id) VALUES (1)")
+        cur.execute("SELECT uuid_version(ref) FROM app_doc")
+        eq(cur.fetchone(), (7,), "DEFAULT (uuid7())")
+    # every connection Django opens has it: another thread's
+    got = []
+
+    def other():
+        try:
+            with connections["default"].cursor() as cur:
+                cur.execute("INSERT INTO app_doc (id) VALUES (2)")
+                cur.execute("SELECT uuid_version(ref) FROM app_doc WHERE id = 2")
+                got.append(cur.fetchone())
+        finally:
+            connections.close_all()
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    eq(got, [(7,)], "another thread's connection")
+
+    class Other:
+        vendor = "postgresql"
+        connection = object()
+    eq(load_acorn(sender=None, connection=Other()), None, "other vendors left alone")
+
+
 def run_django(d):
+    os.mkdir(os.path.join(d, "acorn_test_app"))
+    open(os.path.join(d, "acorn_test_app", "__init__.py"), "w").close()
+    with open(os.path.join(d, "acorn_test_app", "models.py"), "w") as f:
+        f.write(MODELS)
     with open(os.path.join(d, "acorn_test_settings.py"), "w") as f:
-        f.write(SETTINGS.format(db=os.path.join(d, "django.db")))
+        f.write(SETTINGS.format(db=os.path.join(d, "django.db"),
+                                app_db=os.path.join(d, "app.db")))
     sys.path.insert(0, d)
     os.environ["DJANGO_SETTINGS_MODULE"] = "acorn_test_settings"
     import django
@@ -1058,8 +1134,9 @@ def run_django(d):
     raises(ImproperlyConfigured, "sqlite_acorn.django.AcornCache: sqlite_acorn.Cache: cache:"
            " bad policy 'random'; expected lru or fifo",
            AcornCache, db, {"OPTIONS": {"policy": "random", "table": "p"}})
+    django_models(d)
     return f"(Django {django.get_version()}): every method, timeouts default/5/None/0/-1," \
-           " versions, KEY_PREFIX, KEY_FUNCTION, MAX_ENTRIES, key warnings"
+           " versions, KEY_PREFIX, KEY_FUNCTION, MAX_ENTRIES, key warnings; uuid7() in a model"
 
 
 def main():

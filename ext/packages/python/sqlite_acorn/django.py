@@ -22,16 +22,50 @@ and the rest pickled.
 Every backend object with the same LOCATION and OPTIONS shares one
 sqlite_acorn.Cache, which keeps one connection per thread; close(), which
 Django calls at the end of each request, keeps them open.
+
+acorn's SQL in Django's own database connections (uuid7() for a model, a
+cache table of the project's database): load_acorn is a receiver of
+django.db.backends.signals.connection_created that loads acorn into every
+new SQLite connection and leaves the other vendors' alone.  Connect it by
+listing the app config in settings.py,
+
+    INSTALLED_APPS = [..., "sqlite_acorn.django.AcornConfig"]
+
+or in an AppConfig.ready() of your own:
+
+    connection_created.connect(sqlite_acorn.django.load_acorn)
 """
 
 import threading
 
+from django.apps import AppConfig
 from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
 from django.core.exceptions import ImproperlyConfigured
+from django.db.backends.signals import connection_created
 
+from . import load
 from ._cache import _MAX_TTL, Cache
 
-__all__ = ["AcornCache"]
+__all__ = ["AcornCache", "AcornConfig", "load_acorn"]
+
+
+def load_acorn(sender, connection, **kwargs):
+    """A receiver of connection_created: loads acorn into each new
+    connection of Django's sqlite3 backend (connection.vendor 'sqlite');
+    other vendors' connections are left as they are."""
+    if connection.vendor == "sqlite":
+        load(connection.connection)
+
+
+class AcornConfig(AppConfig):
+    """INSTALLED_APPS = [..., "sqlite_acorn.django.AcornConfig"]: acorn in
+    every SQLite connection Django opens (load_acorn, connected at ready())."""
+    name = "sqlite_acorn.django"
+    label = "sqlite_acorn"
+    verbose_name = "acorn"
+
+    def ready(self):
+        connection_created.connect(load_acorn, dispatch_uid="sqlite_acorn.django.load_acorn")
 
 _OPTIONS = ("table", "capacity", "policy", "recency_buffer", "autoflush", "max_entries",
             "feed", "journal_mode", "synchronous", "busy_timeout", "MAX_ENTRIES")
