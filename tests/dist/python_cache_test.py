@@ -1005,6 +1005,14 @@ def run_django(d):
            " WHERE key IN (':1:k', ':1:obj') ORDER BY key"),
        [(b"\xffj", b"text"), (b"\xffp", b"text")], "JSON where it is exact, else a pickle")
     cache.delete("obj")
+    # a value that only another language reads is an error, never a miss
+    from sqlite_acorn import ForeignValueError
+    sql(db, "INSERT INTO django_cache(key, value) VALUES (':1:rb', CAST(x'ff6d0408' AS TEXT))")
+    raises(ForeignValueError, "sqlite_acorn.Cache.get: the value of ':1:rb' was written by Ruby"
+           " (Marshal); Python cannot read it", cache.get, "rb")
+    raises(ForeignValueError, "sqlite_acorn.Cache.get_many: the value of ':1:rb' was written by"
+           " Ruby (Marshal); Python cannot read it", cache.get_many, ["k", "rb"])
+    cache.delete("rb")
     eq(cache.add("k", "other"), False, "add of a live key")
     eq(cache.add("n", 10), True, "add of a new key")
     eq(cache.get("n"), 10, "add stored")
