@@ -3,6 +3,7 @@
 // installed in:
 //   node cache_test.js better-sqlite3
 //   node cache_test.js node:sqlite        (Node 22.13+)
+//   node cache_test.js HOST TEXT          only the checks whose name holds TEXT
 // Prints "PASS npm-cache-<host> N checks: ..." or "FAIL npm-cache-<host>:
 // <check>: reason"; exits 0 or 1.  No check depends on time passing: an
 // expired entry is made with expires = 1 (1970), a ttl is checked as
@@ -37,6 +38,8 @@ const throwsExactly = (fn, text) => assert.throws(fn, (e) => {
 
 const checks = [];
 const check = (name, fn) => checks.push([name, fn]);
+const VALUES = 'a string, bytes (a Buffer or Uint8Array), a number, a bigint, true, false, null, ' +
+  'or a plain object or array of strings, finite numbers, true, false and null';
 
 check('the constructor loads acorn into a connection that lacks it, once', () => {
   const db = open();
@@ -132,6 +135,235 @@ check('get is a use: the entry read survives the eviction that takes the one not
   assert.deepEqual(rows(db, 'SELECT key FROM t'), ['a', 'c', 'd']);
   assert.equal(c.stats().evictions, 1);
   db.close();
+});
+
+// ---- values across languages (docs/cache.md#values-across-languages)
+
+// [name, value, the SQL type it is stored as, its bytes (hex of CAST(value AS BLOB))]
+const CONVENTION = [
+  ['string', 'héllo', 'text', '68C3A96C6C6F'],
+  ['empty string', '', 'text', ''],
+  ['bytes', Buffer.from([0xff, 0x6a, 0]), 'blob', 'FF6A00'],
+  ['Uint8Array', new Uint8Array([1, 2]), 'blob', '0102'],
+  ['safe integer', 42, 'integer', '3432'],
+  ['negative safe integer', -(2 ** 53 - 1), 'integer', Buffer.from('-9007199254740991').toString('hex').toUpperCase()],
+  ['-0', -0, 'real', null],
+  ['fraction', 2.5, 'real', null],
+  ['2**60 as a number', 2 ** 60, 'real', null],
+  ['Infinity', Infinity, 'real', null],
+  ['-Infinity', -Infinity, 'real', null],
+  ['NaN', NaN, 'text', 'FF666E616E'],
+  ['bigint in int64', 9007199254740993n, 'integer', Buffer.from('9007199254740993').toString('hex').toUpperCase()],
+  ['largest int64', 2n ** 63n - 1n, 'integer', null],
+  ['smallest int64', -(2n ** 63n), 'integer', null],
+  ['bigint past int64', 2n ** 64n, 'text', `FF69${Buffer.from(String(2n ** 64n)).toString('hex').toUpperCase()}`],
+  ['bigint below int64', -(2n ** 63n) - 1n, 'text', `FF69${Buffer.from(String(-(2n ** 63n) - 1n)).toString('hex').toUpperCase()}`],
+  ['small bigint', 7n, 'integer', '37'],
+  ['true', true, 'text', 'FF6A74727565'],
+  ['false', false, 'text', 'FF6A66616C7365'],
+  ['null', null, 'text', 'FF6A6E756C6C'],
+  ['object', { a: [1, 'x', null, true], b: { c: -2.5 } }, 'text', null],
+  ['array', ['a', 1], 'text', `FF6A${Buffer.from('["a",1]').toString('hex').toUpperCase()}`],
+  ['null-prototype object', Object.assign(Object.create(null), { k: 'v' }), 'text', null],
+  ['string starting with a colon', ':x', 'text', '3A78'],
+];
+
+check('every value of the convention is stored as its SQL type and read back as it was', () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  for (const [name, v] of CONVENTION) c.set(name, v);
+  for (const [name, v, type, hex] of CONVENTION) {
+    assert.equal(one(db, 'SELECT typeof(value) FROM t WHERE key = ?', name), type, `${name}: its type`);
+    if (hex !== null) {
+      assert.equal(one(db, 'SELECT hex(CAST(value AS BLOB)) FROM t WHERE key = ?', name), hex, `${name}: its bytes`);
+    }
+    const got = c.get(name);
+    if (v instanceof Uint8Array) {
+      assert.ok(Buffer.isBuffer(got), `${name}: a Buffer`);
+      assert.deepEqual([...got], [...v], name);
+    } else if (typeof v === 'object' && v !== null) {
+      assert.deepEqual(JSON.parse(JSON.stringify(got)), JSON.parse(JSON.stringify(v)), name);
+      assert.equal(Object.getPrototypeOf(got), Array.isArray(v) ? Array.prototype : Object.prototype, `${name}: a plain ${Array.isArray(v) ? 'array' : 'object'}`);
+    } else if (typeof v === 'bigint' && v >= -(2n ** 53n - 1n) && v <= 2n ** 53n - 1n) {
+      assert.equal(got, Number(v), `${name}: a safe integer reads as a number`);
+    } else {
+      assert.ok(Object.is(got, v), `${name}: got ${typeof got} ${String(got)}`);
+    }
+  }
+  // SQL counts with a number a Node set
+  db.prepare("UPDATE t SET value = value + 1 WHERE key = 'safe integer'").run();
+  assert.equal(c.get('safe integer'), 43);
+  db.close();
+});
+
+check('a get runs cache_get once: one hit, or one miss, in cache_stats', () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  c.set('s', 'v').set('j', { a: 1 }).set('n', 1);
+  for (const k of ['s', 'j', 'n', 's']) c.get(k);
+  assert.deepEqual([c.stats().hits, c.stats().misses], [4, 0]);
+  c.get('nope');
+  assert.deepEqual([c.stats().hits, c.stats().misses], [4, 1]);
+  assert.deepEqual(rows(db, 'SELECT key, hits FROM t'), ['s|2', 'j|1', 'n|1']);
+  db.close();
+});
+
+check('values SQL and the other faces wrote by the convention read as theirs, older marks too', () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  const put = (k, sql) => db.prepare(`INSERT INTO t(key, value) VALUES (?, ${sql})`).run(k);
+  const mark = (letter, text) => `CAST(x'ff${Buffer.from(letter + text).toString('hex')}' AS TEXT)`;
+  put('int', '9223372036854775807');
+  put('real', '0.1');
+  put('whole real', '2.0');
+  put('json', mark('j', '{"a":[1,true,null],"s":"\\u00e9"}'));
+  // acorn 0.2's Python wrote ints and floats marked, floats with repr()
+  put('py int', mark('i', '-123456789012345678901234567890'));
+  put('py small int', mark('i', '7'));
+  put('py float', mark('f', '1e+100'));
+  put('py float 2', mark('f', '0.30000000000000004'));
+  put('py inf', mark('f', 'inf'));
+  put('py -inf', mark('f', '-inf'));
+  put('py nan', mark('f', 'nan'));
+  put('py whole float', mark('f', '3.0'));
+  assert.equal(c.get('int'), 9223372036854775807n);
+  assert.equal(c.get('real'), 0.1);
+  assert.equal(c.get('whole real'), 2);
+  assert.deepEqual(c.get('json'), { a: [1, true, null], s: 'é' });
+  assert.equal(c.get('py int'), -123456789012345678901234567890n);
+  assert.equal(c.get('py small int'), 7);
+  assert.equal(c.get('py float'), 1e100);
+  assert.equal(c.get('py float 2'), 0.30000000000000004);
+  assert.equal(c.get('py inf'), Infinity);
+  assert.equal(c.get('py -inf'), -Infinity);
+  assert.ok(Number.isNaN(c.get('py nan')));
+  assert.equal(c.get('py whole float'), 3);
+  db.close();
+});
+
+check('a value only another language reads is an error naming the key, the format and the language, never a miss', () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  const put = (k, hex) => db.prepare(`INSERT INTO t(key, value) VALUES (?, CAST(x'${hex}' AS TEXT))`).run(k);
+  put('pickled', 'ff7080049505');
+  put('marshal', 'ff6d0408');
+  put('keyv', `ff6b${Buffer.from('{"v":1}').toString('hex')}`);
+  put('newer', 'ff7a00');
+  put('bare', 'ff');
+  put('bad int', `ff69${Buffer.from('12x').toString('hex')}`);
+  put('bad float', `ff66${Buffer.from('infinity').toString('hex')}`);
+  put('bad json', `ff6a${Buffer.from('{').toString('hex')}`);
+  put('bad utf8', 'ff6ac3');
+  const cases = [
+    ['pickled', 'ACORN_FOREIGN_VALUE', 'pickle', 'Python',
+     'Cache.get: the value of "pickled" is a Python pickle, written by Python\'s sqlite_acorn (a Cache with pickle=True, memoize or the Django backend); Node cannot read it; store it from Python as a string, bytes, a number, or lists and maps that JSON holds exactly'],
+    ['marshal', 'ACORN_FOREIGN_VALUE', 'Marshal', 'Ruby',
+     'Cache.get: the value of "marshal" is a Ruby Marshal dump, written by Ruby\'s ActiveSupport store; Node cannot read it; store it from Ruby as a string, bytes, a number, or lists and maps that JSON holds exactly'],
+    ['keyv', 'ACORN_FOREIGN_VALUE', 'Keyv', 'JavaScript',
+     'Cache.get: the value of "keyv" is a string serialized by Keyv, written by sqlite-acorn/keyv (a value the convention has no form for, or a serializer of its own); read it through Keyv, with the same serializer'],
+    ['newer', 'ACORN_FOREIGN_VALUE', 'z', undefined,
+     'Cache.get: the value of "newer" starts with the byte 0xFF and then "z", a format this version of sqlite-acorn does not know: a newer acorn wrote it'],
+    ['bare', 'ACORN_FOREIGN_VALUE', '', undefined,
+     'Cache.get: the value of "bare" starts with the byte 0xFF and then "", a format this version of sqlite-acorn does not know: a newer acorn wrote it'],
+    ['bad int', 'ACORN_CORRUPT_VALUE', undefined, undefined, 'Cache.get: the value of "bad int" is marked as an integer but does not hold one'],
+    ['bad float', 'ACORN_CORRUPT_VALUE', undefined, undefined, 'Cache.get: the value of "bad float" is marked as a float but does not hold one'],
+    ['bad json', 'ACORN_CORRUPT_VALUE', undefined, undefined, 'Cache.get: the value of "bad json" is marked as JSON but does not hold one'],
+    ['bad utf8', 'ACORN_CORRUPT_VALUE', undefined, undefined, 'Cache.get: the value of "bad utf8" is marked as \'j\' but does not hold one'],
+  ];
+  for (const [key, code, format, language, text] of cases) {
+    assert.throws(() => c.get(key), (e) => {
+      assert.equal(e.message, text);
+      assert.deepEqual([e.code, e.key, e.format, e.language], [code, key, format, language], key);
+      return true;
+    });
+  }
+  assert.equal(c.stats().hits, cases.length, 'each was found: a hit, not a miss');
+  db.close();
+});
+
+check('a value the convention has no form for is refused, naming the method and the type, and stores nothing', () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  const tail = ' (serialize it first, e.g. with v8.serialize() into a Buffer, which is stored as its bytes)';
+  const refused = (v, got) => throwsExactly(() => c.set('k', v), `Cache.set: value must be ${VALUES}; got ${got}${tail}`);
+  class Point { constructor() { this.x = 1; } }
+  const cyclic = { a: 1 };
+  cyclic.self = cyclic;
+  refused(new Date(0), 'Date');
+  refused(new Map(), 'Map');
+  refused(new Set([1]), 'Set');
+  refused(new Point(), 'Point');
+  refused(() => 1, 'function');
+  refused(Symbol('s'), 'symbol');
+  refused(new Uint16Array(2), 'Uint16Array');
+  refused(new ArrayBuffer(2), 'ArrayBuffer');
+  refused({ when: new Date(0) }, 'Object holding Date at value.when');
+  refused({ n: 1n }, 'Object holding bigint 1 at value.n');
+  refused([1, undefined], 'Array holding undefined at value[1]');
+  refused({ 'a b': { c: [NaN] } }, 'Object holding NaN at value["a b"].c[0]');
+  refused([Infinity], 'Array holding Infinity at value[0]');
+  refused({ b: Buffer.from('x') }, 'Object holding Buffer at value.b');
+  refused([1, , 3], 'an array with holes or other properties'); // eslint-disable-line no-sparse-arrays
+  refused(cyclic, 'Object holding a cycle at value.self');
+  refused({ [Symbol('s')]: 1 }, 'a Symbol key');
+  refused(['a\uD800'], 'Array holding a string with a lone surrogate at value[0]');
+  throwsExactly(() => c.set('k', 'a\uDC00b'), 'Cache.set: the string is not well-formed UTF-16 (a lone surrogate at index 1): stored as UTF-8 it would read back changed, with U+FFFD in its place; store it as bytes (a Buffer) if the code units matter');
+  throwsExactly(() => c.set('k', undefined), 'Cache.set: value is undefined, which the cache cannot store (a get gives undefined for a miss); store null, or delete the key');
+  assert.equal(c.stats().entries, 0);
+  // a well-formed pair is one character
+  c.set('k', 'a\uD83D\uDE00');
+  assert.equal(c.get('k'), 'a😀');
+  db.close();
+});
+
+check('two processes on one file: what one sets by the convention the other reads (WAL and rollback journal)', async () => {
+  const { spawn } = require('node:child_process');
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  for (const mode of ['wal', 'delete']) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acorn-values-'));
+    const file = path.join(dir, 'v.db');
+    const db = open(file);
+    db.exec(`PRAGMA journal_mode = ${mode}; PRAGMA busy_timeout = 5000`);
+    const c = new Cache(db, 'shared');
+    const child = `
+      const host = ${JSON.stringify(host)};
+      const { Cache } = require('sqlite-acorn');
+      const db = host === 'node:sqlite'
+        ? new (require('node:sqlite').DatabaseSync)(${JSON.stringify(file)}, { allowExtension: true })
+        : new (require('better-sqlite3'))(${JSON.stringify(file)});
+      db.exec('PRAGMA busy_timeout = 5000');
+      const c = new Cache(db, 'shared');
+      c.set('s', 'text').set('b', Buffer.from([0xff, 0])).set('i', 2n ** 63n - 1n).set('n', 42)
+       .set('r', 0.5).set('inf', -Infinity).set('nan', NaN).set('huge', 2n ** 80n).set('j', { a: [1, null] })
+       .set('t', true);
+      console.log(c.get('from parent'));
+      db.close();`;
+    c.set('from parent', 'hello');
+    const out = await new Promise((resolve) => {
+      const pr = spawn(process.execPath, ['-e', child], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let o = '';
+      let err = '';
+      pr.stdout.on('data', (d) => { o += d; });
+      pr.stderr.on('data', (d) => { err += d; });
+      pr.on('close', (code) => resolve(code === 0 ? o : `exit ${code}: ${err.slice(0, 300)}`));
+    });
+    assert.equal(out, 'hello\n', `${mode}: the child`);
+    assert.equal(one(db, 'PRAGMA journal_mode'), mode);
+    assert.equal(c.get('s'), 'text');
+    assert.deepEqual(c.get('b'), Buffer.from([0xff, 0]));
+    assert.equal(c.get('i'), 2n ** 63n - 1n);
+    assert.equal(c.get('n'), 42);
+    assert.equal(c.get('r'), 0.5);
+    assert.equal(c.get('inf'), -Infinity);
+    assert.ok(Number.isNaN(c.get('nan')));
+    assert.equal(c.get('huge'), 2n ** 80n);
+    assert.deepEqual(c.get('j'), { a: [1, null] });
+    assert.equal(c.get('t'), true);
+    db.close();
+    fs.rmSync(dir, { recursive: true });
+  }
 });
 
 check('set replaces, takes ttl in ms and a tag, and returns the cache', () => {
@@ -255,8 +487,8 @@ check('bad arguments are errors naming the method, the parameter and what is all
     [() => c.has({}), 'Cache.has: key must be a string, a Buffer or Uint8Array, or an integer (a safe-integer number or a 64-bit bigint); got Object'],
     [() => c.delete(2n ** 63n), 'Cache.delete: key must be a string, a Buffer or Uint8Array, or an integer (a safe-integer number or a 64-bit bigint); got bigint 9223372036854775808'],
     [() => c.set(undefined, 'v'), 'Cache.set: key must be a string, a Buffer or Uint8Array, or an integer (a safe-integer number or a 64-bit bigint); got undefined'],
-    [() => c.set('k', { a: 1 }), 'Cache.set: value must be a string, a Buffer or a Uint8Array; got Object (serialize other values first, e.g. with JSON.stringify, or use the Keyv store sqlite-acorn/keyv)'],
-    [() => c.set('k', null), 'Cache.set: value must be a string, a Buffer or a Uint8Array; got null (serialize other values first, e.g. with JSON.stringify, or use the Keyv store sqlite-acorn/keyv)'],
+    [() => c.set('k', new Date(0)), `Cache.set: value must be ${VALUES}; got Date (serialize it first, e.g. with v8.serialize() into a Buffer, which is stored as its bytes)`],
+    [() => c.set('k', undefined), 'Cache.set: value is undefined, which the cache cannot store (a get gives undefined for a miss); store null, or delete the key'],
     [() => c.set('k', 'v', 60000), 'Cache.set: options must be an object ({ ttl, tag }); got number 60000'],
     [() => c.set('k', 'v', { expires: 1 }), "Cache.set: unknown option 'expires'; accepted options are ttl and tag"],
     [() => c.set('k', 'v', { ttl: 0 }), "Cache.set: ttl must be a number of milliseconds greater than 0 and at most 1000000000000000, or undefined for the table's defaultTtl; got number 0"],
@@ -436,7 +668,9 @@ async function main() {
     process.exit(2);
   }
   const name = `npm-cache-${host.replace(':', '-')}`;
-  for (const [what, fn] of checks) {
+  const only = process.argv[3];
+  const run = only === undefined ? checks : checks.filter(([what]) => what.includes(only));
+  for (const [what, fn] of run) {
     try {
       await fn();
     } catch (e) {
@@ -444,7 +678,7 @@ async function main() {
       process.exit(1);
     }
   }
-  console.log(`PASS ${name} ${checks.length} checks (Node ${process.versions.node}, ${host})`);
+  console.log(`PASS ${name} ${run.length} checks (Node ${process.versions.node}, ${host})`);
 }
 
 main();

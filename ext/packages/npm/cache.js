@@ -14,11 +14,18 @@
 // set()'s ttl and the defaultTtl option.  The table takes seconds; a ttl is
 // passed as ms/1000, which acorn rounds back to the same ms.
 //
-// Values are strings (stored as TEXT) and Buffers or Uint8Arrays (stored as
-// BLOB), and read back as they were stored: a string, or a Buffer.  Anything
-// else is refused with a TypeError: the cache keeps bytes, and how to turn
-// an object into bytes (JSON, v8.serialize, ...) is the caller's choice.  The
-// Keyv store (keyv.js) stores Keyv's serialized strings.
+// VALUES follow the convention every face of acorn reads and writes
+// (docs/cache.md, "Values across languages"): a string is TEXT, bytes a
+// BLOB, a number or bigint an INTEGER or REAL, and what is not one of
+// those a TEXT whose first byte is 0xFF (which no UTF-8 text starts with),
+// then a letter: 'i' and the digits of an integer outside 64 bits, 'f' and
+// 'nan', 'j' and the JSON of true, false, null or a plain object or array
+// that JSON holds exactly.  'p' (a Python pickle), 'm' (a Ruby Marshal
+// dump) and 'k' (a string of Keyv's own serializer) are read as errors
+// that name them, never as a wrong value or a miss.  A marked value is
+// bound as a Buffer and CAST to TEXT in SQL, and read back as a Buffer by
+// a CAST to BLOB in SQL: both hosts turn TEXT that is not UTF-8 into
+// U+FFFD, so its bytes never cross as a string.
 //
 // docs/node.md in acorn's repository specifies all of it.
 'use strict';
@@ -30,6 +37,10 @@ const OPTIONS = ['capacity', 'policy', 'defaultTtl', 'maxEntries', 'feed', 'rece
 const SET_OPTIONS = ['ttl', 'tag'];
 const MAX_TTL_MS = 1e15;            // the table's bound, 10^12 s
 const TTL_RE = /^([0-9]+)([smhd]?)$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+// ------------------------------------------------------------ names
 
 function typeName(v) {
   if (v === null) return 'null';
@@ -38,6 +49,13 @@ function typeName(v) {
   if (typeof v === 'object') return v.constructor && v.constructor.name ? v.constructor.name : 'object';
   if (typeof v === 'number' || typeof v === 'bigint') return `${typeof v} ${String(v)}`;
   return typeof v;
+}
+
+// A key as a message shows it: a string quoted as JSON, bytes in hex.
+function showKey(k) {
+  if (typeof k === 'string') return JSON.stringify(k);
+  if (k instanceof Uint8Array) return `x'${Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('hex')}'`;
+  return String(k);
 }
 
 // "name" quoted as an SQL identifier, 'text' as an SQL string.
@@ -50,30 +68,210 @@ function blob(v) {
   return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
-// A value as the table gave it: a string, or a Buffer (node:sqlite reads a
-// BLOB as a plain Uint8Array).
-function fromSql(v) {
+// ------------------------------------------------------------ values
+
+const MARK = 0xff;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const wellFormed = typeof String.prototype.isWellFormed === 'function'
+  ? (s) => s.isWellFormed()
+  : (s) => !LONE_SURROGATE.test(s);
+const FLOAT_TEXT = /^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/;
+const INT_TEXT = /^-?[0-9]+$/;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+// The other faces' marks: what a value Node cannot read is, who wrote it,
+// and what to do.
+const PORTABLE = 'a string, bytes, a number, or lists and maps that JSON holds exactly';
+const FOREIGN = {
+  p: { format: 'pickle', language: 'Python', what: 'a Python pickle',
+       by: "Python's sqlite_acorn (a Cache with pickle=True, memoize or the Django backend)",
+       then: `Node cannot read it; store it from Python as ${PORTABLE}` },
+  m: { format: 'Marshal', language: 'Ruby', what: 'a Ruby Marshal dump',
+       by: "Ruby's ActiveSupport store",
+       then: `Node cannot read it; store it from Ruby as ${PORTABLE}` },
+  k: { format: 'Keyv', language: 'JavaScript', what: 'a string serialized by Keyv',
+       by: 'sqlite-acorn/keyv (a value the convention has no form for, or a serializer of its own)',
+       then: 'read it through Keyv, with the same serializer' },
+};
+
+function marked(letter, payload) {
+  return Buffer.concat([Buffer.from([MARK, letter.charCodeAt(0)]), Buffer.from(payload, 'utf8')]);
+}
+
+// What stops v from being stored as JSON that every language reads back
+// exactly, as a phrase ("a Date at value.when"), or null if nothing does.
+function jsonProblem(v, path, seen) {
+  switch (typeof v) {
+    case 'string':
+      return wellFormed(v) ? null : `a string with a lone surrogate at ${path}`;
+    case 'number':
+      return Number.isFinite(v) ? null : `${v} at ${path}`;
+    case 'boolean':
+      return null;
+    case 'object': {
+      if (v === null) return null;
+      if (seen.has(v)) return `a cycle at ${path}`;
+      if (Object.getOwnPropertySymbols(v).length > 0) return `a Symbol key at ${path}`;
+      const keys = Object.keys(v);
+      let problem = null;
+      seen.add(v);
+      if (Array.isArray(v)) {
+        if (Object.getPrototypeOf(v) !== Array.prototype) {
+          problem = `${typeName(v)} at ${path}`;
+        } else if (keys.length !== v.length) {
+          problem = `an array with holes or other properties at ${path}`;
+        } else {
+          for (let i = 0; i < v.length && problem === null; i++) {
+            problem = jsonProblem(v[i], `${path}[${i}]`, seen);
+          }
+        }
+      } else {
+        const proto = Object.getPrototypeOf(v);
+        if (proto !== Object.prototype && proto !== null) {
+          problem = `${typeName(v)} at ${path}`;
+        } else {
+          for (let i = 0; i < keys.length && problem === null; i++) {
+            const k = keys[i];
+            problem = jsonProblem(v[k], /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`, seen);
+          }
+        }
+      }
+      seen.delete(v);
+      return problem;
+    }
+    default:
+      return `${typeName(v)} at ${path}`;
+  }
+}
+
+const VALUES = 'a string, bytes (a Buffer or Uint8Array), a number, a bigint, true, false, null, or ' +
+  'a plain object or array of strings, finite numbers, true, false and null';
+
+// A value as it is bound: [the value to bind, whether it is marked].  A
+// marked value is a Buffer that the SQL casts to TEXT.
+function encodeValue(method, value) {
+  switch (typeof value) {
+    case 'string':
+      if (!wellFormed(value)) {
+        const at = value.search(LONE_SURROGATE);
+        throw new TypeError(`Cache.${method}: the string is not well-formed UTF-16 (a lone surrogate ` +
+                            `at index ${at}): stored as UTF-8 it would read back changed, with U+FFFD ` +
+                            'in its place; store it as bytes (a Buffer) if the code units matter');
+      }
+      return [value, false];
+    case 'number':
+      // better-sqlite3 and node:sqlite bind every number as a REAL; a
+      // bigint is bound as an INTEGER.  -0 stays a REAL, keeping its sign.
+      if (Number.isSafeInteger(value) && !Object.is(value, -0)) return [BigInt(value), false];
+      if (Number.isNaN(value)) return [marked('f', 'nan'), true];
+      return [value, false];
+    case 'bigint':
+      if (value >= INT64_MIN && value <= INT64_MAX) return [value, false];
+      return [marked('i', value.toString()), true];
+    case 'undefined':
+      throw new TypeError(`Cache.${method}: value is undefined, which the cache cannot store (a get ` +
+                          'gives undefined for a miss); store null, or delete the key');
+    default:
+      break;
+  }
+  if (value instanceof Uint8Array) return [blob(value), false];
+  const problem = jsonProblem(value, 'value', new Set());
+  if (problem === null) return [marked('j', JSON.stringify(value)), true];
+  const got = problem.endsWith(' at value') ? problem.slice(0, -9)
+    : `${typeName(value)} holding ${problem}`;
+  throw new TypeError(`Cache.${method}: value must be ${VALUES}; got ${got} (serialize it first, ` +
+                      'e.g. with v8.serialize() into a Buffer, which is stored as its bytes)');
+}
+
+function valueError(code, message, key, format, language) {
+  const e = new Error(message);
+  e.code = code;
+  e.key = key;
+  if (format !== undefined) e.format = format;
+  if (language !== undefined) e.language = language;
+  return e;
+}
+
+function corrupt(where, key, what) {
+  return valueError('ACORN_CORRUPT_VALUE', `${where}: the value of ${showKey(key)} is marked ` +
+                    `as ${what} but does not hold one`, key);
+}
+
+// A marked value's bytes (0xFF, a letter, the payload) as the value it
+// stands for.  keyv: the letter k gives Keyv's string instead of an error.
+function decodeMarked(where, key, bytes, keyv) {
+  const letter = bytes.length > 1 ? String.fromCharCode(bytes[1]) : '';
+  let text;
+  if (letter === 'i' || letter === 'f' || letter === 'j' || (letter === 'k' && keyv)) {
+    try {
+      text = UTF8.decode(bytes.subarray(2));
+    } catch {
+      throw corrupt(where, key, `'${letter}'`);
+    }
+  }
+  switch (letter) {
+    case 'i': {
+      if (!INT_TEXT.test(text)) throw corrupt(where, key, 'an integer');
+      const n = BigInt(text);
+      return n >= -9007199254740991n && n <= 9007199254740991n ? Number(n) : n;
+    }
+    case 'f':
+      if (text === 'nan') return NaN;
+      if (text === 'inf') return Infinity;
+      if (text === '-inf') return -Infinity;
+      if (!FLOAT_TEXT.test(text)) throw corrupt(where, key, 'a float');
+      return Number(text);
+    case 'j':
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw corrupt(where, key, 'JSON');
+      }
+    default: {
+      if (letter === 'k' && keyv) return text;
+      const f = FOREIGN[letter];
+      if (f === undefined) {
+        throw valueError('ACORN_FOREIGN_VALUE', `${where}: the value of ${showKey(key)} starts ` +
+                         `with the byte 0xFF and then ${JSON.stringify(letter)}, a format this version of ` +
+                         'sqlite-acorn does not know: a newer acorn wrote it', key, letter, undefined);
+      }
+      throw valueError('ACORN_FOREIGN_VALUE', `${where}: the value of ${showKey(key)} is ` +
+                       `${f.what}, written by ${f.by}; ${f.then}`, key, f.format, f.language);
+    }
+  }
+}
+
+// A value as the SQL gave it (v, and m: whether it is marked, its bytes
+// cast to a BLOB), or undefined for a miss.  Integers are read as
+// bigints, and given back as numbers when they are safe.
+function decodeValue(where, key, v, m, keyv) {
   if (v === null || v === undefined) return undefined;
-  if (typeof v === 'string' || Buffer.isBuffer(v)) return v;
-  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  if (typeof v === 'bigint') {
+    return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;
+  }
+  if (typeof v === 'string' || typeof v === 'number') return v;
+  if (v instanceof Uint8Array) {
+    const b = blob(v);
+    return m === 1n || m === 1 ? decodeMarked(where, key, b, keyv) : b;
+  }
   return v;
 }
+
+// The SELECT list that reads a value v with its marked bytes as a BLOB.
+function valueColumns(v) {
+  const isMarked = `(typeof(${v}) = 'text' AND ${v} >= CAST(x'ff' AS TEXT))`;
+  return `CASE WHEN ${isMarked} THEN CAST(${v} AS BLOB) ELSE ${v} END AS v, ${isMarked} AS m`;
+}
+
+// ------------------------------------------------------------ arguments
 
 function checkKey(method, key) {
   if (typeof key === 'string') return key;
   if (typeof key === 'number' && Number.isSafeInteger(key)) return key;
-  if (typeof key === 'bigint' && key >= -(2n ** 63n) && key < 2n ** 63n) return key;
+  if (typeof key === 'bigint' && key >= INT64_MIN && key <= INT64_MAX) return key;
   if (key instanceof Uint8Array) return blob(key);
   throw new TypeError(`Cache.${method}: key must be a string, a Buffer or Uint8Array, or an ` +
                       `integer (a safe-integer number or a 64-bit bigint); got ${typeName(key)}`);
-}
-
-function checkValue(value) {
-  if (typeof value === 'string') return value;
-  if (value instanceof Uint8Array) return blob(value);
-  throw new TypeError('Cache.set: value must be a string, a Buffer or a Uint8Array; got ' +
-                      `${typeName(value)} (serialize other values first, e.g. with ` +
-                      'JSON.stringify, or use the Keyv store sqlite-acorn/keyv)');
 }
 
 function checkTag(method, tag) {
@@ -87,29 +285,33 @@ function checkTag(method, tag) {
 function checkTtl(method, ttl) {
   if (ttl === undefined || ttl === null) return null;
   if (typeof ttl !== 'number' || !(ttl > 0 && ttl <= MAX_TTL_MS)) {
-    throw new RangeError(`Cache.${method}: ttl must be a number of milliseconds greater than 0 and at ` +
-                         `most ${MAX_TTL_MS}, or undefined for the table's defaultTtl; got ` +
-                         typeName(ttl));
+    throw new RangeError(`Cache.${method}: ttl must be a number of milliseconds greater than 0 and ` +
+                         `at most ${MAX_TTL_MS}, or undefined for the table's defaultTtl; got ${typeName(ttl)}`);
   }
   return ttl / 1000;
 }
 
-// set()'s and reserve()'s options: [ttl in seconds or null, tag or null].
-function setOptions(method, options) {
-  let ttl = null;
-  let tag = null;
-  if (options !== undefined && options !== null) {
-    if (typeof options !== 'object' || Array.isArray(options)) {
-      throw new TypeError(`Cache.${method}: options must be an object ({ ttl, tag }); got ${typeName(options)}`);
-    }
-    for (const o of Object.keys(options)) {
-      if (!SET_OPTIONS.includes(o)) {
-        throw new TypeError(`Cache.${method}: unknown option '${o}'; accepted options are ttl and tag`);
-      }
-    }
-    ttl = checkTtl(method, options.ttl);
-    if (options.tag !== undefined && options.tag !== null) tag = checkTag(method, options.tag);
+// An options object of a method: its keys checked against allowed.
+function checkOptions(method, options, allowed) {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`Cache.${method}: options must be an object ({ ${allowed.join(', ')} }); ` +
+                        `got ${typeName(options)}`);
   }
+  for (const o of Object.keys(options)) {
+    if (!allowed.includes(o)) {
+      const list = `${allowed.slice(0, -1).join(', ')} and ${allowed[allowed.length - 1]}`;
+      throw new TypeError(`Cache.${method}: unknown option '${o}'; accepted options are ${list}`);
+    }
+  }
+  return options;
+}
+
+// set()'s and reserve()'s options: [ttl in seconds or null, tag or null].
+function setOptions(method, options, allowed = SET_OPTIONS) {
+  const o = checkOptions(method, options, allowed);
+  const ttl = checkTtl(method, o.ttl);
+  const tag = o.tag !== undefined && o.tag !== null ? checkTag(method, o.tag) : null;
   return [ttl, tag];
 }
 
@@ -222,6 +424,16 @@ function prepareScalar(db, sql) {
   };
 }
 
+// A statement that reads INTEGERs as bigints, exactly.
+function prepareExact(db, sql) {
+  const st = db.prepare(sql);
+  if (typeof st.safeIntegers === 'function') st.safeIntegers(true);
+  else st.setReadBigInts(true);
+  return st;
+}
+
+// ------------------------------------------------------------ the cache
+
 class Cache {
   constructor(db, name, options) {
     if (db === null || typeof db !== 'object' || typeof db.prepare !== 'function' ||
@@ -242,6 +454,11 @@ class Cache {
     const t = dot > 0 ? `${ident(schema)}.${ident(table)}` : ident(table);
 
     ensureLoaded(db);
+    const encoding = prepareScalar(db, 'PRAGMA encoding')();
+    if (encoding !== 'UTF-8') {
+      throw new Error(`Cache: the database is ${encoding}; a cache table's values need UTF-8 (what a ` +
+                      'new file gets), so that every language reads the same text');
+    }
     const row = db.prepare(`SELECT sql FROM ${ident(schema)}.sqlite_schema ` +
                            "WHERE type = 'table' AND name = ? COLLATE NOCASE").get(table);
     if (row === undefined) {
@@ -256,10 +473,12 @@ class Cache {
     }
 
     const q = literal(name);
-    this._get = prepareScalar(db, `SELECT cache_get(${q}, ?)`);
+    const put = `INSERT INTO ${t}(key, value, ttl, tag)`;
+    this._get = prepareExact(db, `SELECT ${valueColumns('v')} FROM (SELECT cache_get(${q}, ?) AS v)`);
     this._has = prepareScalar(db, `SELECT count(*) FROM ${t} WHERE key = ?`);
     this._stats = db.prepare(`SELECT * FROM cache_stats(${q})`);
-    this._set = db.prepare(`INSERT INTO ${t}(key, value, ttl, tag) VALUES (?, ?, ?, ?)`);
+    this._set = db.prepare(`${put} VALUES (?, ?, ?, ?)`);
+    this._setMarked = db.prepare(`${put} VALUES (?, CAST(? AS TEXT), ?, ?)`);
     this._delete = db.prepare(`DELETE FROM ${t} WHERE key = ?`);
     this._evict = db.prepare(`DELETE FROM ${t} WHERE tag = ?`);
     this._clear = db.prepare(`DELETE FROM ${t}`);
@@ -309,19 +528,32 @@ class Cache {
     }
   }
 
-  // The value (a string or a Buffer), or undefined: a get, counted as a hit
-  // or a miss, and a use of the entry.
+  // A get of the checked key k: its value by the convention, or undefined.
+  _read(method, k) {
+    const r = this._get.get(k);
+    return decodeValue(`Cache.${method}`, k, r.v, r.m, false);
+  }
+
+  // A set of the checked key k: value by the convention, ttl in seconds,
+  // tag.
+  _put(method, k, value, ttl, tag) {
+    const [v, isMarked] = encodeValue(method, value);
+    (isMarked ? this._setMarked : this._set).run(k, v, ttl, tag);
+  }
+
+  // The value, or undefined: a get, counted as a hit or a miss, and a use
+  // of the entry.  Throws (e.code 'ACORN_FOREIGN_VALUE') for a value only
+  // another language reads.
   get(key) {
-    return fromSql(this._get(checkKey('get', key)));
+    return this._read('get', checkKey('get', key));
   }
 
   // Stores value under key (replacing what it held); options.ttl in ms,
   // options.tag a string.  Returns the cache.
   set(key, value, options) {
     const k = checkKey('set', key);
-    const v = checkValue(value);
     const [ttl, tag] = setOptions('set', options);
-    this._set.run(k, v, ttl, tag);
+    this._put('set', k, value, ttl, tag);
     return this;
   }
 
@@ -364,7 +596,9 @@ class Cache {
   readAt(key, offset, length) {
     const v = this._readAt(checkKey('readAt', key), checkOffset('readAt', 'offset', offset),
                            checkOffset('readAt', 'length', length));
-    return fromSql(v);
+    // a BLOB of the stored bytes, whatever the value is (node:sqlite gives
+    // a plain Uint8Array)
+    return v === null || v === undefined ? undefined : blob(v);
   }
 
   // Whether a live entry has key; not a use, not a hit or a miss.

@@ -32,8 +32,35 @@ export interface Connection extends ExtensionLoader {
 /** A key: TEXT, BLOB or INTEGER in the table. */
 export type CacheKey = string | number | bigint | Uint8Array;
 
-/** A value: a string is stored as TEXT, bytes as a BLOB. */
-export type CacheValue = string | Uint8Array;
+/** What JSON holds exactly: stored as TEXT marked 0xFF 'j'. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * A value, stored by the convention of every face of acorn (docs/cache.md,
+ * "Values across languages"): a string as TEXT, bytes as a BLOB, a safe
+ * integer or a 64-bit bigint as an INTEGER, another number as a REAL (NaN
+ * marked), a larger bigint marked, true, false, null and plain objects and
+ * arrays as JSON marked.
+ */
+export type CacheValue = JsonValue | Uint8Array | bigint;
+
+/** What get() reads: bytes as a Buffer, an integer as a number where it is safe, else a bigint. */
+export type CacheRead = JsonValue | Buffer | bigint;
+
+/**
+ * The Error a get throws for a value this face cannot read: code
+ * 'ACORN_FOREIGN_VALUE' (a pickle, a Marshal dump, a string of Keyv's own
+ * serializer, or a mark of a newer acorn) or 'ACORN_CORRUPT_VALUE' (a mark
+ * whose value does not hold what it says).
+ */
+export interface AcornValueError extends Error {
+  code: 'ACORN_FOREIGN_VALUE' | 'ACORN_CORRUPT_VALUE';
+  key: CacheKey;
+  /** 'pickle', 'Marshal', 'Keyv', or the letter of an unknown mark */
+  format?: string;
+  /** 'Python', 'Ruby', 'JavaScript' */
+  language?: string;
+}
 
 export interface CacheOptions {
   /** Bytes the entries may hold: a number, or a string with a unit ('64MiB'). Default 1 GiB. */
@@ -81,9 +108,9 @@ export declare class Cache {
   constructor(db: Connection, name: string, options?: CacheOptions);
   readonly db: Connection;
   readonly name: string;
-  /** The value as stored (a string, or a Buffer for bytes), or undefined; a get (hit or miss, a use). */
-  get(key: CacheKey): string | Buffer | undefined;
-  /** Stores value under key, replacing any entry it had; returns the cache. */
+  /** The value, or undefined; a get (hit or miss, a use). Throws an AcornValueError for a value only another language reads. */
+  get(key: CacheKey): CacheRead | undefined;
+  /** Stores value under key, replacing any entry it had; returns the cache. A TypeError for a value with no form in the convention. */
   set(key: CacheKey, value: CacheValue, options?: CacheSetOptions): this;
   /** Whether a live entry has key (not a use, not a hit or miss). */
   has(key: CacheKey): boolean;
@@ -99,6 +126,6 @@ export declare class Cache {
   reserve(key: CacheKey, size: number, options?: CacheSetOptions): this;
   /** Writes data into key's value at offset, in place (cache_write); returns the bytes written. */
   writeAt(key: CacheKey, offset: number | bigint, data: Uint8Array): number;
-  /** Up to length bytes of key's value from offset (cache_read), or undefined for a missing key. */
+  /** Up to length bytes of key's value from offset (cache_read), or undefined for a missing key: the stored bytes. */
   readAt(key: CacheKey, offset: number | bigint, length: number | bigint): Buffer | undefined;
 }
