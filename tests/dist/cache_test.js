@@ -325,16 +325,14 @@ check('two processes on one file: what one sets by the convention the other read
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acorn-values-'));
     const file = path.join(dir, 'v.db');
     const db = open(file);
-    db.exec(`PRAGMA journal_mode = ${mode}; PRAGMA busy_timeout = 5000`);
-    const c = new Cache(db, 'shared');
+    const c = new Cache(db, 'shared', { journalMode: mode });
     const child = `
       const host = ${JSON.stringify(host)};
       const { Cache } = require('sqlite-acorn');
       const db = host === 'node:sqlite'
         ? new (require('node:sqlite').DatabaseSync)(${JSON.stringify(file)}, { allowExtension: true })
         : new (require('better-sqlite3'))(${JSON.stringify(file)});
-      db.exec('PRAGMA busy_timeout = 5000');
-      const c = new Cache(db, 'shared');
+      const c = new Cache(db, 'shared', { journalMode: ${JSON.stringify(mode)} });
       c.set('s', 'text').set('b', Buffer.from([0xff, 0])).set('i', 2n ** 63n - 1n).set('n', 42)
        .set('r', 0.5).set('inf', -Infinity).set('nan', NaN).set('huge', 2n ** 80n).set('j', { a: [1, null] })
        .set('t', true);
@@ -463,6 +461,88 @@ check('two connections on one file share the table', () => {
   }
 });
 
+// ---- the connection: WAL and a busy timeout
+
+function tmpFile(name) {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acorn-cache-'));
+  return [path.join(dir, name), () => fs.rmSync(dir, { recursive: true, force: true })];
+}
+
+check('a Cache on a file sets WAL and a busy timeout of at least 5 s; the options change or keep them', () => {
+  const [file, done] = tmpFile('c.db');
+  try {
+    let db = open(file);
+    db.exec('PRAGMA busy_timeout = 0');
+    new Cache(db, 't');
+    assert.equal(one(db, 'PRAGMA journal_mode'), 'wal');
+    assert.equal(Number(one(db, 'PRAGMA busy_timeout')), 5000);
+    db.exec('PRAGMA busy_timeout = 20000');
+    new Cache(db, 't', { busyTimeout: 10000 });
+    assert.equal(Number(one(db, 'PRAGMA busy_timeout')), 20000, 'a longer timeout stays');
+    new Cache(db, 't', { busyTimeout: 30000 });
+    assert.equal(Number(one(db, 'PRAGMA busy_timeout')), 30000);
+    db.exec('PRAGMA busy_timeout = 0');
+    new Cache(db, 't', { busyTimeout: null });
+    assert.equal(Number(one(db, 'PRAGMA busy_timeout')), 0, 'busyTimeout: null leaves it');
+    new Cache(db, 't', { journalMode: 'delete' });
+    assert.equal(one(db, 'PRAGMA journal_mode'), 'delete');
+    new Cache(db, 't', { journalMode: null });
+    assert.equal(one(db, 'PRAGMA journal_mode'), 'delete', 'journalMode: null leaves it');
+    db.close();
+    // a read-only connection opens a table of a rollback-journal file, and reads
+    db = open(file);
+    new Cache(db, 't', { journalMode: null }).set('k', 'v');
+    db.close();
+    db = host === 'node:sqlite'
+      ? new (require('node:sqlite').DatabaseSync)(file, { allowExtension: true, readOnly: true })
+      : new (require('better-sqlite3'))(file, { readonly: true });
+    const ro = new Cache(db, 't');
+    assert.equal(ro.get('k'), 'v');
+    assert.equal(one(db, 'PRAGMA journal_mode'), 'delete');
+    db.close();
+  } finally {
+    done();
+  }
+});
+
+check('WAL is for files: :memory:, a temporary database and an attached memory one keep their modes', () => {
+  const db = open();
+  new Cache(db, 't');
+  assert.equal(one(db, 'PRAGMA journal_mode'), 'memory');
+  db.exec("ATTACH '' AS tmp");
+  new Cache(db, 'tmp.t');
+  assert.equal(one(db, 'PRAGMA tmp.journal_mode'), 'delete');
+  db.close();
+  const [file, done] = tmpFile('a.db');
+  try {
+    const db2 = open();
+    db2.exec(`ATTACH '${file}' AS f`);
+    new Cache(db2, 'f.t');
+    assert.equal(one(db2, 'PRAGMA f.journal_mode'), 'wal', 'the attached file of the table');
+    assert.equal(one(db2, 'PRAGMA main.journal_mode'), 'memory');
+    db2.close();
+  } finally {
+    done();
+  }
+});
+
+check('the connection options are checked, and a UTF-16 database is refused', () => {
+  const db = open();
+  throwsExactly(() => new Cache(db, 't', { journalMode: 'WAL2' }),
+                "Cache: option journalMode must be 'wal', 'delete', 'truncate', 'persist', 'memory' or null (the file's, unchanged); got string");
+  throwsExactly(() => new Cache(db, 't', { busyTimeout: -1 }),
+                'Cache: option busyTimeout must be a whole number of milliseconds from 0 to 2147483647; got number -1');
+  db.close();
+  const db16 = open();
+  db16.exec("PRAGMA encoding = 'UTF-16le'");
+  throwsExactly(() => new Cache(db16, 't'),
+                "Cache: the database is UTF-16le; a cache table's values need UTF-8 (what a new file gets), so that every language reads the same text");
+  db16.close();
+});
+
 check('bad arguments are errors naming the method, the parameter and what is allowed', () => {
   const db = open();
   const c = new Cache(db, 't');
@@ -471,7 +551,7 @@ check('bad arguments are errors naming the method, the parameter and what is all
     [() => new Cache({}, 't'), 'Cache: db must be a better-sqlite3 Database or a node:sqlite DatabaseSync; got Object'],
     [() => new Cache(db, ''), "Cache: name must be the name of a cache table, a non-empty string ('thumbs', or 'schema.thumbs'); got string"],
     [() => new Cache(db, 't', []), 'Cache: options must be an object; got Array'],
-    [() => new Cache(db, 't', { capcity: 1 }), "Cache: unknown option 'capcity'; accepted options are capacity, policy, defaultTtl, maxEntries, feed, recencyBuffer, autoflush"],
+    [() => new Cache(db, 't', { capcity: 1 }), "Cache: unknown option 'capcity'; accepted options are capacity, policy, defaultTtl, maxEntries, feed, recencyBuffer, autoflush, journalMode, busyTimeout"],
     [() => new Cache(db, 'u', { capacity: 0 }), 'Cache: option capacity must be a whole number of bytes from 1 to 4611686018427387904; got number 0'],
     [() => new Cache(db, 'u', { capacity: true }), "Cache: option capacity must be a number of bytes or a string with a unit ('64MiB'); got boolean"],
     [() => new Cache(db, 'u', { capacity: '1XB' }), "cache: bad capacity '1XB'; expected a positive number of bytes, optionally with a unit B, kB, MB, GB, KiB, MiB or GiB (e.g. 1048576, '64MiB' or '1.5GiB'; a fraction needs a unit above B), at most 4611686018427387904 bytes"],
@@ -577,7 +657,7 @@ check('KeyvAcorn on a Cache, and its bad options', () => {
   throwsExactly(() => new KeyvAcorn(db, { table: '' }),
                 'KeyvAcorn: option table must be the name of a cache table (a non-empty string); got string');
   throwsExactly(() => new KeyvAcorn(db, { capcity: 5 }),
-                "Cache: unknown option 'capcity'; accepted options are capacity, policy, defaultTtl, maxEntries, feed, recencyBuffer, autoflush");
+                "Cache: unknown option 'capcity'; accepted options are capacity, policy, defaultTtl, maxEntries, feed, recencyBuffer, autoflush, journalMode, busyTimeout");
   db.close();
 });
 
@@ -622,8 +702,8 @@ check('four processes write blocks of the same pieces at once: every block lands
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acorn-pieces-'));
     const file = path.join(dir, 'p.db');
     const db = open(file);
-    db.exec(`PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = ${mode}`);
-    const c = new Cache(db, 'pieces', { capacity: '4MiB' });
+    db.exec('PRAGMA auto_vacuum = INCREMENTAL');
+    const c = new Cache(db, 'pieces', { capacity: '4MiB', journalMode: mode });
     c.reserve(0, 65536).reserve(1, 65536);
     // child i writes blocks i, i+4, i+8, i+12 of both pieces, each in its
     // own deferred transaction, with a busy timeout as a server would set
@@ -634,7 +714,7 @@ check('four processes write blocks of the same pieces at once: every block lands
         ? new (require('node:sqlite').DatabaseSync)(${JSON.stringify(file)}, { allowExtension: true })
         : new (require('better-sqlite3'))(${JSON.stringify(file)});
       db.exec('PRAGMA busy_timeout = 10000');
-      const c = new Cache(db, 'pieces');
+      const c = new Cache(db, 'pieces', { journalMode: null });
       const i = Number(process.argv[1]);
       for (const p of [0, 1]) {
         for (let b = i; b < 16; b += 4) {
@@ -651,6 +731,7 @@ check('four processes write blocks of the same pieces at once: every block lands
       pr.on('close', (code) => resolve(code === 0 ? 0 : `${code}: ${err.slice(0, 300)}`));
     })));
     assert.deepEqual(codes, [0, 0, 0, 0], `${mode}: the writers`);
+    assert.equal(one(db, 'PRAGMA journal_mode'), mode);
     for (const p of [0, 1]) {
       for (let b = 0; b < 16; b++) {
         assert.deepEqual(c.readAt(p, b * 4096, 4096), Buffer.alloc(4096, p * 16 + b + 1), `${mode}: piece ${p} block ${b}`);

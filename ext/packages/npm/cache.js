@@ -5,10 +5,13 @@
 //   cache.get('a.png');                 // the Buffer, or undefined
 //
 // db is a better-sqlite3 Database or a node:sqlite DatabaseSync (opened with
-// { allowExtension: true } if acorn is not loaded yet).  Every method is
-// synchronous and runs one prepared statement of the table's (clear() and
-// the settings of an existing table: a savepoint of a few), so a Cache costs
-// what the SQL costs plus the checks of its arguments.
+// { allowExtension: true } if acorn is not loaded yet).  The constructor
+// gives a file's connection WAL and a busy timeout (options journalMode and
+// busyTimeout), as the Python and Ruby faces do: several processes on one
+// file are the normal case.  Every other method is synchronous and runs one
+// prepared statement of the table's (clear() and the settings of an
+// existing table: a savepoint of a few), so a Cache costs what the SQL
+// costs plus the checks of its arguments.
 //
 // Times are milliseconds, as everywhere in JavaScript (Date.now(), Keyv):
 // set()'s ttl and the defaultTtl option.  The table takes seconds; a ttl is
@@ -32,8 +35,12 @@
 
 const { load } = require('./load.js');
 
-const OPTIONS = ['capacity', 'policy', 'defaultTtl', 'maxEntries', 'feed', 'recencyBuffer',
-                 'autoflush'];
+const TABLE_OPTIONS = ['capacity', 'policy', 'defaultTtl', 'maxEntries', 'feed', 'recencyBuffer',
+                       'autoflush'];
+const CONNECTION_OPTIONS = ['journalMode', 'busyTimeout'];
+const OPTIONS = [...TABLE_OPTIONS, ...CONNECTION_OPTIONS];
+const JOURNAL_MODES = ['wal', 'delete', 'truncate', 'persist', 'memory'];
+const DEFAULT_BUSY_TIMEOUT = 5000;
 const SET_OPTIONS = ['ttl', 'tag'];
 const MAX_TTL_MS = 1e15;            // the table's bound, 10^12 s
 const TTL_RE = /^([0-9]+)([smhd]?)$/;
@@ -331,13 +338,15 @@ function wholeNumber(name, v, lo, hi, unit) {
   return v;
 }
 
-// The options, checked, as the cache module's arguments (name -> SQL text).
+// The options, checked: the cache module's arguments (name -> SQL text)
+// and the connection's settings.
 function tableArgs(options) {
   if (options === undefined || options === null) options = {};
   if (typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`Cache: options must be an object; got ${typeName(options)}`);
   }
   const args = {};
+  const conn = { journalMode: 'wal', busyTimeout: DEFAULT_BUSY_TIMEOUT };
   for (const k of Object.keys(options)) {
     if (!OPTIONS.includes(k)) {
       throw new TypeError(`Cache: unknown option '${k}'; accepted options are ${OPTIONS.join(', ')}`);
@@ -392,9 +401,20 @@ function tableArgs(options) {
         }
         args.autoflush = v ? 'on' : 'off';
         break;
+      case 'journalMode':
+        if (v !== null && !JOURNAL_MODES.includes(v)) {
+          throw new TypeError(`Cache: option journalMode must be ${JOURNAL_MODES.map((m) => `'${m}'`).join(', ')} ` +
+                              `or null (the file's, unchanged); got ${typeName(v)}`);
+        }
+        conn.journalMode = v;
+        break;
+      case 'busyTimeout':
+        if (v !== null) wholeNumber('busyTimeout', v, 0, 2147483647, 'of milliseconds');
+        conn.busyTimeout = v;
+        break;
     }
   }
-  return args;
+  return [args, conn];
 }
 
 // acorn's functions are there, or loaded now.
@@ -445,7 +465,7 @@ class Cache {
       throw new TypeError('Cache: name must be the name of a cache table, a non-empty string ' +
                           `('thumbs', or 'schema.thumbs'); got ${typeName(name)}`);
     }
-    const args = tableArgs(options);
+    const [args, conn] = tableArgs(options);
     const dot = name.indexOf('.');
     const schema = dot > 0 ? name.slice(0, dot) : 'main';
     const table = dot > 0 ? name.slice(dot + 1) : name;
@@ -459,6 +479,7 @@ class Cache {
       throw new Error(`Cache: the database is ${encoding}; a cache table's values need UTF-8 (what a ` +
                       'new file gets), so that every language reads the same text');
     }
+    this._connection(schema, conn);
     const row = db.prepare(`SELECT sql FROM ${ident(schema)}.sqlite_schema ` +
                            "WHERE type = 'table' AND name = ? COLLATE NOCASE").get(table);
     if (row === undefined) {
@@ -487,6 +508,34 @@ class Cache {
     this._writeAt = prepareScalar(db, `SELECT cache_write(${q}, ?, ?, ?)`);
     this._readAt = prepareScalar(db, `SELECT cache_read(${q}, ?, ?, ?)`);
     this._t = t;
+  }
+
+  // The connection's settings for several processes: a busy timeout of at
+  // least busyTimeout ms, and the journal mode of the table's database
+  // file (not of :memory: or a temporary one).  A read-only connection
+  // cannot change the mode and needs none for its reads: it keeps the
+  // file's.
+  _connection(schema, { journalMode, busyTimeout }) {
+    const one = (sql) => prepareScalar(this.db, sql)();
+    if (busyTimeout !== null && Number(one('PRAGMA busy_timeout')) < busyTimeout) {
+      this.db.exec(`PRAGMA busy_timeout = ${busyTimeout}`);
+    }
+    if (journalMode === null) return;
+    const s = ident(schema);
+    const file = one(`SELECT file FROM pragma_database_list WHERE name = ${literal(schema)}`);
+    if (!file || one(`PRAGMA ${s}.journal_mode`) === journalMode) return;
+    let now;
+    try {
+      now = one(`PRAGMA ${s}.journal_mode = ${journalMode}`);
+    } catch (e) {
+      if (/readonly|read-only/.test(String(e && e.message))) return;
+      throw new Error(`Cache: cannot set journal_mode = ${journalMode} on ${file} (${e && e.message}); ` +
+                      "pass journalMode: null to leave the file's journal mode");
+    }
+    if (now !== journalMode) {
+      throw new Error(`Cache: cannot set journal_mode = ${journalMode} on ${file}: it stays ${now}; ` +
+                      "pass journalMode: null to leave the file's journal mode");
+    }
   }
 
   // An existing table: the settings it stores are set to those given, by

@@ -77,6 +77,10 @@ export interface CacheOptions {
   recencyBuffer?: number;
   /** Whether a connection writes its buffered recency on its own (default true); fixed when the table is created. */
   autoflush?: boolean;
+  /** The journal mode set on the table's database file (not :memory: or temp); null leaves the file's. Default 'wal'. */
+  journalMode?: 'wal' | 'delete' | 'truncate' | 'persist' | 'memory' | null;
+  /** The least busy timeout of the connection, in ms: a lower one is raised to it; null leaves it. Default 5000. */
+  busyTimeout?: number | null;
 }
 
 export interface CacheSetOptions {
@@ -102,7 +106,8 @@ export interface CacheStats {
  * acorn's cache table `name` on `db`, created with `options` if it does not
  * exist (acorn is loaded into `db` first if it is not). On an existing table
  * the options capacity, defaultTtl, maxEntries and feed given are set; policy,
- * recencyBuffer and autoflush must be what it was created with.
+ * recencyBuffer and autoflush must be what it was created with. The
+ * connection gets WAL and a busy timeout (journalMode, busyTimeout).
  */
 export declare class Cache {
   constructor(db: Connection, name: string, options?: CacheOptions);
