@@ -584,6 +584,212 @@ check('bad arguments are errors naming the method, the parameter and what is all
   db.close();
 });
 
+// ---- getOrSet and memoize
+
+// The lock entries a table holds: [key without the prefix, value] pairs.
+const locks = (db, t) => db.prepare(`SELECT substr(key, 6) AS k, value FROM ${t} WHERE substr(key, 1, 5) = x'006c6f636b'`)
+  .all().map((r) => [Buffer.from(r.k).toString(), Buffer.from(r.value).toString('latin1')]);
+
+check('getOrSet returns what is stored, or computes it (sync or async), stores it with ttl and tag, and leaves no lock', async () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  let calls = 0;
+  assert.deepEqual(await c.getOrSet('a', () => { calls += 1; return { n: 1 }; }, { ttl: 60000, tag: 'g' }), { n: 1 });
+  assert.deepEqual(c.get('a'), { n: 1 });
+  assert.deepEqual(await c.getOrSet('a', () => { calls += 1; return 'other'; }), { n: 1 });
+  assert.equal(calls, 1);
+  assert.equal(await c.getOrSet('b', async () => { calls += 1; await new Promise((r) => setTimeout(r, 5)); return 7n; }), 7);
+  assert.equal(calls, 2);
+  assert.deepEqual(rows(db, 'SELECT key, expires - created, tag FROM t WHERE typeof(key) = \'text\''),
+                   ['a|60000|g', 'b||']);
+  assert.deepEqual(locks(db, 't'), []);
+  // a stored null is a value, not a miss
+  c.set('z', null);
+  assert.equal(await c.getOrSet('z', () => { throw new Error('not called'); }), null);
+  db.close();
+});
+
+check('getOrSet: fn\'s error reaches the caller and frees the lock; undefined and a value too large are not stored', async () => {
+  const db = open();
+  const c = new Cache(db, 't', { capacity: 100 });
+  await assert.rejects(c.getOrSet('k', () => { throw new Error('boom'); }), /^Error: boom$/);
+  await assert.rejects(c.getOrSet('k', async () => { throw new Error('async boom'); }), /^Error: async boom$/);
+  assert.deepEqual(locks(db, 't'), []);
+  await assert.rejects(c.getOrSet('k', () => undefined), (e) => {
+    assert.equal(e.message, 'Cache.getOrSet: fn gave undefined, which the cache cannot store (a get gives undefined for a miss); give null for "nothing"');
+    return true;
+  });
+  await assert.rejects(c.getOrSet('k', () => new Date(0)), /^TypeError: Cache.getOrSet: value must be/);
+  assert.deepEqual(locks(db, 't'), []);
+  // too large for the capacity: returned, not kept, and the lock says so
+  // for lockTtl, so that other callers compute at once instead of waiting
+  const big = 'x'.repeat(200);
+  assert.equal(await c.getOrSet('big', () => big, { lockTtl: 30000 }), big);
+  assert.equal(c.has('big'), false);
+  assert.deepEqual(locks(db, 't'), [['big', '\0unstorable']]);
+  assert.equal(one(db, 'SELECT expires - created FROM t WHERE substr(key, 1, 5) = x\'006c6f636b\''), 30000);
+  let calls = 0;
+  assert.equal(await c.getOrSet('big', () => { calls += 1; return big; }), big);
+  assert.equal(calls, 1);
+  db.close();
+});
+
+check('getOrSet refuses to run inside a transaction, and checks its arguments', async () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  db.exec('BEGIN');
+  await assert.rejects(c.getOrSet('k', () => 1), (e) => {
+    assert.equal(e.message, 'Cache.getOrSet: the connection is inside a transaction; its lock entry would be seen by no other process until the transaction commits (call it outside one)');
+    return true;
+  });
+  db.exec('ROLLBACK');
+  const cases = [
+    [() => c.getOrSet(1.5, () => 1), 'Cache.getOrSet: key must be a string, a Buffer or Uint8Array, or an integer (a safe-integer number or a 64-bit bigint); got number 1.5'],
+    [() => c.getOrSet('k', 1), 'Cache.getOrSet: fn must be a function (sync or async) that gives the value; got number 1'],
+    [() => c.getOrSet('k', () => 1, { lockttl: 1 }), "Cache.getOrSet: unknown option 'lockttl'; accepted options are ttl, tag and lockTtl"],
+    [() => c.getOrSet('k', () => 1, { lockTtl: 0 }), 'Cache.getOrSet: lockTtl must be a number of milliseconds greater than 0 and at most 1000000000000000, or undefined for 60000; got number 0'],
+    [() => c.getOrSet('k', () => 1, { ttl: -1 }), "Cache.getOrSet: ttl must be a number of milliseconds greater than 0 and at most 1000000000000000, or undefined for the table's defaultTtl; got number -1"],
+  ];
+  for (const [f, text] of cases) await assert.rejects(f(), (e) => { assert.equal(e.message, text); return true; });
+  db.close();
+});
+
+check('memoize: the calls of a function through getOrSet, under a key of its name and arguments or of option key', async () => {
+  const db = open();
+  const c = new Cache(db, 't');
+  let calls = 0;
+  async function price(item, qty) { calls += 1; return { item, total: qty * 2 }; }
+  const cached = c.memoize(price, { ttl: 60000 });
+  assert.deepEqual(await cached('pear', 3), { item: 'pear', total: 6 });
+  assert.deepEqual(await cached('pear', 3), { item: 'pear', total: 6 });
+  assert.deepEqual(await cached('pear', 4), { item: 'pear', total: 8 });
+  assert.equal(calls, 2);
+  assert.deepEqual(rows(db, "SELECT key, expires - created FROM t WHERE key LIKE 'memo:%'"),
+                   ['memo:price:["pear",3]|60000', 'memo:price:["pear",4]|60000']);
+  const byKey = c.memoize((id) => `user ${id}`, { key: (id) => `user:${id}` });
+  assert.equal(await byKey(7), 'user 7');
+  assert.equal(c.get('user:7'), 'user 7');
+  const named = c.memoize(function () { return this.x; }, { name: 'x' });
+  assert.equal(await named.call({ x: 5 }), 5);
+  assert.equal(c.get('memo:x:[]'), 5);
+  throwsExactly(() => c.memoize(() => 1), 'Cache.memoize: an anonymous function needs option name (a string) or option key (a function of the arguments); got name string');
+  throwsExactly(() => c.memoize(price, { key: 'k' }), 'Cache.memoize: option key must be a function of the arguments that gives the key; got string');
+  throwsExactly(() => c.memoize(price, { lockTTL: 1 }), "Cache.memoize: unknown option 'lockTTL'; accepted options are key, name, ttl, tag and lockTtl");
+  await assert.rejects(cached(new Date(0)), (e) => {
+    assert.equal(e.message, 'Cache.memoize: the arguments of price make no key: Date at arguments[0] is not exact in JSON; give option key, a function of the arguments that gives the key');
+    return true;
+  });
+  db.close();
+});
+
+// getOrSet from processes of their own on one file.  A child prints
+// "computing" when its fn starts and "waiting" when it first waits for
+// another's lock (its _pause); the holder's fn returns when the test
+// writes a line to its stdin: the order is the test's, no sleep decides it.
+function gosChild(file, mode, name) {
+  const { spawn } = require('node:child_process');
+  const code = `
+    const host = ${JSON.stringify(host)};
+    const { Cache } = require('sqlite-acorn');
+    const db = host === 'node:sqlite'
+      ? new (require('node:sqlite').DatabaseSync)(${JSON.stringify(file)}, { allowExtension: true })
+      : new (require('better-sqlite3'))(${JSON.stringify(file)});
+    const c = new Cache(db, 'memo', { journalMode: ${JSON.stringify(mode)} });
+    const pause = c._pause.bind(c);
+    let said = false;
+    c._pause = (ms) => { if (!said) { said = true; console.log('waiting'); } return pause(ms); };
+    c.getOrSet('report', async () => {
+      console.log('computing');
+      if (${JSON.stringify(name)} === 'holder') await new Promise((r) => process.stdin.once('data', r));
+      return 'from ' + ${JSON.stringify(name)};
+    }, { lockTtl: 600000 }).then((v) => { console.log('got ' + v); db.close(); process.exit(0); },
+                                  (e) => { console.log('error ' + e.message); process.exit(1); });`;
+  const p = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const said = [];
+  const waiters = [];
+  let buf = '';
+  let err = '';
+  p.stdout.on('data', (d) => {
+    buf += d;
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      said.push(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+      for (const w of waiters.splice(0)) w();
+    }
+  });
+  p.stderr.on('data', (d) => { err += d; });
+  p.done = new Promise((resolve) => p.on('close', (codeOut, signal) => {
+    for (const w of waiters.splice(0)) w();
+    resolve(signal || codeOut);
+  }));
+  p.said = said;
+  // resolves when the child has said line (rejects if it ends first)
+  p.says = async (line) => {
+    for (;;) {
+      if (said.includes(line)) return;
+      if (p.exitCode !== null || p.signalCode !== null) {
+        throw new Error(`${name} ended (${p.exitCode ?? p.signalCode}) without saying ${line}: ${said.join('; ')} ${err.slice(0, 300)}`);
+      }
+      await new Promise((r) => waiters.push(r));
+    }
+  };
+  return p;
+}
+
+check('getOrSet from four processes at once: fn runs once, the others wait for its value (WAL and rollback journal)', async () => {
+  for (const mode of ['wal', 'delete']) {
+    const [file, done] = tmpFile('memo.db');
+    try {
+      const db = open(file);
+      const c = new Cache(db, 'memo', { journalMode: mode });
+      const holder = gosChild(file, mode, 'holder');
+      await holder.says('computing');
+      const others = ['w1', 'w2', 'w3'].map((n) => gosChild(file, mode, n));
+      for (const w of others) await w.says('waiting');
+      holder.stdin.write('go\n');
+      const codes = await Promise.all([holder, ...others].map((p) => p.done));
+      assert.deepEqual(codes, [0, 0, 0, 0], `${mode}: exits`);
+      assert.deepEqual(holder.said, ['computing', 'got from holder'], mode);
+      for (const w of others) assert.deepEqual(w.said, ['waiting', 'got from holder'], mode);
+      assert.equal(c.get('report'), 'from holder');
+      assert.deepEqual(locks(db, 'memo'), []);
+      db.close();
+    } finally {
+      done();
+    }
+  }
+});
+
+check('getOrSet: a holder killed on this machine is seen dead at once, and a waiting process takes its lock over (WAL and rollback journal)', async () => {
+  for (const mode of ['wal', 'delete']) {
+    const [file, done] = tmpFile('memo.db');
+    try {
+      const db = open(file);
+      const c = new Cache(db, 'memo', { journalMode: mode });
+      const holder = gosChild(file, mode, 'holder');
+      await holder.says('computing');
+      const others = ['w1', 'w2'].map((n) => gosChild(file, mode, n));
+      for (const w of others) await w.says('waiting');
+      assert.equal(locks(db, 'memo').length, 1);
+      holder.kill('SIGKILL');
+      assert.equal(await holder.done, 'SIGKILL');
+      const codes = await Promise.all(others.map((p) => p.done));
+      assert.deepEqual(codes, [0, 0], `${mode}: exits ${others.map((w) => w.said.join(', ')).join(' / ')}`);
+      // one of them computed (the lock's lifetime, 600 s, did not pass)
+      const computed = others.filter((w) => w.said.includes('computing'));
+      assert.equal(computed.length, 1, `${mode}: ${others.map((w) => w.said.join(', ')).join(' / ')}`);
+      const name = computed[0] === others[0] ? 'w1' : 'w2';
+      for (const w of others) assert.equal(w.said[w.said.length - 1], `got from ${name}`, mode);
+      assert.equal(c.get('report'), `from ${name}`);
+      assert.deepEqual(locks(db, 'memo'), []);
+      db.close();
+    } finally {
+      done();
+    }
+  }
+});
+
 // ---- the Keyv store: what the compliance suite does not look at
 check('KeyvAcorn keeps a namespace as the tag: clear() takes only its own entries', async () => {
   const { Keyv } = require('keyv');

@@ -3,6 +3,7 @@
 //   const cache = new Cache(db, 'thumbs', { capacity: '64MiB' });
 //   cache.set('a.png', buf, { ttl: 60000, tag: 'user:1' });
 //   cache.get('a.png');                 // the Buffer, or undefined
+//   await cache.getOrSet('report', () => build());
 //
 // db is a better-sqlite3 Database or a node:sqlite DatabaseSync (opened with
 // { allowExtension: true } if acorn is not loaded yet).  The constructor
@@ -11,7 +12,8 @@
 // file are the normal case.  Every other method is synchronous and runs one
 // prepared statement of the table's (clear() and the settings of an
 // existing table: a savepoint of a few), so a Cache costs what the SQL
-// costs plus the checks of its arguments.
+// costs plus the checks of its arguments; getOrSet() is async, for the
+// function it calls.
 //
 // Times are milliseconds, as everywhere in JavaScript (Date.now(), Keyv):
 // set()'s ttl and the defaultTtl option.  The table takes seconds; a ttl is
@@ -33,6 +35,9 @@
 // docs/node.md in acorn's repository specifies all of it.
 'use strict';
 
+const fs = require('node:fs');
+const crypto = require('node:crypto');
+const { threadId } = require('node:worker_threads');
 const { load } = require('./load.js');
 
 const TABLE_OPTIONS = ['capacity', 'policy', 'defaultTtl', 'maxEntries', 'feed', 'recencyBuffer',
@@ -42,6 +47,9 @@ const OPTIONS = [...TABLE_OPTIONS, ...CONNECTION_OPTIONS];
 const JOURNAL_MODES = ['wal', 'delete', 'truncate', 'persist', 'memory'];
 const DEFAULT_BUSY_TIMEOUT = 5000;
 const SET_OPTIONS = ['ttl', 'tag'];
+const GET_OR_SET_OPTIONS = ['ttl', 'tag', 'lockTtl'];
+const MEMOIZE_OPTIONS = ['key', 'name', 'ttl', 'tag', 'lockTtl'];
+const DEFAULT_LOCK_TTL = 60000;
 const MAX_TTL_MS = 1e15;            // the table's bound, 10^12 s
 const TTL_RE = /^([0-9]+)([smhd]?)$/;
 const INT64_MIN = -(2n ** 63n);
@@ -264,6 +272,14 @@ function decodeValue(where, key, v, m, keyv) {
   return v;
 }
 
+// v as a get reads it back: a bigint that is a safe integer as a number,
+// bytes as a Buffer.
+function asRead(v) {
+  if (typeof v === 'bigint' && v >= -9007199254740991n && v <= 9007199254740991n) return Number(v);
+  if (v instanceof Uint8Array) return blob(v);
+  return v;
+}
+
 // The SELECT list that reads a value v with its marked bytes as a BLOB.
 function valueColumns(v) {
   const isMarked = `(typeof(${v}) = 'text' AND ${v} >= CAST(x'ff' AS TEXT))`;
@@ -289,11 +305,11 @@ function checkTag(method, tag) {
 }
 
 // A time in ms, for set()'s ttl.
-function checkTtl(method, ttl) {
+function checkTtl(method, ttl, name = 'ttl', what = "undefined for the table's defaultTtl") {
   if (ttl === undefined || ttl === null) return null;
   if (typeof ttl !== 'number' || !(ttl > 0 && ttl <= MAX_TTL_MS)) {
-    throw new RangeError(`Cache.${method}: ttl must be a number of milliseconds greater than 0 and ` +
-                         `at most ${MAX_TTL_MS}, or undefined for the table's defaultTtl; got ${typeName(ttl)}`);
+    throw new RangeError(`Cache.${method}: ${name} must be a number of milliseconds greater than 0 and ` +
+                         `at most ${MAX_TTL_MS}, or ${what}; got ${typeName(ttl)}`);
   }
   return ttl / 1000;
 }
@@ -320,6 +336,11 @@ function setOptions(method, options, allowed = SET_OPTIONS) {
   const ttl = checkTtl(method, o.ttl);
   const tag = o.tag !== undefined && o.tag !== null ? checkTag(method, o.tag) : null;
   return [ttl, tag];
+}
+
+function lockTtlOption(method, o) {
+  const s = checkTtl(method, o.lockTtl, 'lockTtl', `undefined for ${DEFAULT_LOCK_TTL}`);
+  return s === null ? DEFAULT_LOCK_TTL / 1000 : s;
 }
 
 // An offset or a length: a whole number from 0.
@@ -452,6 +473,70 @@ function prepareExact(db, sql) {
   return st;
 }
 
+function tooBig(e) {
+  return /^cache: entry of [0-9]+ bytes exceeds capacity/.test(String(e && e.message));
+}
+
+// ------------------------------------------------------------ locks
+
+// getOrSet()'s lock entry: its key is this prefix and the value's key (as
+// the Python face's memoize makes its lock keys), its value the holder's
+// token, "host pid start thread-random": the host is this boot and pid
+// namespace, so that a holder that died on this machine is seen dead at
+// once by its pid and start time.
+const LOCK_PREFIX = Buffer.from('\0lock');
+// The lock's value after a result too large to keep: for lockTtl every
+// caller computes at once instead of waiting for a value that never comes.
+const UNSTORABLE = Buffer.from('\0unstorable');
+
+let hostIdOnce;
+function hostId() {
+  if (hostIdOnce === undefined) {
+    try {
+      const boot = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim();
+      const ns = fs.statSync('/proc/self/ns/pid', { bigint: true }).ino;
+      hostIdOnce = `${boot}/${ns}`;
+    } catch {
+      hostIdOnce = '';
+    }
+  }
+  return hostIdOnce;
+}
+
+// The start time of process pid (clock ticks after boot, as text), or null
+// if it is gone or a zombie.
+function startTime(pid) {
+  let stat;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return null;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (fields[0] === 'Z' || fields[0] === 'X') return null;
+  return fields[19];
+}
+
+function lockKey(k) {
+  if (Buffer.isBuffer(k)) return Buffer.concat([LOCK_PREFIX, k]);
+  return Buffer.concat([LOCK_PREFIX, Buffer.from(String(k), 'utf8')]);
+}
+
+function newToken() {
+  const host = hostId();
+  const start = host ? startTime(process.pid) : null;
+  return Buffer.from(`${host || '-'} ${process.pid} ${start || 0} ${threadId}-` +
+                     crypto.randomBytes(8).toString('hex'), 'latin1');
+}
+
+// Whether a lock token names a process of this machine that is gone.
+function holderDead(token) {
+  const m = /^(\S+) ([0-9]+) ([0-9]+) /.exec(token.toString('latin1'));
+  const host = hostId();
+  if (m === null || !host || m[1] !== host) return false;
+  return startTime(m[2]) !== m[3];
+}
+
 // ------------------------------------------------------------ the cache
 
 class Cache {
@@ -500,7 +585,9 @@ class Cache {
     this._stats = db.prepare(`SELECT * FROM cache_stats(${q})`);
     this._set = db.prepare(`${put} VALUES (?, ?, ?, ?)`);
     this._setMarked = db.prepare(`${put} VALUES (?, CAST(? AS TEXT), ?, ?)`);
+    this._add = db.prepare(`INSERT OR IGNORE INTO ${t}(key, value, ttl) VALUES (?, ?, ?)`);
     this._delete = db.prepare(`DELETE FROM ${t} WHERE key = ?`);
+    this._release = db.prepare(`DELETE FROM ${t} WHERE key = ? AND value = ?`);
     this._evict = db.prepare(`DELETE FROM ${t} WHERE tag = ?`);
     this._clear = db.prepare(`DELETE FROM ${t}`);
     this._purge = db.prepare(`INSERT INTO ${t}(${ident(table)}) VALUES ('purge')`);
@@ -604,6 +691,111 @@ class Cache {
     const [ttl, tag] = setOptions('set', options);
     this._put('set', k, value, ttl, tag);
     return this;
+  }
+
+  // The value of key; on a miss, fn's (sync or async), stored with
+  // options.ttl and options.tag.  One caller of every process on the file
+  // runs fn while the others wait for its value: it holds a lock entry for
+  // at most options.lockTtl ms, or until its process dies on this machine.
+  async getOrSet(key, fn, options) {
+    const k = checkKey('getOrSet', key);
+    if (typeof fn !== 'function') {
+      throw new TypeError(`Cache.getOrSet: fn must be a function (sync or async) that gives the value; got ${typeName(fn)}`);
+    }
+    const o = checkOptions('getOrSet', options, GET_OR_SET_OPTIONS);
+    const [ttl, tag] = setOptions('getOrSet', { ttl: o.ttl, tag: o.tag });
+    const lockTtl = lockTtlOption('getOrSet', o);
+    const v = this._read('getOrSet', k);
+    if (v !== undefined) return v;
+    return this._compute(k, fn, ttl, tag, lockTtl);
+  }
+
+  // fn wrapped: its calls go through getOrSet(), under the key that
+  // options.key(...args) gives (by default 'memo:' + options.name, or fn's
+  // name, + ':' + the arguments as JSON).
+  memoize(fn, options) {
+    if (typeof fn !== 'function') {
+      throw new TypeError(`Cache.memoize: fn must be a function; got ${typeName(fn)}`);
+    }
+    const o = checkOptions('memoize', options, MEMOIZE_OPTIONS);
+    if (o.key !== undefined && typeof o.key !== 'function') {
+      throw new TypeError(`Cache.memoize: option key must be a function of the arguments that gives the key; got ${typeName(o.key)}`);
+    }
+    const name = o.name !== undefined ? o.name : fn.name;
+    if (o.key === undefined && (typeof name !== 'string' || name === '')) {
+      throw new TypeError('Cache.memoize: an anonymous function needs option name (a string) or option key ' +
+                          `(a function of the arguments); got name ${typeName(name)}`);
+    }
+    setOptions('memoize', { ttl: o.ttl, tag: o.tag });
+    lockTtlOption('memoize', o);
+    const given = { ttl: o.ttl, tag: o.tag, lockTtl: o.lockTtl };
+    const keyOf = o.key !== undefined ? o.key : (...args) => {
+      const problem = jsonProblem(args, 'arguments', new Set());
+      if (problem !== null) {
+        throw new TypeError(`Cache.memoize: the arguments of ${name} make no key: ${problem} is not ` +
+                            'exact in JSON; give option key, a function of the arguments that gives the key');
+      }
+      return `memo:${name}:${JSON.stringify(args)}`;
+    };
+    const cache = this;
+    return async function memoized(...args) {
+      return cache.getOrSet(keyOf(...args), () => fn.apply(this, args), given);
+    };
+  }
+
+  // Waits ms before a waiting getOrSet() looks again (a method, so that a
+  // test can see a caller start waiting).
+  _pause(ms) {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  async _compute(k, fn, ttl, tag, lockTtl) {
+    if (this.db.inTransaction === true || this.db.isTransaction === true) {
+      throw new Error('Cache.getOrSet: the connection is inside a transaction; its lock entry would ' +
+                      'be seen by no other process until the transaction commits (call it outside one)');
+    }
+    const lock = lockKey(k);
+    const token = newToken();
+    let wait = 1;
+    for (;;) {
+      // set if absent; SQLite counts a row that an INSERT OR IGNORE into
+      // a virtual table ignored as a change too, so the lock's value says
+      // whose it is
+      this._add.run(lock, token, lockTtl);
+      const holder = this._read('getOrSet', lock);
+      if (Buffer.isBuffer(holder) && holder.equals(token)) {
+        try {
+          // another caller may have stored it between the miss and the lock
+          let v = this._read('getOrSet', k);
+          if (v !== undefined) return v;
+          v = await fn();
+          if (v === undefined) {
+            throw new TypeError('Cache.getOrSet: fn gave undefined, which the cache cannot store (a ' +
+                                'get gives undefined for a miss); give null for "nothing"');
+          }
+          try {
+            this._put('getOrSet', k, v, ttl, tag);
+          } catch (e) {
+            if (!tooBig(e)) throw e;
+            this._set.run(lock, UNSTORABLE, lockTtl, null);
+          }
+          return asRead(v);
+        } finally {
+          this._release.run(lock, token);
+        }
+      }
+      if (Buffer.isBuffer(holder)) {
+        if (holder.equals(UNSTORABLE)) return asRead(await fn());
+        if (holderDead(holder)) {
+          this._release.run(lock, holder);
+          continue;
+        }
+      }
+      await this._pause(wait);
+      wait = Math.min(wait * 2, 50);
+      const v = this._read('getOrSet', k);
+      if (v !== undefined) return v;
+    }
   }
 
   // Stores size zero bytes under key, to be written in pieces by writeAt():

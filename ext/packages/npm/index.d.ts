@@ -90,6 +90,18 @@ export interface CacheSetOptions {
   tag?: string;
 }
 
+export interface CacheGetOrSetOptions extends CacheSetOptions {
+  /** How long a caller's lock holds at most, in ms (default 60000); a holder that died on this machine holds it no longer. */
+  lockTtl?: number;
+}
+
+export interface CacheMemoizeOptions<A extends unknown[]> extends CacheGetOrSetOptions {
+  /** The key of a call; default 'memo:' + name + ':' + JSON of the arguments. */
+  key?: (...args: A) => CacheKey;
+  /** Default: the function's name. */
+  name?: string;
+}
+
 export interface CacheStats {
   capacity: number;
   entries: number;
@@ -117,6 +129,11 @@ export declare class Cache {
   get(key: CacheKey): CacheRead | undefined;
   /** Stores value under key, replacing any entry it had; returns the cache. A TypeError for a value with no form in the convention. */
   set(key: CacheKey, value: CacheValue, options?: CacheSetOptions): this;
+  /** The value of key, or fn's, stored; one caller among every process on the file runs fn, the others wait for its value. */
+  getOrSet<T extends CacheValue>(key: CacheKey, fn: () => T | Promise<T>, options?: CacheGetOrSetOptions): Promise<CacheRead>;
+  /** fn whose calls go through getOrSet, under a key of its arguments. */
+  memoize<A extends unknown[], T extends CacheValue>(fn: (...args: A) => T | Promise<T>,
+                                                     options?: CacheMemoizeOptions<A>): (...args: A) => Promise<CacheRead>;
   /** Whether a live entry has key (not a use, not a hit or miss). */
   has(key: CacheKey): boolean;
   /** Removes key's entry; true if there was a live one. */
