@@ -798,8 +798,9 @@ check('KeyvAcorn keeps a namespace as the tag: clear() takes only its own entrie
   const k2 = new Keyv({ store: new KeyvAcorn(db), namespace: 'n2' });
   await k1.set('a', { x: 1 });
   await k2.set('a', [1, 2]);
-  assert.deepEqual(rows(db, 'SELECT key, tag, value FROM keyv'),
-                   ['n1:a|n1|{"value":{"x":1}}', 'n2:a|n2|{"value":[1,2]}']);
+  // Keyv's values by the convention: JSON marked 0xFF 'j'
+  assert.deepEqual(rows(db, 'SELECT key, tag, hex(substr(CAST(value AS BLOB), 1, 2)), CAST(substr(CAST(value AS BLOB), 3) AS TEXT) FROM keyv'),
+                   ['n1:a|n1|FF6A|{"x":1}', 'n2:a|n2|FF6A|[1,2]']);
   await k1.clear();
   assert.deepEqual(await k2.get('a'), [1, 2]);
   assert.equal(await k1.get('a'), undefined);
@@ -810,12 +811,23 @@ check('KeyvAcorn keeps a namespace as the tag: clear() takes only its own entrie
   db.close();
 });
 
-check('KeyvAcorn: Keyv\'s ttl in ms is the entry\'s ttl; the capacity bounds Keyv\'s bytes', async () => {
+check('KeyvAcorn: Keyv\'s expires (from its ttl in ms) is the entry\'s; the capacity bounds Keyv\'s bytes', async () => {
   const { Keyv } = require('keyv');
   const db = open();
   const keyv = new Keyv({ store: new KeyvAcorn(db, { table: 'kv', capacity: 1000 }) });
+  // Keyv's clock read before acorn's: the entry lives at most the ttl
+  const expiresOf = async (k) => {
+    const e = Number(one(db, 'SELECT expires FROM kv WHERE key = ?', `keyv:${k}`));
+    assert.equal((await keyv.getRaw(k)).expires, e, `${k}: Keyv's expires`);
+    return e - Number(one(db, 'SELECT created FROM kv WHERE key = ?', `keyv:${k}`));
+  };
   await keyv.set('t', 'v', 1500);
-  assert.equal(one(db, "SELECT expires - created FROM kv WHERE key = 'keyv:t'"), 1500);
+  assert.ok(Math.abs(await expiresOf('t') - 1500) < 1000);
+  // a ttl with a fraction gives Keyv an expires with one: its string is
+  // kept whole, and the ttl is the entry's
+  await keyv.set('t2', 'v', 1500.5);
+  assert.deepEqual(rows(db, "SELECT hex(substr(CAST(value AS BLOB), 1, 2)), expires - created FROM kv WHERE key = 'keyv:t2'"),
+                   ['FF6B|1501']);
   for (let i = 0; i < 50; i++) await keyv.set(`k${i}`, 'x'.repeat(100));
   const s = keyv.store.cache.stats();
   assert.ok(s.bytes <= 1000, `bytes ${s.bytes}`);
@@ -825,7 +837,7 @@ check('KeyvAcorn: Keyv\'s ttl in ms is the entry\'s ttl; the capacity bounds Key
   // setMany and deleteMany, each in one transaction
   assert.deepEqual(await keyv.setMany([{ key: 'm1', value: 1 }, { key: 'm2', value: 2, ttl: 2000 }]),
                    [true, true]);
-  assert.equal(one(db, "SELECT expires - created FROM kv WHERE key = 'keyv:m2'"), 2000);
+  assert.ok(Math.abs(await expiresOf('m2') - 2000) < 1000);
   assert.deepEqual(await keyv.get(['m1', 'm2', 'zz']), [1, 2, undefined]);
   assert.deepEqual(await keyv.has(['m1', 'zz']), [true, false]);
   assert.equal(await keyv.delete(['m1', 'zz']), true);
@@ -849,6 +861,132 @@ check('KeyvAcorn\'s many-methods take an array only: anything else is a TypeErro
   await rejects(s.hasMany(undefined), 'KeyvAcorn.hasMany: keys must be an array; got undefined');
   await rejects(s.setMany({ key: 'c', value: '"3"' }), 'KeyvAcorn.setMany: entries must be an array; got object');
   assert.deepEqual(await s.getMany(['a', 'b']), ['"1"', '"2"']);
+  db.close();
+});
+
+check('KeyvAcorn stores a value of Keyv\'s default form by the convention, any other string marked \'k\', and gives Keyv back its strings', async () => {
+  const { Keyv } = require('keyv');
+  const { defaultSerialize } = require('@keyv/serialize');
+  const db = open();
+  const keyv = new Keyv({ store: new KeyvAcorn(db) });
+  const values = [
+    ['s', 'text', 'text'], ['colon', ':x', 'text'], ['two colons', '::x', 'text'], ['b64', ':base64:QQ==', 'text'],
+    ['buf', Buffer.from([0xff, 1]), 'blob'], ['int', 42, 'integer'], ['real', 2.5, 'real'], ['big', 2 ** 60, 'real'],
+    ['true', true, 'text'], ['null', null, 'text'], ['obj', { a: [1, ':y', null], b: { c: 'd' } }, 'text'],
+    ['buf inside', { b: Buffer.from('x') }, 'text'], ['undefined', undefined, 'text'],
+    ['date', new Date(0), 'text'],
+  ];
+  for (const [k, v] of values) await keyv.set(k, v);
+  const mark = (k) => one(db, 'SELECT hex(substr(CAST(value AS BLOB), 1, 2)) FROM keyv WHERE key = ?', `keyv:${k}`);
+  for (const [k, v, type] of values) {
+    assert.equal(one(db, 'SELECT typeof(value) FROM keyv WHERE key = ?', `keyv:${k}`), type, k);
+    if (v === undefined) assert.equal(await keyv.get(k), undefined);
+    else if (v instanceof Date) assert.equal(await keyv.get(k), v.toJSON());
+    else assert.deepEqual(await keyv.get(k), v, k);
+  }
+  assert.equal(one(db, "SELECT value FROM keyv WHERE key = 'keyv:colon'"), ':x', 'the value, not Keyv\'s escape');
+  assert.equal(mark('obj'), 'FF6A');
+  assert.equal(mark('buf inside'), 'FF6B', 'a Buffer inside an object has no form in the convention');
+  assert.equal(mark('undefined'), 'FF6B');
+  // the store gives Keyv the default serializer's string
+  const store = keyv.store;
+  assert.equal(await store.get('keyv:colon'), defaultSerialize({ value: ':x' }));
+  assert.equal(await store.get('keyv:buf'), defaultSerialize({ value: Buffer.from([0xff, 1]) }));
+  assert.equal(await store.get('keyv:buf inside'), '{"value":{"b":":base64:eA=="}}');
+  // Keyv's expires is the entry's, and goes back to Keyv
+  await keyv.set('ttl', { n: 1 }, 60000);
+  const s = await store.get('keyv:ttl');
+  const expires = Number(one(db, "SELECT expires FROM keyv WHERE key = 'keyv:ttl'"));
+  assert.equal(s, `{"value":{"n":1},"expires":${expires}}`);
+  assert.ok(Math.abs(expires - Date.now() - 60000) < 5000);
+  assert.deepEqual((await keyv.getRaw('ttl')), { value: { n: 1 }, expires });
+  // a serializer of the user's: its strings are stored whole, marked 'k'
+  const own = new Keyv({ store: new KeyvAcorn(db), namespace: 'own',
+                         serialize: (d) => `v1|${JSON.stringify(d)}`, deserialize: (t) => JSON.parse(t.slice(3)) });
+  await own.set('k', { x: 1 }, 30000);
+  assert.deepEqual(await own.get('k'), { x: 1 });
+  assert.equal(one(db, "SELECT hex(substr(CAST(value AS BLOB), 1, 5)) FROM keyv WHERE key = 'own:k'"), 'FF6B76317C');
+  assert.equal(one(db, "SELECT expires - created FROM keyv WHERE key = 'own:k'"), 30000);
+  assert.throws(() => new Cache(db, 'keyv').get('own:k'), /^Error: Cache.get: the value of "own:k" is a string serialized by Keyv/);
+  db.close();
+});
+
+check('KeyvAcorn reads what SQL and the other faces wrote, as Keyv\'s values; one it cannot is an error, never a miss', async () => {
+  const { Keyv } = require('keyv');
+  const db = open();
+  const store = new KeyvAcorn(db);
+  const keyv = new Keyv({ store, throwOnErrors: true });
+  const put = (k, sql) => db.prepare(`INSERT INTO keyv(key, value) VALUES (?, ${sql})`).run(`keyv:${k}`);
+  put('text', "':from python'");
+  put('bytes', "x'00ff'");
+  put('int', '42');
+  put('real', '1.5');
+  put('json', `CAST(x'ff6a${Buffer.from('{"a":[":z",2]}').toString('hex')}' AS TEXT)`);
+  put('pickle', "CAST(x'ff708004' AS TEXT)");
+  put('nan', "CAST(x'ff666e616e' AS TEXT)");
+  put('inf', '9e999');
+  put('big', '9007199254740993');
+  assert.equal(await keyv.get('text'), ':from python');
+  assert.deepEqual(await keyv.get('bytes'), Buffer.from([0, 0xff]));
+  assert.equal(await keyv.get('int'), 42);
+  assert.equal(await keyv.get('real'), 1.5);
+  assert.deepEqual(await keyv.get('json'), { a: [':z', 2] });
+  assert.deepEqual(await keyv.get(['int', 'json', 'none']), [42, { a: [':z', 2] }, undefined]);
+  const errors = [];
+  store.on('error', (e) => errors.push(e.code));
+  for (const [k, code, text] of [
+    ['pickle', 'ACORN_FOREIGN_VALUE', /^KeyvAcorn.get: the value of "keyv:pickle" is a Python pickle/],
+    ['nan', 'ACORN_KEYV_INEXACT', /^KeyvAcorn.get: the value of "keyv:nan" is the number NaN, which Keyv's JSON cannot hold \(it would read null\); read it with sqlite-acorn's Cache$/],
+    ['inf', 'ACORN_KEYV_INEXACT', /is the number Infinity, which Keyv's JSON cannot hold/],
+    ['big', 'ACORN_KEYV_INEXACT', /is the number 9007199254740993n, which Keyv's JSON cannot hold \(it would read 9007199254740992\)/],
+  ]) {
+    await assert.rejects(keyv.get(k), (e) => { assert.equal(e.code, code); assert.match(e.message, text); return true; });
+  }
+  assert.deepEqual(errors, ['ACORN_FOREIGN_VALUE', 'ACORN_KEYV_INEXACT', 'ACORN_KEYV_INEXACT', 'ACORN_KEYV_INEXACT'],
+                   'an error event too: without throwOnErrors, Keyv answers undefined');
+  await assert.rejects(keyv.get(['int', 'pickle']), /is a Python pickle/);
+  // the iterator gives Keyv's values, and stops at one it cannot read
+  db.exec("DELETE FROM keyv WHERE key IN ('keyv:pickle', 'keyv:nan', 'keyv:inf', 'keyv:big')");
+  const seen = {};
+  for await (const [k, v] of keyv.iterator()) seen[k] = v;
+  assert.deepEqual(Object.keys(seen).sort(), [], 'rows without the namespace\'s tag are not Keyv\'s');
+  db.exec("UPDATE keyv SET tag = 'keyv'");
+  for await (const [k, v] of keyv.iterator()) seen[k] = v;
+  assert.deepEqual(seen, { text: ':from python', bytes: Buffer.from([0, 0xff]), int: 42, real: 1.5, json: { a: [':z', 2] } });
+  db.close();
+});
+
+check('KeyvAcorn gives back every string Keyv\'s default serializer makes as it was, stored by the convention where it can be', async () => {
+  const { defaultSerialize } = require('@keyv/serialize');
+  const db = open();
+  const store = new KeyvAcorn(db);
+  const later = Date.now() + 3600000;
+  const samples = [
+    [{ value: 'a' }, 'text'], [{ value: ':a' }, 'text'], [{ value: Buffer.from('xyz') }, 'blob'],
+    [{ value: 'é\u2028"\\' }, 'text'], [{ value: 1e21 }, 'real'], [{ value: -0 }, 'integer'],
+    [{ value: [1, undefined, () => 1, ':q'] }, 'text'], [{ value: [[], {}] }, 'text'],
+    [{ value: { a: undefined, b: () => 1, c: { toJSON: () => 'T' }, 'd:e': ':f' } }, 'text'],
+    [{ value: new Date(5) }, 'text'], [{ value: null, expires: later }, 'text'], [{ value: 7, expires: later }, 'integer'],
+    [{ value: { b: Buffer.from('x') } }, 'k'], [{}, 'k'], [{ expires: later }, 'k'], [{ value: 1, expires: later + 0.5 }, 'k'],
+  ];
+  for (const [d, type] of samples) {
+    const text = defaultSerialize(d);
+    await store.set('k', text);
+    assert.equal(await store.get('k'), text, text);
+    const got = one(db, "SELECT CASE WHEN hex(substr(CAST(value AS BLOB), 1, 2)) = 'FF6B' THEN 'k' ELSE typeof(value) END FROM keyv");
+    assert.equal(got, type, text);
+  }
+  // strings that only look like it are kept whole
+  for (const text of ['{"value":1.0}', '{"value":":a"}', '{"value":1,"expires":null}', '{"expires":1,"value":1}',
+                      '{"value":1,"other":2}', ' {"value":1}', '{"value":"\\ud800"}', 'plain', '"quoted"', 'null']) {
+    await store.set('k', text);
+    assert.equal(await store.get('k'), text, text);
+    assert.equal(one(db, 'SELECT hex(substr(CAST(value AS BLOB), 1, 2)) FROM keyv'), 'FF6B', text);
+  }
+  await assert.rejects(store.set('k', { value: 1 }), (e) => {
+    assert.equal(e.message, "KeyvAcorn.set: value must be the string Keyv's serializer made; got Object (Keyv with serialize: undefined hands a store objects, which this store does not take)");
+    return true;
+  });
   db.close();
 });
 

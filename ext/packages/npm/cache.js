@@ -579,12 +579,12 @@ class Cache {
     }
 
     const q = literal(name);
-    const put = `INSERT INTO ${t}(key, value, ttl, tag)`;
+    const put = `INSERT INTO ${t}(key, value, ttl, expires, tag)`;
     this._get = prepareExact(db, `SELECT ${valueColumns('v')} FROM (SELECT cache_get(${q}, ?) AS v)`);
     this._has = prepareScalar(db, `SELECT count(*) FROM ${t} WHERE key = ?`);
     this._stats = db.prepare(`SELECT * FROM cache_stats(${q})`);
-    this._set = db.prepare(`${put} VALUES (?, ?, ?, ?)`);
-    this._setMarked = db.prepare(`${put} VALUES (?, CAST(? AS TEXT), ?, ?)`);
+    this._set = db.prepare(`${put} VALUES (?, ?, ?, ?, ?)`);
+    this._setMarked = db.prepare(`${put} VALUES (?, CAST(? AS TEXT), ?, ?, ?)`);
     this._add = db.prepare(`INSERT OR IGNORE INTO ${t}(key, value, ttl) VALUES (?, ?, ?)`);
     this._delete = db.prepare(`DELETE FROM ${t} WHERE key = ?`);
     this._release = db.prepare(`DELETE FROM ${t} WHERE key = ? AND value = ?`);
@@ -670,11 +670,16 @@ class Cache {
     return decodeValue(`Cache.${method}`, k, r.v, r.m, false);
   }
 
-  // A set of the checked key k: value by the convention, ttl in seconds,
-  // tag.
-  _put(method, k, value, ttl, tag) {
+  // A set of the checked key k: value by the convention, ttl in seconds or
+  // expires in unix ms (at most one), tag.
+  _put(method, k, value, ttl, expires, tag) {
     const [v, isMarked] = encodeValue(method, value);
-    (isMarked ? this._setMarked : this._set).run(k, v, ttl, tag);
+    this._store(k, v, isMarked, ttl, expires, tag);
+  }
+
+  // A set of what encodeValue() gives.
+  _store(k, v, isMarked, ttl, expires, tag) {
+    (isMarked ? this._setMarked : this._set).run(k, v, ttl, expires, tag === undefined ? null : tag);
   }
 
   // The value, or undefined: a get, counted as a hit or a miss, and a use
@@ -689,7 +694,7 @@ class Cache {
   set(key, value, options) {
     const k = checkKey('set', key);
     const [ttl, tag] = setOptions('set', options);
-    this._put('set', k, value, ttl, tag);
+    this._put('set', k, value, ttl, null, tag);
     return this;
   }
 
@@ -774,10 +779,10 @@ class Cache {
                                 'get gives undefined for a miss); give null for "nothing"');
           }
           try {
-            this._put('getOrSet', k, v, ttl, tag);
+            this._put('getOrSet', k, v, ttl, null, tag);
           } catch (e) {
             if (!tooBig(e)) throw e;
-            this._set.run(lock, UNSTORABLE, lockTtl, null);
+            this._set.run(lock, UNSTORABLE, lockTtl, null, null);
           }
           return asRead(v);
         } finally {
@@ -876,3 +881,6 @@ class Cache {
 }
 
 module.exports = { Cache };
+// For the Keyv store (keyv.js): the value convention and its checks.
+module.exports._values = { encodeValue, decodeValue, valueColumns, marked, wellFormed, checkKey, checkTtl,
+                           typeName, prepareExact, valueError, showKey, OPTIONS };

@@ -51,10 +51,11 @@ export type CacheRead = JsonValue | Buffer | bigint;
  * The Error a get throws for a value this face cannot read: code
  * 'ACORN_FOREIGN_VALUE' (a pickle, a Marshal dump, a string of Keyv's own
  * serializer, or a mark of a newer acorn) or 'ACORN_CORRUPT_VALUE' (a mark
- * whose value does not hold what it says).
+ * whose value does not hold what it says); from the Keyv store also
+ * 'ACORN_KEYV_INEXACT' (a value Keyv's JSON cannot hold).
  */
 export interface AcornValueError extends Error {
-  code: 'ACORN_FOREIGN_VALUE' | 'ACORN_CORRUPT_VALUE';
+  code: 'ACORN_FOREIGN_VALUE' | 'ACORN_CORRUPT_VALUE' | 'ACORN_KEYV_INEXACT';
   key: CacheKey;
   /** 'pickle', 'Marshal', 'Keyv', or the letter of an unknown mark */
   format?: string;

@@ -9,7 +9,9 @@ export interface KeyvAcornOptions extends CacheOptions {
 /**
  * A Keyv storage adapter on acorn's cache table: `new Keyv({ store: new
  * KeyvAcorn(db, { capacity: '64MiB' }) })`. An entry's tag is the Keyv
- * namespace, so clear() removes only that namespace's entries.
+ * namespace, so clear() removes only that namespace's entries. A value of
+ * Keyv's default serializer is stored by the convention every face of acorn
+ * reads; any other string whole, marked 0xFF 'k'.
  */
 export declare class KeyvAcorn extends EventEmitter {
   constructor(db: Connection | Cache, options?: KeyvAcornOptions);
@@ -17,18 +19,19 @@ export declare class KeyvAcorn extends EventEmitter {
   opts: KeyvAcornOptions & { dialect: 'sqlite'; url: string; table: string; [k: string]: unknown };
   ttlSupport: true;
   namespace?: string;
-  get(key: string): Promise<string | Buffer | undefined>;
-  getMany(keys: string[]): Promise<Array<string | Buffer | undefined>>;
-  /** ttl in milliseconds */
-  set(key: string, value: string | Uint8Array, ttl?: number): Promise<boolean>;
-  setMany(entries: Array<{ key: string; value: string | Uint8Array; ttl?: number }>): Promise<boolean[]>;
+  /** Keyv's string, or undefined; a value it cannot give Keyv rejects (and is an 'error' event). */
+  get(key: string): Promise<string | undefined>;
+  getMany(keys: string[]): Promise<Array<string | undefined>>;
+  /** value: the string Keyv's serializer made; ttl in milliseconds */
+  set(key: string, value: string, ttl?: number): Promise<boolean>;
+  setMany(entries: Array<{ key: string; value: string; ttl?: number }>): Promise<boolean[]>;
   delete(key: string): Promise<boolean>;
   /** true if any of the keys had an entry */
   deleteMany(keys: string[]): Promise<boolean>;
   clear(): Promise<void>;
   has(key: string): Promise<boolean>;
   hasMany(keys: string[]): Promise<boolean[]>;
-  iterator(namespace?: string): AsyncGenerator<[string, string | Buffer], void, unknown>;
+  iterator(namespace?: string): AsyncGenerator<[string, string], void, unknown>;
 }
 
 export default KeyvAcorn;

@@ -6,23 +6,128 @@
 //   const KeyvAcorn = require('sqlite-acorn/keyv');
 //   const keyv = new Keyv({ store: new KeyvAcorn(db, { capacity: '64MiB' }) });
 //
-// The store keeps what Keyv gives it (its serialized strings) in a Cache
-// (cache.js), one table for every namespace: an entry's tag is the
-// namespace Keyv set on the store when it was written, so clear() removes
-// only that namespace's entries (all of the table's when the namespace is
-// unset).  Keyv's ttl (ms) is the entry's ttl; acorn expires it too, and
-// its bytes count until a write to the table reclaims them.
+// The store is a Cache (cache.js) on one table for every namespace: an
+// entry's tag is the namespace Keyv set on the store when it was written,
+// so clear() removes only that namespace's entries (all of the table's
+// when the namespace is unset).
+//
+// VALUES.  Keyv hands the store a string its serializer made.  The default
+// one makes {"value":...,"expires":...} with strings that start with ':'
+// escaped as '::' and Buffers as ':base64:...'.  set() parses the string;
+// when it is exactly that form (the parsed object serialized again gives
+// the same string) and its value has a form in the convention every face
+// of acorn follows (docs/cache.md, "Values across languages"), the VALUE
+// is stored by the convention, with Keyv's expires as the entry's, so
+// Python, Ruby and SQL read it.  Any other string is stored whole, as TEXT
+// marked 0xFF 'k'.  get() gives a 'k' string back as it was, and any other
+// value (Keyv's, or one another language wrote) as the string the default
+// serializer makes of { value, expires } with the entry's expires.
 //
 // Keyv's adapter interface: get, getMany, set, setMany, delete, deleteMany,
 // clear, has, hasMany, iterator (opts.dialect 'sqlite' tells Keyv there is
-// one).  Each is a Promise over a synchronous call.  docs/node.md in acorn's
-// repository specifies it.
+// one).  Each is a Promise over a synchronous call.
+// docs/node.md in acorn's repository specifies it.
 'use strict';
 
 const { EventEmitter } = require('node:events');
-const { Cache } = require('./cache.js');
+const { Cache, _values } = require('./cache.js');
 
+const { encodeValue, decodeValue, valueColumns, marked, wellFormed, checkKey, checkTtl, typeName,
+        prepareExact, valueError, showKey } = _values;
 const STORE_OPTIONS = ['table'];
+
+// ------------------------------------------------------------ Keyv's JSON
+
+// @keyv/serialize's defaultSerialize (keyv 5's default serializer),
+// written out: what Keyv stores when it is given no serializer.
+function serialize(data, escapeColonStrings) {
+  if (data === undefined || data === null) return 'null';
+  if (typeof data === 'string') {
+    return JSON.stringify(escapeColonStrings && data.startsWith(':') ? `:${data}` : data);
+  }
+  if (Buffer.isBuffer(data)) return JSON.stringify(`:base64:${data.toString('base64')}`);
+  if (data?.toJSON) data = data.toJSON();
+  if (typeof data === 'object') {
+    const array = Array.isArray(data);
+    let s = array ? '[' : '{';
+    let first = true;
+    for (const k in data) {
+      const ignore = typeof data[k] === 'function' || (!array && data[k] === undefined);
+      if (!Object.hasOwn(data, k) || ignore) continue;
+      if (!first) s += ',';
+      first = false;
+      if (array) s += serialize(data[k], escapeColonStrings);
+      else if (data[k] !== undefined) s += `${serialize(k, false)}:${serialize(data[k], escapeColonStrings)}`;
+    }
+    return s + (array ? ']' : '}');
+  }
+  return JSON.stringify(data);
+}
+
+const keyvSerialize = (data) => serialize(data, true);
+
+// @keyv/serialize's defaultDeserialize.
+function keyvDeserialize(text) {
+  return JSON.parse(text, (_, value) => {
+    if (typeof value === 'string') {
+      if (value.startsWith(':base64:')) return Buffer.from(value.slice(8), 'base64');
+      return value.startsWith(':') ? value.slice(1) : value;
+    }
+    return value;
+  });
+}
+
+// Keyv's string as [the value bound, marked, expires] when it is the
+// default serializer's { value, expires } and the value has a form in the
+// convention; else undefined.
+function native(text) {
+  let data;
+  try {
+    data = keyvDeserialize(text);
+  } catch {
+    return undefined;
+  }
+  if (data === null || typeof data !== 'object' || Object.getPrototypeOf(data) !== Object.prototype) {
+    return undefined;
+  }
+  const keys = Object.keys(data);
+  const hasExpires = keys.length === 2 && keys[1] === 'expires';
+  if (keys[0] !== 'value' || !(keys.length === 1 || hasExpires)) return undefined;
+  if (hasExpires && !(Number.isSafeInteger(data.expires) && data.expires > 0)) return undefined;
+  try {
+    if (keyvSerialize(data) !== text) return undefined;
+    const [v, isMarked] = encodeValue('set', data.value);
+    return [v, isMarked, hasExpires ? data.expires : null];
+  } catch {
+    return undefined;
+  }
+}
+
+// What get() gives for a stored value (decoded by the convention): a 'k'
+// string as it is, any other value as the default serializer's string.
+function keyvString(where, key, value, expires) {
+  let wrong;
+  if (typeof value === 'number' && !Number.isFinite(value)) wrong = 'null';
+  else if (typeof value === 'bigint') wrong = String(Number(value));
+  if (wrong !== undefined) {
+    throw valueError('ACORN_KEYV_INEXACT', `${where}: the value of ${showKey(key)} is the number ` +
+                     `${value}${typeof value === 'bigint' ? 'n' : ''}, which Keyv's JSON cannot hold ` +
+                     `(it would read ${wrong}); read it with sqlite-acorn's Cache`, key);
+  }
+  return keyvSerialize(expires === null ? { value } : { value, expires: Number(expires) });
+}
+
+// A row of the table (v, m: its value and whether it is marked; expires)
+// as the string get() gives, or undefined for none.
+function fromRow(where, key, r) {
+  if (r === undefined || r.v === null) return undefined;
+  if ((r.m === 1n || r.m === 1) && r.v[1] === 0x6b) {       // 'k'
+    return decodeValue(where, key, r.v, r.m, true);
+  }
+  return keyvString(where, key, decodeValue(where, key, r.v, r.m, false), r.expires);
+}
+
+// ------------------------------------------------------------ arguments
 
 // The keys (or entries) of a many-method: an array, or a TypeError that
 // names the method (a string is iterable, and would be taken letter by
@@ -34,6 +139,8 @@ function checkArray(method, v, what) {
   }
   return v;
 }
+
+// ------------------------------------------------------------ the store
 
 class KeyvAcorn extends EventEmitter {
   // db: a better-sqlite3 Database or a node:sqlite DatabaseSync, or a Cache
@@ -68,25 +175,63 @@ class KeyvAcorn extends EventEmitter {
     this.ttlSupport = true;
     this.namespace = undefined;
     const t = this.cache._t;
-    this._all = this.cache.db.prepare(`SELECT key, value FROM ${t}`);
-    this._tagged = this.cache.db.prepare(`SELECT key, value FROM ${t} WHERE tag = ?`);
+    const cols = `${valueColumns('value')}, expires`;
+    this._get = prepareExact(this.cache.db, `SELECT ${cols} FROM ${t} WHERE key = ?`);
+    this._all = prepareExact(this.cache.db, `SELECT key, ${cols} FROM ${t}`);
+    this._tagged = prepareExact(this.cache.db, `SELECT key, ${cols} FROM ${t} WHERE tag = ?`);
   }
 
   _tag() {
     return typeof this.namespace === 'string' && this.namespace !== '' ? this.namespace : undefined;
   }
 
+  _read(method, key) {
+    const k = checkKey(method, key);
+    return fromRow(`KeyvAcorn.${method}`, k, this._get.get(k));
+  }
+
+  // Keyv catches what a store's get throws and answers a miss without a
+  // word: a value it cannot read is also an 'error' event, which Keyv
+  // passes on as its own.
   async get(key) {
-    return this.cache.get(key);
+    try {
+      return this._read('get', key);
+    } catch (e) {
+      if (e && typeof e.code === 'string' && e.code.startsWith('ACORN_') && this.listenerCount('error') > 0) {
+        this.emit('error', e);
+      }
+      throw e;
+    }
   }
 
   async getMany(keys) {
-    return checkArray('getMany', keys, 'keys').map((k) => this.cache.get(k));
+    return checkArray('getMany', keys, 'keys').map((k) => this._read('getMany', k));
+  }
+
+  _set(method, key, value, ttl, tag) {
+    if (typeof value !== 'string') {
+      throw new TypeError(`KeyvAcorn.${method}: value must be the string Keyv's serializer made; got ` +
+                          `${typeName(value)} (Keyv with serialize: undefined hands a store objects, ` +
+                          'which this store does not take)');
+    }
+    const k = checkKey(method, key);
+    const ttlS = checkTtl(method, typeof ttl === 'number' ? ttl : undefined);
+    const n = native(value);
+    if (n !== undefined) {
+      const [v, isMarked, expires] = n;
+      this.cache._store(k, v, isMarked, expires === null ? ttlS : null, expires, tag);
+      return;
+    }
+    if (!wellFormed(value)) {
+      throw new TypeError(`KeyvAcorn.${method}: the serialized string is not well-formed UTF-16 (it has a ` +
+                          'lone surrogate): stored as UTF-8 it would read back changed');
+    }
+    this.cache._store(k, marked('k', value), true, ttlS, null, tag);
   }
 
   // ttl: ms from Keyv (undefined: none, or the table's default_ttl).
   async set(key, value, ttl) {
-    this.cache.set(key, value, { ttl: typeof ttl === 'number' ? ttl : undefined, tag: this._tag() });
+    this._set('set', key, value, ttl, this._tag());
     return true;
   }
 
@@ -95,7 +240,7 @@ class KeyvAcorn extends EventEmitter {
     checkArray('setMany', entries, 'entries');
     const tag = this._tag();
     return this.cache._savepoint(() => entries.map(({ key, value, ttl }) => {
-      this.cache.set(key, value, { ttl: typeof ttl === 'number' ? ttl : undefined, tag });
+      this._set('setMany', key, value, ttl, tag);
       return true;
     }));
   }
@@ -137,11 +282,13 @@ class KeyvAcorn extends EventEmitter {
     const tag = typeof namespace === 'string' && namespace !== '' ? namespace : this._tag();
     const rows = tag === undefined ? this._all.all() : this._tagged.all(tag);
     for (const r of rows) {
-      const v = r.value instanceof Uint8Array && !Buffer.isBuffer(r.value)
-        ? Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength) : r.value;
-      yield [r.key, v];
+      let key = r.key;
+      if (typeof key === 'bigint' && key >= -9007199254740991n && key <= 9007199254740991n) key = Number(key);
+      else if (key instanceof Uint8Array && !Buffer.isBuffer(key)) key = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+      yield [key, fromRow('KeyvAcorn.iterator', key, r)];
     }
   }
+
 }
 
 module.exports = KeyvAcorn;
