@@ -864,6 +864,15 @@ check('KeyvAcorn\'s many-methods take an array only: anything else is a TypeErro
   db.close();
 });
 
+check('KeyvAcorn on a Cache', () => {
+  const db = open();
+  const c = new Cache(db, 'mine', { capacity: '1MiB' });
+  const s = new KeyvAcorn(c);
+  assert.equal(s.cache, c);
+  assert.equal(s.opts.table, 'mine');
+  db.close();
+});
+
 check('KeyvAcorn stores a value of Keyv\'s default form by the convention, any other string marked \'k\', and gives Keyv back its strings', async () => {
   const { Keyv } = require('keyv');
   const { defaultSerialize } = require('@keyv/serialize');
@@ -990,18 +999,61 @@ check('KeyvAcorn gives back every string Keyv\'s default serializer makes as it 
   db.close();
 });
 
-check('KeyvAcorn on a Cache, and its bad options', () => {
+check('KeyvAcorn opens a path or a sqlite:// URI itself (WAL, a busy timeout), and disconnect() closes only what it opened', async () => {
+  const { Keyv } = require('keyv');
+  const [file, done] = tmpFile('kv.db');
+  const driver = host === 'node:sqlite' ? { driver: 'node:sqlite' } : {};
+  try {
+    const a = new KeyvAcorn(`sqlite://${file}`, { table: 'kv', capacity: '1MiB', ...driver });
+    const keyv = new Keyv({ store: a });
+    await keyv.set('x', { n: 1 });
+    assert.equal(a.opts.uri, `sqlite://${file}`);
+    assert.equal(a.opts.dialect, 'sqlite');
+    assert.equal(one(a.cache.db, 'PRAGMA journal_mode'), 'wal');
+    assert.equal(Number(one(a.cache.db, 'PRAGMA busy_timeout')), 5000);
+    assert.equal(Number(one(a.cache.db, 'PRAGMA synchronous')), 1, 'NORMAL, on its own connection');
+    // a plain path, and @keyv/sqlite's options object
+    const b = new KeyvAcorn(file, { table: 'kv', ...driver });
+    assert.deepEqual(await new Keyv({ store: b }).get('x'), { n: 1 });
+    const c = new KeyvAcorn({ uri: `sqlite://${file}`, table: 'kv', busyTimeout: 10000, ...driver });
+    assert.equal(Number(one(c.cache.db, 'PRAGMA busy_timeout')), 10000);
+    await keyv.disconnect();
+    assert.throws(() => a.cache.db.prepare('SELECT 1'), /not open|closed/i);
+    await a.disconnect();                                   // again: nothing to do
+    await b.disconnect();
+    await c.disconnect();
+    // a database given stays open
+    const db = open(file);
+    const d = new KeyvAcorn(db, { table: 'kv' });
+    await d.disconnect();
+    assert.equal(one(db, 'SELECT count(*) FROM kv'), 1);
+    db.close();
+    const mem = new KeyvAcorn('sqlite://:memory:', driver);
+    await mem.set('k', '"v"');
+    assert.equal(await mem.get('k'), '"v"');
+    await mem.disconnect();
+  } finally {
+    done();
+  }
+});
+
+check('KeyvAcorn\'s bad targets and options', () => {
   const db = open();
-  const c = new Cache(db, 'mine', { capacity: '1MiB' });
-  const s = new KeyvAcorn(c);
-  assert.equal(s.cache, c);
-  assert.equal(s.opts.table, 'mine');
-  throwsExactly(() => new KeyvAcorn(c, { capacity: 5 }),
-                'KeyvAcorn: with a Cache, give no options: the Cache has its table and settings; got capacity');
-  throwsExactly(() => new KeyvAcorn(db, { table: '' }),
-                'KeyvAcorn: option table must be the name of a cache table (a non-empty string); got string');
-  throwsExactly(() => new KeyvAcorn(db, { capcity: 5 }),
-                "Cache: unknown option 'capcity'; accepted options are capacity, policy, defaultTtl, maxEntries, feed, recencyBuffer, autoflush, journalMode, busyTimeout");
+  const c = new Cache(db, 'mine');
+  const cases = [
+    [() => new KeyvAcorn(c, { capacity: 5 }), 'KeyvAcorn: with a Cache, give no options: the Cache has its table and settings; got capacity'],
+    [() => new KeyvAcorn(db, { table: '' }), 'KeyvAcorn: option table must be the name of a cache table (a non-empty string); got string'],
+    [() => new KeyvAcorn(db, { capcity: 5 }), "KeyvAcorn: unknown option 'capcity'; accepted options are table, uri, driver, capacity, policy, defaultTtl, maxEntries, feed, recencyBuffer, autoflush, journalMode, busyTimeout"],
+    [() => new KeyvAcorn({ uri: 'sqlite://x.db', keySize: 255 }), "KeyvAcorn: unknown option 'keySize'; accepted options are table, uri, driver, capacity, policy, defaultTtl, maxEntries, feed, recencyBuffer, autoflush, journalMode, busyTimeout"],
+    [() => new KeyvAcorn({ table: 't' }), 'KeyvAcorn: options without a database need uri (sqlite://path); got undefined'],
+    [() => new KeyvAcorn(db, { uri: 'sqlite://x.db' }), "KeyvAcorn: option uri goes with no database (new KeyvAcorn({ uri }) or new KeyvAcorn('sqlite://path')); this one was given a database"],
+    [() => new KeyvAcorn(db, { driver: 'node:sqlite' }), 'KeyvAcorn: option driver goes with a path, for the connection the store opens; this one was given a database'],
+    [() => new KeyvAcorn('x.db', { driver: 'sqlite3' }), "KeyvAcorn: option driver must be 'better-sqlite3' or 'node:sqlite'; got string"],
+    [() => new KeyvAcorn('postgres://host/db'), 'KeyvAcorn: a URI must start with sqlite:// (sqlite://path/to/file.db); got postgres://'],
+    [() => new KeyvAcorn('sqlite://'), "KeyvAcorn: the path is empty; give a file's path, or ':memory:'"],
+    [() => new KeyvAcorn(null), 'Cache: db must be a better-sqlite3 Database or a node:sqlite DatabaseSync; got null'],
+  ];
+  for (const [f, text] of cases) throwsExactly(f, text);
   db.close();
 });
 

@@ -4,18 +4,23 @@
 // the project tests/dist/run installs the package into:
 //   npx vitest run keyv.test.mjs                     better-sqlite3
 //   ACORN_HOST=node:sqlite npx vitest run ...         node:sqlite (Node 22.13+)
-// Every store of a run is on one connection, as the suite expects: what one
-// store sets, another (of the same namespace) gets and clears.
+// Twice: every store on one connection given to it, as the suite expects
+// (what one store sets, another of the same namespace gets and clears), and
+// every store opening one file from a sqlite:// URI, a connection each.
 import * as test from 'vitest';
 import keyvTestSuite, { keyvIteratorTests } from '@keyv/test-suite';
 import Keyv from 'keyv';
 import KeyvAcorn from 'sqlite-acorn/keyv';
 import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const require = createRequire(import.meta.url);
+const nodeSqlite = process.env.ACORN_HOST === 'node:sqlite';
 
 function open() {
-  if (process.env.ACORN_HOST === 'node:sqlite') {
+  if (nodeSqlite) {
     const { DatabaseSync } = require('node:sqlite');
     return new DatabaseSync(':memory:', { allowExtension: true });
   }
@@ -25,6 +30,24 @@ function open() {
 
 const db = open();
 const store = () => new KeyvAcorn(db, { table: 'keyv', capacity: '16MiB' });
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acorn-keyv-'));
+const uri = `sqlite://${path.join(dir, 'keyv.db')}`;
+const opened = [];
+const storeOfUri = () => {
+  const s = new KeyvAcorn(uri, { table: 'keyv', capacity: '16MiB', ...(nodeSqlite ? { driver: 'node:sqlite' } : {}) });
+  opened.push(s);
+  return s;
+};
 
-keyvTestSuite(test, Keyv, store);
-keyvIteratorTests(test, Keyv, store);
+test.describe('on a database given', () => {
+  keyvTestSuite(test, Keyv, store);
+  keyvIteratorTests(test, Keyv, store);
+});
+test.describe('from a sqlite:// URI', () => {
+  keyvTestSuite(test, Keyv, storeOfUri);
+  keyvIteratorTests(test, Keyv, storeOfUri);
+  test.afterAll(async () => {
+    for (const s of opened) await s.disconnect();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

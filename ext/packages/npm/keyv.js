@@ -4,7 +4,7 @@
 //
 //   const Keyv = require('keyv');
 //   const KeyvAcorn = require('sqlite-acorn/keyv');
-//   const keyv = new Keyv({ store: new KeyvAcorn(db, { capacity: '64MiB' }) });
+//   const keyv = new Keyv({ store: new KeyvAcorn('sqlite://cache.db', { capacity: '64MiB' }) });
 //
 // The store is a Cache (cache.js) on one table for every namespace: an
 // entry's tag is the namespace Keyv set on the store when it was written,
@@ -25,7 +25,7 @@
 //
 // Keyv's adapter interface: get, getMany, set, setMany, delete, deleteMany,
 // clear, has, hasMany, iterator (opts.dialect 'sqlite' tells Keyv there is
-// one).  Each is a Promise over a synchronous call.
+// one), disconnect.  Each is a Promise over a synchronous call.
 // docs/node.md in acorn's repository specifies it.
 'use strict';
 
@@ -34,7 +34,9 @@ const { Cache, _values } = require('./cache.js');
 
 const { encodeValue, decodeValue, valueColumns, marked, wellFormed, checkKey, checkTtl, typeName,
         prepareExact, valueError, showKey } = _values;
-const STORE_OPTIONS = ['table'];
+const STORE_OPTIONS = ['table', 'uri', 'driver'];
+const OPTIONS = [...STORE_OPTIONS, ..._values.OPTIONS];
+const DRIVERS = ['better-sqlite3', 'node:sqlite'];
 
 // ------------------------------------------------------------ Keyv's JSON
 
@@ -140,45 +142,128 @@ function checkArray(method, v, what) {
   return v;
 }
 
+// 'sqlite://path' (as @keyv/sqlite takes it) or a path: the path.
+function pathOf(uri) {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(uri);
+  if (scheme !== null && scheme[1] !== 'sqlite') {
+    throw new TypeError(`KeyvAcorn: a URI must start with sqlite:// (sqlite://path/to/file.db); got ${scheme[1]}://`);
+  }
+  const path = scheme !== null ? uri.slice(9) : uri;
+  if (path === '') throw new TypeError("KeyvAcorn: the path is empty; give a file's path, or ':memory:'");
+  return path;
+}
+
+// A connection of the store's own to path: better-sqlite3 if the
+// application can load it (or driver says so), else node:sqlite.
+function open(path, driver) {
+  if (driver !== 'node:sqlite') {
+    let Database;
+    try {
+      Database = require('better-sqlite3');
+    } catch (e) {
+      const missing = e && e.code === 'MODULE_NOT_FOUND' && String(e.message).includes("'better-sqlite3'");
+      if (!missing || driver === 'better-sqlite3') {
+        throw new Error(`KeyvAcorn: better-sqlite3 cannot be loaded (${e && e.message ? e.message.split('\n')[0] : e})` +
+                        (driver === undefined ? "; pass driver: 'node:sqlite' to use Node's own" : ''));
+      }
+    }
+    if (Database !== undefined) return new Database(path);
+  }
+  let DatabaseSync;
+  try {
+    ({ DatabaseSync } = require('node:sqlite'));
+  } catch {
+    throw new Error(`KeyvAcorn: opening ${path} needs better-sqlite3 (npm install better-sqlite3) or ` +
+                    `node:sqlite (Node 22.13 and later); this is Node ${process.versions.node} without it`);
+  }
+  return new DatabaseSync(path, { allowExtension: true });
+}
+
 // ------------------------------------------------------------ the store
 
 class KeyvAcorn extends EventEmitter {
-  // db: a better-sqlite3 Database or a node:sqlite DatabaseSync, or a Cache
-  // (then options must be empty).  options: table (default 'keyv') and any
-  // option of Cache.
-  constructor(db, options) {
+  // target: a path or 'sqlite://path' (opened here, closed by
+  // disconnect()), a better-sqlite3 Database or a node:sqlite DatabaseSync,
+  // a Cache (then options must be empty), or @keyv/sqlite's options object
+  // { uri, table, busyTimeout }.  options: table (default 'keyv'), driver
+  // (for a path) and any option of Cache.
+  constructor(target, options) {
     super();
     if (options !== undefined && options !== null &&
         (typeof options !== 'object' || Array.isArray(options))) {
       throw new TypeError('KeyvAcorn: options must be an object ({ table, capacity, ... })');
     }
-    const opts = { table: 'keyv', ...(options || {}) };
-    if (db instanceof Cache) {
+    if (target instanceof Cache) {
       if (options && Object.keys(options).length) {
         throw new TypeError('KeyvAcorn: with a Cache, give no options: the Cache has its table ' +
                             `and settings; got ${Object.keys(options).join(', ')}`);
       }
-      this.cache = db;
+      this.cache = target;
+      this._own = false;
+      this.opts = { dialect: 'sqlite', url: 'sqlite-acorn', table: this.cache.name };
     } else {
-      const cacheOptions = {};
+      let opts = { table: 'keyv', ...(options || {}) };
+      if (target !== null && typeof target === 'object' && typeof target.prepare !== 'function' &&
+          Object.getPrototypeOf(target) === Object.prototype) {
+        opts = { table: 'keyv', ...target, ...(options || {}) };       // { uri, ... }
+        if (typeof opts.uri !== 'string') {
+          throw new TypeError('KeyvAcorn: options without a database need uri (sqlite://path); got ' +
+                              typeName(opts.uri));
+        }
+        target = opts.uri;
+      } else if (opts.uri !== undefined) {
+        throw new TypeError('KeyvAcorn: option uri goes with no database (new KeyvAcorn({ uri }) or new ' +
+                            "KeyvAcorn('sqlite://path')); this one was given a database");
+      }
       for (const k of Object.keys(opts)) {
-        if (!STORE_OPTIONS.includes(k)) cacheOptions[k] = opts[k];
+        if (!OPTIONS.includes(k)) {
+          throw new TypeError(`KeyvAcorn: unknown option '${k}'; accepted options are ${OPTIONS.join(', ')}`);
+        }
       }
       if (typeof opts.table !== 'string' || opts.table === '') {
         throw new TypeError('KeyvAcorn: option table must be the name of a cache table (a ' +
                             `non-empty string); got ${typeof opts.table}`);
       }
-      this.cache = new Cache(db, opts.table, cacheOptions);
+      if (opts.driver !== undefined && !DRIVERS.includes(opts.driver)) {
+        throw new TypeError(`KeyvAcorn: option driver must be 'better-sqlite3' or 'node:sqlite'; got ${typeName(opts.driver)}`);
+      }
+      const cacheOptions = {};
+      for (const k of Object.keys(opts)) {
+        if (!STORE_OPTIONS.includes(k)) cacheOptions[k] = opts[k];
+      }
+      let db = target;
+      this._own = typeof target === 'string';
+      if (this._own) {
+        const path = pathOf(target);
+        db = open(path, opts.driver);
+        try {
+          // a connection of the store's own, as the Python and Ruby faces'
+          db.exec('PRAGMA synchronous = NORMAL');
+          this.cache = new Cache(db, opts.table, cacheOptions);
+        } catch (e) {
+          db.close();
+          throw e;
+        }
+        if (opts.uri === undefined) opts.uri = target;
+      } else {
+        if (opts.driver !== undefined) {
+          throw new TypeError('KeyvAcorn: option driver goes with a path, for the connection the store opens; ' +
+                              'this one was given a database');
+        }
+        this.cache = new Cache(db, opts.table, cacheOptions);
+      }
+      // Keyv reads opts.dialect (and url) to know that the store iterates.
+      this.opts = { dialect: 'sqlite', url: 'sqlite-acorn', ...opts, table: this.cache.name };
     }
-    // Keyv reads opts.dialect (and url) to know that the store iterates.
-    this.opts = { dialect: 'sqlite', url: 'sqlite-acorn', ...opts, table: this.cache.name };
     this.ttlSupport = true;
     this.namespace = undefined;
     const t = this.cache._t;
+    const db = this.cache.db;
     const cols = `${valueColumns('value')}, expires`;
-    this._get = prepareExact(this.cache.db, `SELECT ${cols} FROM ${t} WHERE key = ?`);
-    this._all = prepareExact(this.cache.db, `SELECT key, ${cols} FROM ${t}`);
-    this._tagged = prepareExact(this.cache.db, `SELECT key, ${cols} FROM ${t} WHERE tag = ?`);
+    this._get = prepareExact(db, `SELECT ${cols} FROM ${t} WHERE key = ?`);
+    this._all = prepareExact(db, `SELECT key, ${cols} FROM ${t}`);
+    this._tagged = prepareExact(db, `SELECT key, ${cols} FROM ${t} WHERE tag = ?`);
+    this._closed = false;
   }
 
   _tag() {
@@ -289,6 +374,14 @@ class KeyvAcorn extends EventEmitter {
     }
   }
 
+  // Closes the connection the store opened (from a path or URI); a
+  // database it was given stays open, its owner's to close.
+  async disconnect() {
+    if (this._own && !this._closed) {
+      this._closed = true;
+      this.cache.db.close();
+    }
+  }
 }
 
 module.exports = KeyvAcorn;
