@@ -372,6 +372,58 @@ class AcornStoreTest < Minitest::Test
                  "file, or \":memory:\"); got Integer", e.message
   end
 
+  # ActiveSupport's AutoloadingCacheBehavior (activesupport/test/cache/
+  # behaviors/autoloading_cache_behavior.rb), which FileStore, MemCacheStore
+  # and RedisCacheStore pass: an entry holding objects of classes not loaded
+  # yet reads once Marshal has autoloaded them (ActiveSupport's
+  # core_ext/marshal), through the classic autoloader of ActiveSupport 6.1.
+  def with_autoloading_fixtures
+    require "active_support/dependencies"
+    dir = File.join(@dir, "autoloading_fixtures")
+    FileUtils.mkdir_p(dir)
+    File.write(File.join(dir, "em.rb"), "class EM\nend\n")
+    File.write(File.join(dir, "class_folder.rb"), "class ClassFolder\nend\n")
+    prior_paths = ActiveSupport::Dependencies.autoload_paths
+    prior_mechanism = ActiveSupport::Dependencies.mechanism
+    ActiveSupport::Dependencies.autoload_paths = [dir]
+    ActiveSupport::Dependencies.mechanism = :load
+    yield
+  ensure
+    ActiveSupport::Dependencies.autoload_paths = prior_paths
+    ActiveSupport::Dependencies.mechanism = prior_mechanism
+    ActiveSupport::Dependencies.clear
+  end
+
+  def remove_constants(*constants)
+    constants.each { |c| Object.send(:remove_const, c) if Object.const_defined?(c, false) }
+  end
+
+  def test_simple_autoloading
+    s = store
+    with_autoloading_fixtures { s.write("foo", EM.new) }
+    remove_constants(:EM)
+    ActiveSupport::Dependencies.clear
+    with_autoloading_fixtures { assert_kind_of EM, s.read("foo") }
+  ensure
+    remove_constants(:EM)
+  end
+
+  def test_two_classes_autoloading
+    s = store
+    with_autoloading_fixtures { s.write("foo", [EM.new, ClassFolder.new]) }
+    remove_constants(:EM, :ClassFolder)
+    ActiveSupport::Dependencies.clear
+    with_autoloading_fixtures do
+      loaded = s.read("foo")
+      assert_kind_of Array, loaded
+      assert_equal 2, loaded.size
+      assert_kind_of EM, loaded[0]
+      assert_kind_of ClassFolder, loaded[1]
+    end
+  ensure
+    remove_constants(:EM, :ClassFolder)
+  end
+
   def test_threads_share_one_store
     s = store
     threads = Array.new(4) do |t|

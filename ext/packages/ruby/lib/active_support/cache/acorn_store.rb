@@ -26,6 +26,9 @@ require "monitor"
 require "sqlite3"
 require "active_support"
 require "active_support/cache"
+# Marshal.load that autoloads the classes it names, as FileStore,
+# MemCacheStore and RedisCacheStore have it
+require "active_support/core_ext/marshal"
 require "sqlite_acorn"
 
 module ActiveSupport
