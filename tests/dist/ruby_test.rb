@@ -312,17 +312,27 @@ class AcornStoreTest < Minitest::Test
 
   def test_compressed_entries_round_trip
     s = store(compress_threshold: 100)
-    s.write("text", "abc" * 10_000)
-    assert_equal "abc" * 10_000, s.read("text")
-    size = peek.get_first_value("SELECT size FROM rails_cache WHERE key = 'text'")
+    value = %i[abc] * 10_000
+    s.write("symbols", value)
+    assert_equal value, s.read("symbols")
+    size = peek.get_first_value("SELECT size FROM rails_cache WHERE key = 'symbols'")
     assert size < 3_000, "stored #{size} bytes"
   end
 
-  def test_a_payload_the_coder_cannot_read_is_a_miss
+  def test_a_value_stored_as_itself_is_not_compressed
+    s = store(compress_threshold: 100)
+    s.write("text", "abc" * 10_000)
+    assert_equal "abc" * 10_000, s.read("text")
+    assert_equal ["text", 30_004], peek.get_first_row("SELECT typeof(value), size FROM rails_cache")
+  end
+
+  def test_a_marshal_dump_that_does_not_load_is_a_miss
     s = store
-    peek.execute("INSERT INTO rails_cache(key, value) VALUES ('raw', x'0102')")
-    assert_nil s.read("raw")
-    assert_equal({}, s.read_multi("raw"))
+    dump = Marshal.dump(ActiveSupport::Cache::Entry.new("x")).sub("Entry", "Entri")
+    peek.execute("INSERT INTO rails_cache(key, value) VALUES ('gone', CAST(? AS TEXT))", [SQLite3::Blob.new("\xFFm".b + dump)])
+    assert_nil s.read("gone")
+    assert_equal({}, s.read_multi("gone"))
+    assert_equal "new", s.fetch("gone") { "new" }
   end
 
   def test_the_local_cache_answers_repeated_reads_in_a_block
@@ -367,6 +377,11 @@ class AcornStoreTest < Minitest::Test
       e = assert_raises(klass, options.inspect) { store(**options) }
       assert_equal message, e.message
     end
+    e = assert_raises(ArgumentError) { store(coder: ActiveSupport::Cache::NullCoder) }
+    assert_equal "ActiveSupport::Cache::AcornStore.new: coder: the store writes values by acorn's convention " \
+                 "across languages, and Marshal for what it cannot hold; another coder " \
+                 "(ActiveSupport::Cache::NullCoder) is not taken", e.message
+    assert_equal 1, (store(coder: Marshal).write("k", 1) && store.read("k"))
     e = assert_raises(TypeError) { ActiveSupport::Cache::AcornStore.new(5) }
     assert_equal "ActiveSupport::Cache::AcornStore.new: path must be a String or Pathname (the database " \
                  "file, or \":memory:\"); got Integer", e.message
@@ -436,5 +451,234 @@ class AcornStoreTest < Minitest::Test
     end
     threads.each(&:join)
     assert_equal 800, s.stats[:entries]
+  end
+end
+
+# The convention of docs/cache.md, "Values across languages", from Ruby's
+# side: what the store writes, byte for byte as SQL sees it, and what it
+# reads of each form another face (or acorn 0.2) writes.
+class AcornStoreValuesTest < Minitest::Test
+  Entry = ActiveSupport::Cache::Entry
+
+  def setup
+    @dir = Dir.mktmpdir("acorn-values")
+    @path = File.join(@dir, "cache.db")
+    @store = ActiveSupport::Cache.lookup_store(:acorn_store, @path)
+    @foreign = ActiveSupport::Cache::AcornStore::ForeignValueError
+    @db = SqliteAcorn.load(SQLite3::Database.new(@path))
+    @db.busy_timeout = 5000
+  end
+
+  def teardown
+    @db.close
+    FileUtils.rm_rf(@dir)
+  end
+
+  # typeof(value) and the hex of its first bytes (up to 8), as SQL sees the
+  # row; listing reads no value through the store.
+  def stored(key)
+    @db.get_first_row("SELECT typeof(value), hex(substr(CAST(value AS BLOB), 1, 8)), quote(value) " \
+                      "FROM rails_cache WHERE key = ?", [key])
+  end
+
+  def put(key, sql_value, *binds)
+    @db.execute("INSERT INTO rails_cache(key, value) VALUES (?, #{sql_value})", [key, *binds])
+  end
+
+  def self.hex(bytes)
+    bytes.b.unpack1("H*").upcase
+  end
+
+  def hex(bytes)
+    self.class.hex(bytes)
+  end
+
+  def marked(letter, payload)
+    SQLite3::Blob.new("\xFF#{letter}".b + payload.b)
+  end
+
+  # [name, value, typeof, first bytes' hex, quote(value) or nil] for every
+  # row of the convention's table that Ruby writes.
+  ROWS = [
+    ["utf8", "héllo", "text", hex("héllo"), "'héllo'"],
+    ["ascii", "plain".encode("US-ASCII"), "text", hex("plain"), "'plain'"],
+    ["empty text", "", "text", "", "''"],
+    ["bytes", "\x89PNG\r\n\x1a\n".b, "blob", "89504E470D0A1A0A", "X'89504E470D0A1A0A'"],
+    ["bytes with 0xFF", "\xFFj[]".b, "blob", "FF6A5B5D", "X'FF6A5B5D'"],
+    ["empty bytes", "".b, "blob", "", "X''"],
+    ["int", 42, "integer", hex("42"), "42"],
+    ["int64 max", 2**63 - 1, "integer", hex("92233720"), "9223372036854775807"],
+    ["int64 min", -2**63, "integer", hex("-9223372"), "-9223372036854775808"],
+    ["int past int64", 2**63, "text", hex("\xFFi922337".b), nil],
+    ["int below int64", -2**63 - 1, "text", hex("\xFFi-92233".b), nil],
+    ["float", 2.5, "real", hex("2.5"), "2.5"],
+    ["whole float", 2.0, "real", hex("2.0"), "2.0"],
+    ["infinity", Float::INFINITY, "real", hex("Inf"), "Inf"],
+    ["nan", Float::NAN, "text", hex("\xFFfnan".b), nil],
+    ["true", true, "text", hex("\xFFjtrue".b), nil],
+    ["false", false, "text", hex("\xFFjfalse".b), nil],
+    ["nil", nil, "text", hex("\xFFjnull".b), nil],
+    ["array", [1, "two", 3.5, true, nil, [2**53 - 1]], "text", hex("\xFFj[1,\"tw".b), nil],
+    ["hash", { "a" => { "b" => [] } }, "text", hex("\xFFj{\"a\":{".b), nil],
+  ].freeze
+
+  # Values that need Ruby to read them: TEXT marked 'm'.
+  MARSHALED = {
+    "symbol" => :ready,
+    "symbol keys" => { a: 1 },
+    "a Time" => Time.at(0).utc,
+    "an Integer past JSON's" => [2**53],
+    "a NaN inside" => [Float::NAN],
+    "Latin-1" => "café".encode("ISO-8859-1"),
+    "invalid UTF-8" => "\xFFabc".dup.force_encoding("UTF-8"),
+    "invalid inside" => ["\xC3".dup.force_encoding("UTF-8")],
+    "bytes inside" => ["\x00".b],
+    "a subclass" => ActiveSupport::SafeBuffer.new("<b>"),
+    "a Hash with a default" => Hash.new(0).merge("a" => 1),
+    "deep" => (1..101).reduce(1) { |v, _| [v] },
+  }.freeze
+
+  def same?(a, b)
+    return a.nan? && b.nan? if a.is_a?(Float) && a.nan?
+    return false unless a.class == b.class
+    return same_list?(a, b) if a.is_a?(Array)
+    a == b && (!a.is_a?(String) || a.encoding == b.encoding || a.ascii_only?)
+  end
+
+  def same_list?(a, b)
+    a.size == b.size && a.zip(b).all? { |x, y| same?(x, y) }
+  end
+
+  def test_every_row_of_the_convention_is_stored_as_the_table_says
+    ROWS.each do |name, value, type, head, quoted|
+      assert_equal true, @store.write(name, value), name
+      got = stored(name)
+      assert_equal [type, head], got[0, 2], name
+      assert_equal quoted, got[2], name if quoted
+      back = @store.read(name)
+      assert same?(value, back), "#{name}: wrote #{value.inspect}, read #{back.inspect}"
+    end
+    assert_equal "\xFFi9223372036854775808".b, @db.get_first_value(
+      "SELECT CAST(value AS BLOB) FROM rails_cache WHERE key = 'int past int64'"
+    )
+    assert_equal %(\xFFj[1,"two",3.5,true,null,[9007199254740991]]).b, @db.get_first_value(
+      "SELECT CAST(value AS BLOB) FROM rails_cache WHERE key = 'array'"
+    )
+    assert_equal "9007199254740991", @db.get_first_value(
+      "SELECT json_extract(CAST(substr(CAST(value AS BLOB), 3) AS TEXT), '$[5][0]') FROM rails_cache WHERE key = 'array'"
+    ).to_s
+  end
+
+  def test_what_json_and_the_columns_cannot_hold_is_a_marshal_dump_of_the_entry
+    MARSHALED.each do |name, value|
+      @store.write(name, value)
+      assert_equal ["text", "FF6D04086F3A2041"], stored(name)[0, 2], name
+      back = @store.read(name)
+      assert same?(value, back) || value == back, "#{name}: #{back.inspect}"
+      assert_equal value.class, back.class, name
+    end
+    assert_equal "café".encode("ISO-8859-1").encoding, @store.read("Latin-1").encoding
+  end
+
+  def test_an_entry_that_needs_more_than_its_value_is_a_marshal_dump
+    @store.write("versioned", "v1", version: 1)
+    @store.write("racing", 5, expires_in: 60, race_condition_ttl: 10)
+    @store.write("expiring", 5, expires_in: 60)
+    assert_equal ["text", "FF6D04086F3A2041"], stored("versioned")[0, 2]
+    assert_equal ["text", "FF6D04086F3A2041"], stored("racing")[0, 2]
+    assert_equal ["integer", hex("5")], stored("expiring")[0, 2]
+    assert_equal "v1", @store.read("versioned", version: 1)
+    assert_nil @store.read("versioned", version: 2)
+    life = @db.get_first_value("SELECT expires - created FROM rails_cache WHERE key = 'expiring'")
+    assert_in_delta 60_000, life, 50
+    life = @db.get_first_value("SELECT expires - created FROM rails_cache WHERE key = 'racing'")
+    assert_in_delta 70_000, life, 50
+  end
+
+  def test_each_form_written_in_sql_reads_as_the_table_says
+    put("text", "'héllo'")
+    put("blob", "x'89504e47'")
+    put("integer", "42")
+    put("real", "2.5")
+    put("big", "CAST(? AS TEXT)", marked("i", "123456789012345678901234567890"))
+    put("nan", "CAST(? AS TEXT)", marked("f", "nan"))
+    put("json", "CAST(? AS TEXT)", marked("j", '{"a":[1,2.0,"é",null,true]}'))
+    put("json null", "CAST(? AS TEXT)", marked("j", "null"))
+    put("json false", "CAST(? AS TEXT)", marked("j", "false"))
+    expect = {
+      "text" => "héllo", "blob" => "\x89PNG".b, "integer" => 42, "real" => 2.5,
+      "big" => 123456789012345678901234567890, "nan" => Float::NAN,
+      "json" => { "a" => [1, 2.0, "é", nil, true] }, "json null" => nil, "json false" => false,
+    }
+    expect.each do |key, value|
+      back = @store.read(key)
+      assert same?(value, back) || (value.is_a?(Hash) && value == back), "#{key}: #{back.inspect}"
+      assert @store.exist?(key), key
+    end
+    assert_equal Encoding::UTF_8, @store.read("text").encoding
+    assert_equal Encoding::BINARY, @store.read("blob").encoding
+    assert_equal expect.keys.sort, @store.read_multi(*expect.keys).keys.sort
+    assert_equal 42, @store.fetch("integer") { flunk "a stored INTEGER is a hit" }
+    assert_equal true, @store.fetch("json null") { flunk "a stored null is a hit" }.nil?
+  end
+
+  # acorn 0.2's Python Cache wrote an int or a float as TEXT marked 'i' or
+  # 'f' and Python's repr(); its Ruby store, a Marshal dump of the Entry as a
+  # BLOB (compressed, or with a version, as ActiveSupport made it).
+  def test_values_acorn_0_2_wrote_still_read
+    { "i42" => 42, "i-7" => -7, "f2.5" => 2.5, "f1e+100" => 1e100, "f-0.0" => -0.0, "finf" => Float::INFINITY,
+      "f-inf" => -Float::INFINITY, "fnan" => Float::NAN }.each do |form, value|
+      put(form, "CAST(? AS TEXT)", marked(form[0], form[1..]))
+      back = @store.read(form)
+      assert same?(value, back), "#{form}: #{back.inspect}"
+    end
+    assert_equal 43, (@store.increment("i42") && @store.read("i42"))
+    old = { "plain" => Entry.new({ a: 1 }, compress: false),
+            "text" => Entry.new("hello", compress: false),
+            "compressed" => Entry.new("x" * 5000, compress: true),
+            "versioned" => Entry.new("v2 body", version: "2"),
+            "expiring" => Entry.new(7, expires_in: 3600) }
+    old.each { |key, entry| put(key, "?", Marshal.dump(entry)) }
+    assert_equal "blob", stored("compressed")[0]
+    assert_equal hex("\x04\bo: Act".b), stored("compressed")[1]
+    assert_equal({ a: 1 }, @store.read("plain"))
+    assert_equal "hello", @store.read("text")
+    assert_equal "x" * 5000, @store.read("compressed")
+    assert_equal "v2 body", @store.read("versioned", version: "2")
+    assert_nil @store.read("versioned", version: "3")
+    assert_equal 7, @store.read("expiring")
+    assert_equal({ "plain" => { a: 1 }, "text" => "hello" }, @store.read_multi("plain", "text"))
+  end
+
+  def test_a_value_ruby_does_not_read_is_an_error_naming_the_key_the_format_and_who_wrote_it
+    put("pickled", "CAST(? AS TEXT)", marked("p", "\x80\x04K*.".b))
+    put("keyv", "CAST(? AS TEXT)", marked("k", "custom"))
+    put("newer", "CAST(? AS TEXT)", marked("z", "whatever"))
+    put("mark only", "CAST(x'ff' AS TEXT)")
+    put("bad int", "CAST(? AS TEXT)", marked("i", "12a"))
+    put("bad json", "CAST(? AS TEXT)", marked("j", "{"))
+    n = "ActiveSupport::Cache::AcornStore"
+    {
+      "pickled" => ["pickle", "Python",
+                    %(#{n}: the value at "pickled" is a Python pickle (TEXT marked 0xFF 'p'), written by Python: Ruby does not read it)],
+      "keyv" => ["keyv", "Node",
+                 %(#{n}: the value at "keyv" is a string of Keyv's (TEXT marked 0xFF 'k'), written by Node: Ruby does not read it)],
+      "newer" => ["unknown", nil,
+                  %(#{n}: the value at "newer" is a TEXT marked 0xFF and then 'z', a format acorn #{SqliteAcorn::VERSION} does not know: written by a newer acorn)],
+      "mark only" => ["unknown", nil,
+                      %(#{n}: the value at "mark only" is a TEXT marked 0xFF and then nothing after it, a format acorn #{SqliteAcorn::VERSION} does not know: written by a newer acorn)],
+      "bad int" => ["malformed", nil,
+                    %(#{n}: the value at "bad int" is a TEXT marked 0xFF 'i' whose rest does not read as an integer: "12a")],
+    }.each do |key, (format, language, message)|
+      e = assert_raises(@foreign, key) { @store.read(key) }
+      assert_equal [message, key, format, language], [e.message, e.key, e.format, e.language]
+      assert_raises(@foreign, key) { @store.fetch(key) { "overwritten" } }
+      assert_raises(@foreign, key) { @store.read_multi("text", key) }
+      assert_equal true, @store.exist?(key), key
+    end
+    assert_match(/whose rest is not JSON/, assert_raises(@foreign) { @store.read("bad json") }.message)
+    assert_equal ["text", "FF7080044B2A2E"], stored("pickled")[0, 2], "fetch did not overwrite it"
+    assert_equal true, @store.delete("pickled")
+    assert_nil @store.read("pickled")
   end
 end

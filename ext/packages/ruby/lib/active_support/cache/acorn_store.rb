@@ -13,15 +13,44 @@
 # path) and takes ActiveSupport::Cache::AcornStore.
 #
 # Each entry is one row of the table: key = the normalized key (with its
-# namespace), value = the ActiveSupport::Cache::Entry as the store's coder
-# dumps it (Marshal by default: value, version, expiry, compression), tag =
-# the namespace, ttl = the time the row may live (the entry's expires_in,
-# plus race_condition_ttl when that is given, so that a stale entry can
-# still be served while one process recomputes it; as RedisCacheStore does
-# with its 5 minutes).  acorn reclaims a row whose ttl has passed, so
-# expired entries do not hold capacity.
+# namespace), tag = the namespace, ttl = the time the row may live, and
+# value = the entry by the convention every face of acorn follows
+# (docs/cache.md, "Values across languages"), so that Python and Node read
+# what Ruby writes and Ruby reads what they write:
+#
+#   an entry that needs nothing but its value (no version, no
+#   race_condition_ttl; its expiry is the row's ttl) whose value is
+#     a String in UTF-8 (valid) or US-ASCII    TEXT
+#     a String in ASCII-8BIT (binary)          BLOB
+#     an Integer in -2**63..2**63-1            INTEGER
+#     another Integer                          TEXT: 0xFF 'i' decimal digits
+#     a Float (infinities too)                 REAL
+#     Float::NAN                               TEXT: 0xFF 'f' "nan"
+#     true, false, nil, and Arrays and Hashes  TEXT: 0xFF 'j' JSON
+#       (String keys) of those, of finite Floats and of Integers in
+#       +-(2**53-1)
+#   any other entry                            TEXT: 0xFF 'm' Marshal.dump(entry)
+#
+# The value of an entry stored as itself is stored whole: ActiveSupport's
+# compression applies to the Marshal dumps only (another language could not
+# read a deflated Marshal dump).  A TEXT that starts with the byte 0xFF is
+# bound as a BLOB and CAST to TEXT (no UTF-8 text starts with 0xFF, so it
+# never is a String of the user's).  Reading: an unmarked TEXT is a UTF-8
+# String, a BLOB a binary String, except a BLOB that is a Marshal dump of an
+# ActiveSupport::Cache::Entry (what acorn 0.2's store wrote), which is that
+# entry; 'p' (a Python pickle), 'k' (a Keyv string) and letters this
+# version does not know raise ForeignValueError, naming the key, the
+# format and who wrote it: a value that is there is never a miss.
+#
+# The row's ttl: for an entry stored as itself, the entry's own lifetime;
+# for a Marshal dump, until the entry expires plus race_condition_ttl (a
+# stale entry must still be there to be served while one process
+# recomputes it; RedisCacheStore adds 5 minutes for the same reason).  acorn
+# reclaims a row whose ttl has passed, so expired entries do not hold
+# capacity.
 #
 # docs/ruby.md in acorn's repository specifies all of it.
+require "json"
 require "monitor"
 require "sqlite3"
 require "active_support"
@@ -45,6 +74,36 @@ module ActiveSupport
       # (the parent owns them), only kept from the garbage collector.
       INHERITED = []
 
+      # A value stored at a key that this store cannot give back as a Ruby
+      # value: a Python pickle, a Keyv string, a value marked by a newer
+      # acorn, or a marked value whose payload does not read.  key is the
+      # row's key, format what the value is ("pickle", "keyv", "unknown",
+      # "malformed"), language who wrote it.
+      class ForeignValueError < StandardError
+        attr_reader :key, :format, :language
+
+        def initialize(message = nil, key: nil, format: nil, language: nil)
+          super(message)
+          @key = key
+          @format = format
+          @language = language
+        end
+      end
+
+      MARK = 0xFF               # the first byte of a marked TEXT value
+      INT64 = (-(2**63)..(2**63 - 1)).freeze
+      JSON_INT = (-(2**53 - 1)..(2**53 - 1)).freeze
+      JSON_DEPTH = 100          # JSON.generate's max_nesting
+      # The first bytes of Marshal.dump(an ActiveSupport::Cache::Entry): a
+      # BLOB that starts so was written by acorn 0.2's store
+      ENTRY_DUMP = "\x04\bo: ActiveSupport::Cache::Entry".b.freeze
+      # format, and who writes it, of the letters the store knows but does
+      # not read
+      FOREIGN = {
+        "p" => ["pickle", "Python", "a Python pickle"],
+        "k" => ["keyv", "Node", "a string of Keyv's"],
+      }.freeze
+
       attr_reader :path, :table
 
       def self.supports_cache_versioning?
@@ -59,8 +118,14 @@ module ActiveSupport
       #   existing table, it must be the table's.
       # table: the cache table's name in the file ("rails_cache").
       # Other options are ActiveSupport's (namespace, expires_in, compress,
-      # coder, race_condition_ttl, ...).
+      # race_condition_ttl, ...); coder only as Marshal, the coder the
+      # convention uses.
       def initialize(path, capacity: nil, policy: nil, table: "rails_cache", **options)
+        if options.key?(:coder) && !options[:coder].equal?(Marshal)
+          raise ArgumentError, "#{self.class.name}.new: coder: the store writes values by acorn's convention " \
+                               "across languages, and Marshal for what it cannot hold; another coder " \
+                               "(#{options[:coder].inspect}) is not taken"
+        end
         super(options)
         @path = check_path(path)
         @capacity = check_capacity(capacity)
@@ -74,11 +139,20 @@ module ActiveSupport
 
       # A nil name would reach the table as a NULL key: refused here, in the
       # name of the method it was given to.
-      %i[read delete exist?].each do |m|
+      %i[read delete].each do |m|
         define_method(m) do |name, options = nil|
           check_name(m, name)
           super(name, options)
         end
+      end
+
+      # A value the store cannot read (ForeignValueError) is there all the
+      # same: true.
+      def exist?(name, options = nil)
+        check_name(:exist?, name)
+        super
+      rescue ForeignValueError
+        true
       end
 
       def write(name, value, options = nil)
@@ -207,6 +281,7 @@ module ActiveSupport
           end
           @get = db.prepare("SELECT cache_get(?, ?)")
           @set = db.prepare(%(INSERT INTO "#{@table}"(key, value, ttl, tag) VALUES (?, ?, ?, ?)))
+          @set_marked = db.prepare(%(INSERT INTO "#{@table}"(key, value, ttl, tag) VALUES (?, CAST(? AS TEXT), ?, ?)))
           @has = db.prepare(%(SELECT 1 FROM "#{@table}" WHERE key = ?))
           @del = db.prepare(%(DELETE FROM "#{@table}" WHERE key = ?))
           db
@@ -239,28 +314,29 @@ module ActiveSupport
         end
 
         def read_entry(key, **options)
-          payload = synchronize do
+          value = synchronize do
             connection
             row = @get.execute!(@table, key).first
             @get.reset!
             row && row[0]
           end
-          deserialize_entry(payload)
+          decode_entry(key, value)
         end
 
         def write_entry(key, entry, **options)
-          payload = serialize_entry(entry)
-          ttl = row_ttl(entry, options)
+          value, marked, native = encode_entry(entry, options)
+          ttl = native ? own_ttl(entry) : row_ttl(entry, options)
           tag = namespace_of(merged_options(options))
+          set = marked ? @set_marked : @set
           if options[:unless_exist]
             in_transaction do |db|
               next false if @has.execute!(key).any?
-              insert_row(key, payload, ttl, tag)
+              insert_row(set, key, value, ttl, tag)
             end
           else
             synchronize do
               connection
-              insert_row(key, payload, ttl, tag)
+              insert_row(set, key, value, ttl, tag)
             end
           end
         end
@@ -285,7 +361,7 @@ module ActiveSupport
             end
           end
           names.each_with_object({}) do |name, results|
-            entry = deserialize_entry(payloads[keys[name]])
+            entry = decode_entry(keys[name], payloads[keys[name]])
             next unless entry
             if entry.expired?
               delete_entry(keys[name], **options)
@@ -315,14 +391,158 @@ module ActiveSupport
           end
         end
 
-        # A payload the coder cannot read (written by something else) is a
-        # miss, as in FileStore.
-        def deserialize_entry(payload)
-          entry = super
-          entry if entry.is_a?(Entry)
-        rescue TypeError, ArgumentError, EncodingError => e
-          logger&.error("#{self.class.name}: cannot read an entry (#{e.class}: #{e.message})")
+        # [value to bind, marked (bound as a BLOB and CAST to TEXT), native
+        # (the value itself, not a Marshal dump)] for entry, by the
+        # convention of docs/cache.md.
+        def encode_entry(entry, options)
+          if entry.version.nil? && options[:race_condition_ttl].to_f <= 0
+            native = encode_value(entry.value)
+            return native + [true] if native
+          end
+          ["\xFFm".b << Marshal.dump(entry), true, false]
+        end
+
+        # [value to bind, marked] for a value stored as itself, nil for one
+        # that is not (only exact Strings, Arrays and Hashes: a subclass, an
+        # ActiveSupport::SafeBuffer say, would read back as its parent).
+        def encode_value(value)
+          case value
+          when Integer
+            INT64.cover?(value) ? [value, false] : ["\xFFi".b << value.to_s, true]
+          when Float
+            value.nan? ? ["\xFFfnan".b, true] : [value, false]
+          when String
+            return nil unless value.instance_of?(String)
+            return [value, false] if value.encoding == Encoding::BINARY
+            [value, false] if text?(value)
+          when nil, true, false, Array, Hash
+            ["\xFFj".b << ::JSON.generate(value).b, true] if json_value?(value, 0)
+          end
+        end
+
+        def text?(string)
+          (string.encoding == Encoding::UTF_8 || string.encoding == Encoding::US_ASCII) &&
+            string.valid_encoding?
+        end
+
+        # Whether value reads back the same from JSON in every language.
+        def json_value?(value, depth)
+          case value
+          when nil, true, false then true
+          when Integer then JSON_INT.cover?(value)
+          when Float then value.finite?
+          when String then value.instance_of?(String) && text?(value)
+          when Array
+            value.instance_of?(Array) && depth < JSON_DEPTH &&
+              value.all? { |v| json_value?(v, depth + 1) }
+          when Hash
+            value.instance_of?(Hash) && depth < JSON_DEPTH && value.default.nil? &&
+              value.default_proc.nil? && !value.compare_by_identity? &&
+              value.all? { |k, v| k.instance_of?(String) && text?(k) && json_value?(v, depth + 1) }
+          else false
+          end
+        end
+
+        # The Entry for a stored value (nil: none).  A Marshal dump that
+        # does not load (a class the application no longer has) is a miss,
+        # logged, as in FileStore.
+        def decode_entry(key, value)
+          case value
+          when nil then nil
+          when String
+            if value.encoding == Encoding::BINARY
+              return load_entry(value) if value.start_with?(ENTRY_DUMP)
+              Entry.new(value, compress: false)
+            elsif value.getbyte(0) == MARK
+              decode_marked(key, value.b)
+            else
+              Entry.new(value, compress: false)
+            end
+          else
+            Entry.new(value, compress: false)
+          end
+        end
+
+        def decode_marked(key, bytes)
+          letter = bytes.byteslice(1, 1)
+          payload = bytes.byteslice(2, bytes.bytesize)
+          case letter
+          when "m" then load_entry(payload)
+          when "i"
+            unless /\A[-+]?[0-9]+\z/.match?(payload)
+              raise malformed(key, letter, "does not read as an integer", payload)
+            end
+            Entry.new(Integer(payload, 10), compress: false)
+          when "f" then Entry.new(decode_float(key, payload), compress: false)
+          when "j" then Entry.new(decode_json(key, payload), compress: false)
+          else
+            kind, language, what = FOREIGN[letter]
+            if kind
+              raise ForeignValueError.new(
+                "#{self.class.name}: the value at #{key.inspect} is #{what} (TEXT marked 0xFF " \
+                "'#{letter}'), written by #{language}: Ruby does not read it",
+                key: key, format: kind, language: language
+              )
+            end
+            shown = if letter.empty? then "nothing after it"
+                    elsif letter.ord.between?(0x21, 0x7E) then "'#{letter}'"
+                    else format("the byte 0x%02X", letter.ord)
+                    end
+            raise ForeignValueError.new(
+              "#{self.class.name}: the value at #{key.inspect} is a TEXT marked 0xFF and then " \
+              "#{shown}, a format acorn #{SqliteAcorn::VERSION} does not know: written by a newer acorn",
+              key: key, format: "unknown", language: nil
+            )
+          end
+        end
+
+        # Python's repr() of a float, as acorn 0.2's Python Cache wrote it,
+        # or "nan".
+        def decode_float(key, payload)
+          case payload.downcase
+          when "nan", "+nan", "-nan" then Float::NAN
+          when "inf", "+inf", "infinity", "+infinity" then Float::INFINITY
+          when "-inf", "-infinity" then -Float::INFINITY
+          else
+            unless /\A[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\z/.match?(payload)
+              raise malformed(key, "f", "does not read as a float", payload)
+            end
+            Float(payload)
+          end
+        end
+
+        def decode_json(key, payload)
+          text = payload.force_encoding(Encoding::UTF_8)
+          raise malformed(key, "j", "is not UTF-8", payload) unless text.valid_encoding?
+          ::JSON.parse(text, max_nesting: false)
+        rescue ::JSON::ParserError => e
+          raise malformed(key, "j", "is not JSON (#{e.message.lines.first.strip})", payload)
+        end
+
+        def malformed(key, letter, what, payload)
+          shown = payload.bytesize > 40 ? "#{payload.byteslice(0, 40).inspect}..." : payload.inspect
+          ForeignValueError.new(
+            "#{self.class.name}: the value at #{key.inspect} is a TEXT marked 0xFF '#{letter}' whose " \
+            "rest #{what}: #{shown}",
+            key: key, format: "malformed", language: nil
+          )
+        end
+
+        def load_entry(dump)
+          entry = Marshal.load(dump)
+          return entry if entry.is_a?(Entry)
+          logger&.error("#{self.class.name}: a Marshal dump of a #{entry.class}, not an entry: a miss")
           nil
+        rescue TypeError, ArgumentError, NameError, EncodingError => e
+          logger&.error("#{self.class.name}: cannot load an entry (#{e.class}: #{e.message}): a miss")
+          nil
+        end
+
+        # An entry stored as itself lives as long as it does: past its
+        # expiry nothing could tell a reader it is stale.
+        def own_ttl(entry)
+          at = entry.expires_at
+          at && (at - Time.now.to_f).clamp(0.0, MAX_TTL)
         end
 
         # Seconds the row lives: until the entry expires, plus
@@ -338,8 +558,8 @@ module ActiveSupport
           ttl.clamp(0.0, MAX_TTL)
         end
 
-        def insert_row(key, payload, ttl, tag)
-          @set.execute!(key, payload, ttl, tag)
+        def insert_row(set, key, value, ttl, tag)
+          set.execute!(key, value, ttl, tag)
           true
         rescue SQLite3::SQLException => e
           raise unless e.message.start_with?("cache: entry of ")
