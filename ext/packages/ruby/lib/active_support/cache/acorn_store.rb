@@ -66,6 +66,7 @@ module ActiveSupport
       prepend Strategy::LocalCache
 
       POLICIES = %i[lru fifo].freeze
+      JOURNAL_MODES = %i[wal delete truncate persist].freeze
       TABLE_NAME = /\A[A-Za-z_][A-Za-z0-9_]*\z/.freeze
       MAX_TTL = 1e12            # the table's bound on ttl, in seconds
       BUSY_TIMEOUT_MS = 5000
@@ -117,10 +118,14 @@ module ActiveSupport
       # policy: :lru or :fifo, fixed when the table is created; given for an
       #   existing table, it must be the table's.
       # table: the cache table's name in the file ("rails_cache").
+      # journal_mode: :wal (the default), or a rollback journal (:delete,
+      #   :truncate, :persist), set by every connection the store opens;
+      #   nil leaves the file's as it is.  The file has one: give every
+      #   store on it the same.
       # Other options are ActiveSupport's (namespace, expires_in, compress,
       # race_condition_ttl, ...); coder only as Marshal, the coder the
       # convention uses.
-      def initialize(path, capacity: nil, policy: nil, table: "rails_cache", **options)
+      def initialize(path, capacity: nil, policy: nil, table: "rails_cache", journal_mode: :wal, **options)
         if options.key?(:coder) && !options[:coder].equal?(Marshal)
           raise ArgumentError, "#{self.class.name}.new: coder: the store writes values by acorn's convention " \
                                "across languages, and Marshal for what it cannot hold; another coder " \
@@ -131,6 +136,7 @@ module ActiveSupport
         @capacity = check_capacity(capacity)
         @policy = check_policy(policy)
         @table = check_table(table)
+        @journal_mode = check_journal_mode(journal_mode)
         @monitor = Monitor.new
         @pid = nil
         @db = nil
@@ -165,18 +171,22 @@ module ActiveSupport
         super
       end
 
-      # Increments the integer stored at name by amount and returns the new
-      # value; nil, writing nothing, if there is none (as FileStore and
-      # MemoryStore do).  Atomic across processes: one write transaction.
+      # Adds amount (an Integer) to the Integer stored at name and returns
+      # the new value; nil, writing nothing, if there is none (as FileStore
+      # and MemoryStore do).  An INTEGER value is added to in SQL (UPDATE
+      # ... SET value = value + ?), in a write transaction with the read
+      # that gives the new value: atomic across processes.  The entry keeps
+      # its expiry (the row's ttl) and namespace; options[:expires_in] does
+      # not change it.  A value that is not an Integer is a TypeError.
       def increment(name, amount = 1, options = nil)
         check_name(:increment, name)
-        modify_value(name, amount, options)
+        modify_value(:increment, name, amount, options)
       end
 
-      # increment with -amount.
+      # increment by -amount.
       def decrement(name, amount = 1, options = nil)
         check_name(:decrement, name)
-        modify_value(name, -amount, options)
+        modify_value(:decrement, name, amount, options)
       end
 
       # Deletes every entry of the namespace (options[:namespace], or the
@@ -267,8 +277,12 @@ module ActiveSupport
           db = SQLite3::Database.new(@path)
           SqliteAcorn.load(db)
           db.busy_timeout = BUSY_TIMEOUT_MS
-          db.execute("PRAGMA journal_mode = WAL") unless @path == ":memory:"
-          db.execute("PRAGMA synchronous = NORMAL")
+          db.execute("PRAGMA journal_mode = #{@journal_mode}") if @journal_mode && @path != ":memory:"
+          # NORMAL is safe in WAL (the last commits may not survive a power
+          # cut, the file does); in a rollback journal SQLite's FULL stays
+          if db.get_first_value("PRAGMA journal_mode") == "wal"
+            db.execute("PRAGMA synchronous = NORMAL")
+          end
           db.execute("BEGIN IMMEDIATE")
           begin
             create_table(db)
@@ -283,6 +297,10 @@ module ActiveSupport
           @set = db.prepare(%(INSERT INTO "#{@table}"(key, value, ttl, tag) VALUES (?, ?, ?, ?)))
           @set_marked = db.prepare(%(INSERT INTO "#{@table}"(key, value, ttl, tag) VALUES (?, CAST(? AS TEXT), ?, ?)))
           @has = db.prepare(%(SELECT 1 FROM "#{@table}" WHERE key = ?))
+          # the value alone: the row keeps its ttl and tag
+          @add = db.prepare(%(UPDATE "#{@table}" SET value = value + ? WHERE key = ? AND typeof(value) = 'integer'))
+          @put = db.prepare(%(UPDATE "#{@table}" SET value = ? WHERE key = ?))
+          @put_marked = db.prepare(%(UPDATE "#{@table}" SET value = CAST(? AS TEXT) WHERE key = ?))
           @del = db.prepare(%(DELETE FROM "#{@table}" WHERE key = ?))
           db
         end
@@ -380,15 +398,51 @@ module ActiveSupport
           in_transaction { keys.count { |key| delete_entry(key, **options) } }
         end
 
-        def modify_value(name, amount, options)
+        # An INTEGER whose sum stays in int64 is added to in SQL; any other
+        # stored Integer (past int64, marked 'i', in a Marshal dump of
+        # acorn 0.2 or of an entry with a version) is added to in Ruby and
+        # written back in the form the convention gives the sum: as itself
+        # for an entry that needs nothing else, a Marshal dump keeping the
+        # version and expiry for one that does.  Either way one UPDATE of
+        # the value alone, so the row keeps its ttl and tag.
+        def modify_value(op, name, amount, options)
+          unless amount.is_a?(Integer)
+            raise ArgumentError, "#{self.class.name}##{op}: amount must be an Integer; got " \
+                                 "#{amount.class} #{amount.inspect}"
+          end
+          delta = op == :decrement ? -amount : amount
           options = merged_options(options)
-          in_transaction do
-            if (num = read(name, options))
-              num = num.to_i + amount
-              write(name, num, options)
-              num
+          key = normalize_key(name, options)
+          instrument(op, name, amount: amount) do
+            in_transaction do |db|
+              value = @get.execute!(@table, key).first&.first
+              @get.reset!
+              if value.is_a?(Integer) && INT64.cover?(value + delta)
+                @add.execute!(delta, key)
+                next value + delta if db.changes == 1
+              end
+              add_in_ruby(op, key, value, delta, normalize_version(name, options))
             end
           end
+        end
+
+        def add_in_ruby(op, key, value, delta, version)
+          entry = decode_entry(key, value)
+          return nil if entry.nil? || entry.expired? || entry.mismatched?(version)
+          old = entry.value
+          unless old.is_a?(Integer)
+            raise TypeError, "#{self.class.name}##{op}: the value at #{key.inspect} is #{old.class}, not an Integer"
+          end
+          sum = old + delta
+          if entry.version || entry.expires_at
+            kept = Entry.new(sum, version: entry.version, compress: false)
+            kept.expires_at = entry.expires_at
+            @put_marked.execute!("\xFFm".b << Marshal.dump(kept), key)
+          else
+            bind, marked = encode_value(sum)
+            (marked ? @put_marked : @put).execute!(bind, key)
+          end
+          sum
         end
 
         # [value to bind, marked (bound as a BLOB and CAST to TEXT), native
@@ -628,6 +682,14 @@ module ActiveSupport
           p = policy.respond_to?(:to_sym) ? policy.to_sym : policy
           return p if POLICIES.include?(p)
           raise ArgumentError, "#{self.class.name}.new: policy must be :lru or :fifo; got #{policy.inspect}"
+        end
+
+        def check_journal_mode(mode)
+          return nil if mode.nil?
+          m = mode.respond_to?(:to_sym) ? mode.to_sym.downcase : mode
+          return m if JOURNAL_MODES.include?(m)
+          raise ArgumentError, "#{self.class.name}.new: journal_mode must be :wal, :delete, :truncate, " \
+                               ":persist or nil (the file's as it is); got #{mode.inspect}"
         end
 
         def check_table(table)
