@@ -235,13 +235,62 @@ class AcornStoreTest < Minitest::Test
   end
 
   def test_a_nil_key_is_an_argument_error_naming_the_method
-    s = store
-    { write: -> { s.write(nil, 1) }, read: -> { s.read(nil) }, delete: -> { s.delete(nil) },
-      fetch: -> { s.fetch(nil) { 1 } }, exist?: -> { s.exist?(nil) },
-      increment: -> { s.increment(nil) }, decrement: -> { s.decrement(nil) } }.each do |m, f|
-      e = assert_raises(ArgumentError) { f.call }
-      assert_equal "ActiveSupport::Cache::AcornStore##{m}: the key must not be nil", e.message
+    s = store(namespace: "ns")
+    calls = {
+      write: ->(k) { s.write(k, 1) }, read: ->(k) { s.read(k) }, delete: ->(k) { s.delete(k) },
+      fetch: ->(k) { s.fetch(k) { 1 } }, exist?: ->(k) { s.exist?(k) },
+      increment: ->(k) { s.increment(k) }, decrement: ->(k) { s.decrement(k) },
+      read_multi: ->(k) { s.read_multi("a", k) }, fetch_multi: ->(k) { s.fetch_multi("a", k) { 1 } },
+      write_multi: ->(k) { s.write_multi("a" => 1, k => 2) }, delete_multi: ->(k) { s.delete_multi(["a", k]) },
+    }
+    [false, true].each do |local|
+      calls.each do |m, f|
+        e = assert_raises(ArgumentError, m) { local ? s.with_local_cache { f.call(nil) } : f.call(nil) }
+        assert_equal "ActiveSupport::Cache::AcornStore##{m}: the key must not be nil", e.message
+        e = assert_raises(ArgumentError, m) { local ? s.with_local_cache { f.call([]) } : f.call([]) }
+        assert_equal "ActiveSupport::Cache::AcornStore##{m}: the key [] gives nil, not a String (a key is a " \
+                     "String, or an object whose cache_key or to_param is one)", e.message
+        e = assert_raises(ArgumentError, m) { f.call(true) }
+        assert_equal "ActiveSupport::Cache::AcornStore##{m}: the key true gives true, not a String (a key is a " \
+                     "String, or an object whose cache_key or to_param is one)", e.message
+      end
     end
+    assert_equal [], rows, "nothing was written"
+  end
+
+  def test_errors_of_the_store_name_the_method_and_errors_of_the_caller_pass_as_they_are
+    s = store
+    e = assert_raises(TypeError) { s.write("p", proc {}) }
+    assert_equal "ActiveSupport::Cache::AcornStore#write: no _dump_data is defined for class Proc", e.message
+    e = assert_raises(TypeError) { s.write_multi("p" => proc {}) }
+    assert_equal "ActiveSupport::Cache::AcornStore#write_multi: no _dump_data is defined for class Proc", e.message
+    e = assert_raises(TypeError) { s.fetch("p") { proc {} } }
+    assert_equal "ActiveSupport::Cache::AcornStore#write: no _dump_data is defined for class Proc", e.message
+    e = assert_raises(TypeError) { s.fetch("p") { raise TypeError, "the block's own" } }
+    assert_equal "the block's own", e.message
+    e = assert_raises(ArgumentError) { s.fetch_multi("a") { raise ArgumentError, "the block's own" } }
+    assert_equal "the block's own", e.message
+    # SQLite's errors keep their class (and code) and name the method
+    s.write("k", 1)
+    peek.execute("DROP TABLE rails_cache")
+    { write: -> { s.write("k", 2) }, clear: -> { s.clear }, delete_matched: -> { s.delete_matched(/k/) },
+      read_multi: -> { s.read_multi("k") } }.each do |m, f|
+      e = assert_raises(SQLite3::SQLException, m) { f.call }
+      assert_equal "ActiveSupport::Cache::AcornStore##{m}: no such table: rails_cache", e.message
+      assert_equal SQLite3::Constants::ErrorCode::ERROR, e.code
+    end
+    { read: -> { s.read("k") }, fetch: -> { s.fetch("k") { 1 } }, increment: -> { s.increment("k") },
+      stats: -> { s.stats } }.each do |m, f|
+      e = assert_raises(SQLite3::SQLException, m) { f.call }
+      assert_match(/\AActiveSupport::Cache::AcornStore##{Regexp.escape(m.to_s)}: cache_(get|stats): no such table: 'rails_cache'\z/,
+                   e.message)
+    end
+    e = assert_raises(SQLite3::CantOpenException) { store_at(File.join(@dir, "none", "x.db")) }
+    assert_equal "ActiveSupport::Cache::AcornStore.new: unable to open database file", e.message
+  end
+
+  def store_at(path)
+    ActiveSupport::Cache.lookup_store(:acorn_store, path)
   end
 
   def test_twelve_processes_starting_at_once_with_a_new_capacity_all_start
@@ -820,20 +869,22 @@ class AcornStoreValuesTest < Minitest::Test
     n = "ActiveSupport::Cache::AcornStore"
     {
       "pickled" => ["pickle", "Python",
-                    %(#{n}: the value at "pickled" is a Python pickle (TEXT marked 0xFF 'p'), written by Python: Ruby does not read it)],
+                    %(#{n}#read: the value at "pickled" is a Python pickle (TEXT marked 0xFF 'p'), written by Python: Ruby does not read it)],
       "keyv" => ["keyv", "Node",
-                 %(#{n}: the value at "keyv" is a string of Keyv's (TEXT marked 0xFF 'k'), written by Node: Ruby does not read it)],
+                 %(#{n}#read: the value at "keyv" is a string of Keyv's (TEXT marked 0xFF 'k'), written by Node: Ruby does not read it)],
       "newer" => ["unknown", nil,
-                  %(#{n}: the value at "newer" is a TEXT marked 0xFF and then 'z', a format acorn #{SqliteAcorn::VERSION} does not know: written by a newer acorn)],
+                  %(#{n}#read: the value at "newer" is a TEXT marked 0xFF and then 'z', a format acorn #{SqliteAcorn::VERSION} does not know: written by a newer acorn)],
       "mark only" => ["unknown", nil,
-                      %(#{n}: the value at "mark only" is a TEXT marked 0xFF and then nothing after it, a format acorn #{SqliteAcorn::VERSION} does not know: written by a newer acorn)],
+                      %(#{n}#read: the value at "mark only" is a TEXT marked 0xFF and then nothing after it, a format acorn #{SqliteAcorn::VERSION} does not know: written by a newer acorn)],
       "bad int" => ["malformed", nil,
-                    %(#{n}: the value at "bad int" is a TEXT marked 0xFF 'i' whose rest does not read as an integer: "12a")],
+                    %(#{n}#read: the value at "bad int" is a TEXT marked 0xFF 'i' whose rest does not read as an integer: "12a")],
     }.each do |key, (format, language, message)|
       e = assert_raises(@foreign, key) { @store.read(key) }
       assert_equal [message, key, format, language], [e.message, e.key, e.format, e.language]
-      assert_raises(@foreign, key) { @store.fetch(key) { "overwritten" } }
-      assert_raises(@foreign, key) { @store.read_multi("text", key) }
+      e = assert_raises(@foreign, key) { @store.fetch(key) { "overwritten" } }
+      assert_equal message.sub("#read:", "#fetch:"), e.message
+      e = assert_raises(@foreign, key) { @store.read_multi("text", key) }
+      assert_equal message.sub("#read:", "#read_multi:"), e.message
       assert_equal true, @store.exist?(key), key
     end
     assert_match(/whose rest is not JSON/, assert_raises(@foreign) { @store.read("bad json") }.message)

@@ -140,35 +140,56 @@ module ActiveSupport
         @monitor = Monitor.new
         @pid = nil
         @db = nil
-        synchronize { connection }
+        run_sql { nil }
       end
 
-      # A nil name would reach the table as a NULL key: refused here, in the
-      # name of the method it was given to.
-      %i[read delete].each do |m|
-        define_method(m) do |name, options = nil|
-          check_name(m, name)
-          super(name, options)
-        end
+      # Every public method runs named: an error of the store's (a key that
+      # gives no String, a value it cannot store or read, SQLite's) names
+      # it, "ActiveSupport::Cache::AcornStore#write: ...", whatever path
+      # through ActiveSupport and the local cache led there.  Errors of the
+      # caller's own code (fetch's block) pass as they are.
+      def read(name, options = nil)
+        named(:read) { super }
       end
 
       # A value the store cannot read (ForeignValueError) is there all the
       # same: true.
       def exist?(name, options = nil)
-        check_name(:exist?, name)
-        super
+        named(:exist?) { super }
       rescue ForeignValueError
         true
       end
 
       def write(name, value, options = nil)
-        check_name(:write, name)
-        super
+        named(:write) { super }
+      rescue TypeError => e # Marshal's, for a value it cannot dump
+        raise renamed(e, :write)
       end
 
-      def fetch(name, options = nil, &block)
-        check_name(:fetch, name)
-        super
+      def fetch(name, options = nil)
+        named(:fetch) { super }
+      end
+
+      def delete(name, options = nil)
+        named(:delete) { super }
+      end
+
+      def read_multi(*names)
+        named(:read_multi) { super }
+      end
+
+      def fetch_multi(*names)
+        named(:fetch_multi) { super }
+      end
+
+      def write_multi(hash, options = nil)
+        named(:write_multi) { super }
+      rescue TypeError => e
+        raise renamed(e, :write_multi)
+      end
+
+      def delete_multi(names, options = nil)
+        named(:delete_multi) { super }
       end
 
       # Adds amount (an Integer) to the Integer stored at name and returns
@@ -179,38 +200,40 @@ module ActiveSupport
       # its expiry (the row's ttl) and namespace; options[:expires_in] does
       # not change it.  A value that is not an Integer is a TypeError.
       def increment(name, amount = 1, options = nil)
-        check_name(:increment, name)
-        modify_value(:increment, name, amount, options)
+        named(:increment) { modify_value(:increment, name, amount, options) }
       end
 
       # increment by -amount.
       def decrement(name, amount = 1, options = nil)
-        check_name(:decrement, name)
-        modify_value(:decrement, name, amount, options)
+        named(:decrement) { modify_value(:decrement, name, amount, options) }
       end
 
       # Deletes every entry of the namespace (options[:namespace], or the
       # store's), found by the tag's index; without a namespace, every entry
       # of the table.  Returns the number of entries deleted.
       def clear(options = nil)
-        ns = namespace_of(merged_options(options))
-        in_transaction do |db|
-          if ns
-            db.execute(%(DELETE FROM "#{@table}" WHERE tag = ?), [ns])
-          else
-            db.execute(%(DELETE FROM "#{@table}"))
+        named(:clear) do
+          ns = namespace_of(merged_options(options))
+          in_transaction do |db|
+            if ns
+              db.execute(%(DELETE FROM "#{@table}" WHERE tag = ?), [ns])
+            else
+              db.execute(%(DELETE FROM "#{@table}"))
+            end
+            db.changes
           end
-          db.changes
         end
       end
 
       # Reclaims the rows whose ttl has passed (acorn's purge command; every
       # write does it too) and returns how many it reclaimed.
       def cleanup(options = nil)
-        in_transaction do |db|
-          before = expired_count(db)
-          db.execute(%(INSERT INTO "#{@table}"("#{@table}") VALUES ('purge')))
-          expired_count(db) - before
+        named(:cleanup) do
+          in_transaction do |db|
+            before = expired_count(db)
+            db.execute(%(INSERT INTO "#{@table}"("#{@table}") VALUES ('purge')))
+            expired_count(db) - before
+          end
         end
       end
 
@@ -219,21 +242,22 @@ module ActiveSupport
       # entries are listed (by the tag's index).  Listing keys reads no
       # value, so it is not a use.  Returns the number deleted.
       def delete_matched(matcher, options = nil)
-        unless matcher.is_a?(Regexp)
-          raise ArgumentError, "#{self.class.name}#delete_matched: matcher must be a Regexp; " \
-                               "got #{matcher.class} #{matcher.inspect}"
-        end
-        options = merged_options(options)
-        instrument(:delete_matched, matcher.inspect) do
-          pattern = key_matcher(matcher, options)
-          ns = namespace_of(options)
-          in_transaction do |db|
-            keys = if ns
-                     db.execute(%(SELECT key FROM "#{@table}" WHERE tag = ?), [ns])
-                   else
-                     db.execute(%(SELECT key FROM "#{@table}"))
-                   end
-            keys.count { |(key)| key.is_a?(String) && key.match?(pattern) && delete_row(db, key) }
+        named(:delete_matched) do
+          unless matcher.is_a?(Regexp)
+            raise ArgumentError, "#{where}: matcher must be a Regexp; got #{matcher.class} #{matcher.inspect}"
+          end
+          options = merged_options(options)
+          instrument(:delete_matched, matcher.inspect) do
+            pattern = key_matcher(matcher, options)
+            ns = namespace_of(options)
+            in_transaction do |db|
+              keys = if ns
+                       db.execute(%(SELECT key FROM "#{@table}" WHERE tag = ?), [ns])
+                     else
+                       db.execute(%(SELECT key FROM "#{@table}"))
+                     end
+              keys.count { |(key)| key.is_a?(String) && key.match?(pattern) && delete_row(db, key) }
+            end
           end
         end
       end
@@ -241,10 +265,11 @@ module ActiveSupport
       # The table's counters, as cache_stats gives them: capacity, entries,
       # bytes, hits, misses (nil under :fifo), evictions, expired.
       def stats
-        synchronize do
-          db = connection
-          row = db.execute("SELECT * FROM cache_stats(?)", [@table]).first
-          %i[capacity entries bytes hits misses evictions expired].zip(row).to_h
+        named(:stats) do
+          run_sql do |db|
+            row = db.execute("SELECT * FROM cache_stats(?)", [@table]).first
+            %i[capacity entries bytes hits misses evictions expired].zip(row).to_h
+          end
         end
       end
 
@@ -253,14 +278,52 @@ module ActiveSupport
       end
 
       private
-        def check_name(method, name)
-          return unless name.nil?
+        METHOD = :acorn_store_method # the fiber's innermost public method
+        private_constant :METHOD
 
-          raise ArgumentError, "#{self.class.name}##{method}: the key must not be nil"
+        def named(method)
+          outer = Thread.current[METHOD]
+          Thread.current[METHOD] = method
+          yield
+        ensure
+          Thread.current[METHOD] = outer
+        end
+
+        # "ActiveSupport::Cache::AcornStore#write", or ".new" outside them.
+        def where
+          method = Thread.current[METHOD]
+          method ? "#{self.class.name}##{method}" : "#{self.class.name}.new"
+        end
+
+        # error with the method in front of its message, if it has none yet.
+        def renamed(error, method = nil)
+          return error if error.message.start_with?(self.class.name)
+          error.exception("#{method ? "#{self.class.name}##{method}" : where}: #{error.message}")
+        end
+
+        # ActiveSupport's, refusing a key that gives no String (nil, [],
+        # [nil], true): it would reach the table as NULL, or fail in
+        # ActiveSupport or the driver with a message naming neither.
+        def normalize_key(key, options = nil)
+          expanded = expanded_key(key)
+          unless expanded.is_a?(String)
+            raise ArgumentError, "#{where}: the key must not be nil" if key.nil?
+            raise ArgumentError, "#{where}: the key #{key.inspect} gives #{expanded.inspect}, not a String " \
+                                 "(a key is a String, or an object whose cache_key or to_param is one)"
+          end
+          namespace_key(expanded, options)
         end
 
         def synchronize(&block)
           @monitor.synchronize(&block)
+        end
+
+        # Runs the block with this process's connection, under the monitor;
+        # SQLite's errors come out naming the method, in their own class.
+        def run_sql
+          synchronize { yield connection }
+        rescue SQLite3::Exception => e
+          raise renamed(e)
         end
 
         # The connection of this process: a child of fork opens its own (a
@@ -332,8 +395,7 @@ module ActiveSupport
         end
 
         def read_entry(key, **options)
-          value = synchronize do
-            connection
+          value = run_sql do
             row = @get.execute!(@table, key).first
             @get.reset!
             row && row[0]
@@ -352,16 +414,13 @@ module ActiveSupport
               insert_row(set, key, value, ttl, tag)
             end
           else
-            synchronize do
-              connection
-              insert_row(set, key, value, ttl, tag)
-            end
+            run_sql { insert_row(set, key, value, ttl, tag) }
           end
         end
 
         # One statement: atomic without a transaction of its own.
         def delete_entry(key, **options)
-          synchronize { delete_row(connection, key) }
+          run_sql { |db| delete_row(db, key) }
         end
 
         # One SELECT ... WHERE key IN (...) per IN_CHUNK keys: each value
@@ -369,8 +428,7 @@ module ActiveSupport
         def read_multi_entries(names, **options)
           keys = names.to_h { |name| [name, normalize_key(name, options)] }
           payloads = {}
-          synchronize do
-            db = connection
+          run_sql do |db|
             keys.values.uniq.each_slice(IN_CHUNK) do |slice|
               marks = Array.new(slice.size, "?").join(", ")
               db.execute(%(SELECT key, value FROM "#{@table}" WHERE key IN (#{marks})), slice).each do |k, v|
@@ -407,7 +465,7 @@ module ActiveSupport
         # the value alone, so the row keeps its ttl and tag.
         def modify_value(op, name, amount, options)
           unless amount.is_a?(Integer)
-            raise ArgumentError, "#{self.class.name}##{op}: amount must be an Integer; got " \
+            raise ArgumentError, "#{where}: amount must be an Integer; got " \
                                  "#{amount.class} #{amount.inspect}"
           end
           delta = op == :decrement ? -amount : amount
@@ -431,7 +489,7 @@ module ActiveSupport
           return nil if entry.nil? || entry.expired? || entry.mismatched?(version)
           old = entry.value
           unless old.is_a?(Integer)
-            raise TypeError, "#{self.class.name}##{op}: the value at #{key.inspect} is #{old.class}, not an Integer"
+            raise TypeError, "#{where}: the value at #{key.inspect} is #{old.class}, not an Integer"
           end
           sum = old + delta
           if entry.version || entry.expires_at
@@ -533,7 +591,7 @@ module ActiveSupport
             kind, language, what = FOREIGN[letter]
             if kind
               raise ForeignValueError.new(
-                "#{self.class.name}: the value at #{key.inspect} is #{what} (TEXT marked 0xFF " \
+                "#{where}: the value at #{key.inspect} is #{what} (TEXT marked 0xFF " \
                 "'#{letter}'), written by #{language}: Ruby does not read it",
                 key: key, format: kind, language: language
               )
@@ -543,7 +601,7 @@ module ActiveSupport
                     else format("the byte 0x%02X", letter.ord)
                     end
             raise ForeignValueError.new(
-              "#{self.class.name}: the value at #{key.inspect} is a TEXT marked 0xFF and then " \
+              "#{where}: the value at #{key.inspect} is a TEXT marked 0xFF and then " \
               "#{shown}, a format acorn #{SqliteAcorn::VERSION} does not know: written by a newer acorn",
               key: key, format: "unknown", language: nil
             )
@@ -576,7 +634,7 @@ module ActiveSupport
         def malformed(key, letter, what, payload)
           shown = payload.bytesize > 40 ? "#{payload.byteslice(0, 40).inspect}..." : payload.inspect
           ForeignValueError.new(
-            "#{self.class.name}: the value at #{key.inspect} is a TEXT marked 0xFF '#{letter}' whose " \
+            "#{where}: the value at #{key.inspect} is a TEXT marked 0xFF '#{letter}' whose " \
             "rest #{what}: #{shown}",
             key: key, format: "malformed", language: nil
           )
@@ -628,9 +686,8 @@ module ActiveSupport
         end
 
         def in_transaction
-          synchronize do
-            db = connection
-            return yield db if db.transaction_active?
+          run_sql do |db|
+            next yield db if db.transaction_active?
             # not SQLite3::Database#transaction, which returns true, not the
             # block's value; any way out of the block but its end rolls back
             db.execute("BEGIN IMMEDIATE")
