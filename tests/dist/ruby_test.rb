@@ -412,9 +412,33 @@ class AcornStoreTest < Minitest::Test
     assert_equal ["ns:posts/9", "users/1"], rows.map(&:first)
     assert_equal 1, n.delete_matched(/posts/)
     assert_equal ["users/1"], rows.map(&:first)
-    e = assert_raises(ArgumentError) { s.delete_matched("posts/*") }
-    assert_equal 'ActiveSupport::Cache::AcornStore#delete_matched: matcher must be a Regexp; got String "posts/*"',
-                 e.message
+    e = assert_raises(ArgumentError) { s.delete_matched(:posts) }
+    assert_equal "ActiveSupport::Cache::AcornStore#delete_matched: matcher must be a Regexp, or a String that " \
+                 "is one's source (as FileStore takes it); got Symbol :posts", e.message
+  end
+
+  # FileStore matches with key.match(matcher): a String is a regular
+  # expression's source.
+  def test_delete_matched_takes_a_string_as_filestore_does
+    s = store
+    %w[posts/1 posts/2 users/1 postsX].each { |k| s.write(k, k) }
+    n = store(namespace: "ns")
+    n.write("posts/9", 9)
+    n.write("users/9", 9)
+    assert_equal 2, s.delete_matched("^posts/\\d")
+    assert_equal 1, n.delete_matched("posts/.")
+    assert_equal ["ns:users/9", "postsX", "users/1"], rows.map(&:first)
+    e = assert_raises(ArgumentError) { s.delete_matched("posts/(") }
+    assert_equal 'ActiveSupport::Cache::AcornStore#delete_matched: matcher "posts/(" is not a regular ' \
+                 "expression: end pattern with unmatched parenthesis: /posts\\/(/", e.message
+    # keys other languages wrote as a BLOB or an INTEGER, and a TEXT key
+    # that is not UTF-8, are not names: not matched
+    peek.execute("INSERT INTO rails_cache(key, value) VALUES (x'706f737473', 1), (7, 1), " \
+                 "(CAST(x'ff706f737473' AS TEXT), 1)")
+    assert_equal 1, s.delete_matched("posts|7")
+    assert_equal [%w[blob 706F737473], %w[integer 37], ["text", "ns:users/9".unpack1("H*").upcase],
+                  ["text", "users/1".unpack1("H*").upcase], %w[text FF706F737473]],
+                 peek.execute("SELECT typeof(key), upper(hex(key)) FROM rails_cache ORDER BY 1, 2")
   end
 
   def test_capacity_bounds_the_bytes_and_the_least_recently_used_goes_first

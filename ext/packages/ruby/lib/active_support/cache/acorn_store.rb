@@ -238,17 +238,19 @@ module ActiveSupport
       end
 
       # Deletes the entries whose key (with its namespace) matches matcher, a
-      # Regexp, as FileStore does; with a namespace only that namespace's
-      # entries are listed (by the tag's index).  Listing keys reads no
-      # value, so it is not a use.  Returns the number deleted.
+      # Regexp or a String, which is a regular expression's source (FileStore
+      # matches with key.match(matcher), which reads a String so); with a
+      # namespace only that namespace's entries are listed (by the tag's
+      # index).  Only TEXT keys in valid UTF-8 are matched (a key another
+      # language wrote as a BLOB or an INTEGER is no String of a name).
+      # Listing keys reads no value, so it is not a use.  Returns the number
+      # deleted.
       def delete_matched(matcher, options = nil)
         named(:delete_matched) do
-          unless matcher.is_a?(Regexp)
-            raise ArgumentError, "#{where}: matcher must be a Regexp; got #{matcher.class} #{matcher.inspect}"
-          end
+          regexp = matcher_regexp(matcher)
           options = merged_options(options)
           instrument(:delete_matched, matcher.inspect) do
-            pattern = key_matcher(matcher, options)
+            pattern = key_matcher(regexp, options)
             ns = namespace_of(options)
             in_transaction do |db|
               keys = if ns
@@ -256,7 +258,10 @@ module ActiveSupport
                      else
                        db.execute(%(SELECT key FROM "#{@table}"))
                      end
-              keys.count { |(key)| key.is_a?(String) && key.match?(pattern) && delete_row(db, key) }
+              keys.count do |(key)|
+                key.is_a?(String) && key.encoding == Encoding::UTF_8 && key.valid_encoding? &&
+                  key.match?(pattern) && delete_row(db, key)
+              end
             end
           end
         end
@@ -312,6 +317,21 @@ module ActiveSupport
                                  "(a key is a String, or an object whose cache_key or to_param is one)"
           end
           namespace_key(expanded, options)
+        end
+
+        def matcher_regexp(matcher)
+          case matcher
+          when Regexp then matcher
+          when String
+            begin
+              Regexp.new(matcher)
+            rescue RegexpError => e
+              raise ArgumentError, "#{where}: matcher #{matcher.inspect} is not a regular expression: #{e.message}"
+            end
+          else
+            raise ArgumentError, "#{where}: matcher must be a Regexp, or a String that is one's source (as " \
+                                 "FileStore takes it); got #{matcher.class} #{matcher.inspect}"
+          end
         end
 
         def synchronize(&block)
