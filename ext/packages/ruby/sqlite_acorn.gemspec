@@ -8,7 +8,8 @@ Gem::Specification.new do |s|
                   "and an ActiveSupport cache store on it"
   s.description = "The Linux x86-64 build of acorn for Ruby's sqlite3 gem: SqliteAcorn.load(db), " \
                   "and ActiveSupport::Cache::AcornStore (config.cache_store = :acorn_store, path, " \
-                  "capacity: '64MiB'), a cache store bounded in bytes with exact LRU eviction."
+                  "capacity: '64MiB'), a cache store bounded in bytes with exact LRU eviction, " \
+                  "whose values acorn's Python and Node faces read too."
   s.authors     = ["acorn developers"]
   s.licenses    = ["MIT"]
   s.required_ruby_version = ">= 2.7"
