@@ -49,6 +49,13 @@
 # reclaims a row whose ttl has passed, so expired entries do not hold
 # capacity.
 #
+# increment and decrement add to an INTEGER in SQL (UPDATE ... SET value =
+# value + ?), in one write transaction with the read of the sum, so that
+# processes of any language adding to one value lose nothing.  Every public
+# method runs named: its errors (a key that gives no String, a value it
+# cannot store or read, SQLite's in their own class) start with
+# "ActiveSupport::Cache::AcornStore#method: ".
+#
 # docs/ruby.md in acorn's repository specifies all of it.
 require "json"
 require "monitor"
