@@ -121,10 +121,9 @@ def wrapper_cost(d, n, gets, rnd):
     """Cache.get against the raw SELECT cache_get(?, ?) on the same connection."""
     cache = Cache(os.path.join(d, "wrapper.db"))
     c = cache._db()
-    c.execute("BEGIN")
-    for i in range(n):
-        cache._insert(c, key_of(i), value_of(i), None, None)
-    c.execute("COMMIT")
+    with cache.transact():
+        for i in range(n):
+            cache.set(key_of(i), value_of(i))
     stream = [key_of(i) for i in zipf_stream(n, 0.99, gets, seed=7)]
     table = cache.table
     sql = "SELECT cache_get(?, ?)"
