@@ -25,6 +25,15 @@ function open(path = ':memory:') {
   return new Database(path);
 }
 
+// The start of a child process's script: sqlite-acorn's Cache, and db, a
+// connection of this host to file.
+function childOpen(file) {
+  return `const { Cache } = require('sqlite-acorn');
+    const db = ${JSON.stringify(host)} === 'node:sqlite'
+      ? new (require('node:sqlite').DatabaseSync)(${JSON.stringify(file)}, { allowExtension: true })
+      : new (require('better-sqlite3'))(${JSON.stringify(file)});`;
+}
+
 // The first column of the first row (both hosts).
 const one = (db, sql, ...args) => {
   const r = db.prepare(sql).get(...args);
@@ -327,11 +336,7 @@ check('two processes on one file: what one sets by the convention the other read
     const db = open(file);
     const c = new Cache(db, 'shared', { journalMode: mode });
     const child = `
-      const host = ${JSON.stringify(host)};
-      const { Cache } = require('sqlite-acorn');
-      const db = host === 'node:sqlite'
-        ? new (require('node:sqlite').DatabaseSync)(${JSON.stringify(file)}, { allowExtension: true })
-        : new (require('better-sqlite3'))(${JSON.stringify(file)});
+      ${childOpen(file)}
       const c = new Cache(db, 'shared', { journalMode: ${JSON.stringify(mode)} });
       c.set('s', 'text').set('b', Buffer.from([0xff, 0])).set('i', 2n ** 63n - 1n).set('n', 42)
        .set('r', 0.5).set('inf', -Infinity).set('nan', NaN).set('huge', 2n ** 80n).set('j', { a: [1, null] })
@@ -689,11 +694,7 @@ check('memoize: the calls of a function through getOrSet, under a key of its nam
 function gosChild(file, mode, name) {
   const { spawn } = require('node:child_process');
   const code = `
-    const host = ${JSON.stringify(host)};
-    const { Cache } = require('sqlite-acorn');
-    const db = host === 'node:sqlite'
-      ? new (require('node:sqlite').DatabaseSync)(${JSON.stringify(file)}, { allowExtension: true })
-      : new (require('better-sqlite3'))(${JSON.stringify(file)});
+    ${childOpen(file)}
     const c = new Cache(db, 'memo', { journalMode: ${JSON.stringify(mode)} });
     const pause = c._pause.bind(c);
     let said = false;
@@ -1104,11 +1105,7 @@ check('four processes write blocks of the same pieces at once: every block lands
     // child i writes blocks i, i+4, i+8, i+12 of both pieces, each in its
     // own deferred transaction, with a busy timeout as a server would set
     const child = `
-      const host = ${JSON.stringify(host)};
-      const { Cache } = require('sqlite-acorn');
-      const db = host === 'node:sqlite'
-        ? new (require('node:sqlite').DatabaseSync)(${JSON.stringify(file)}, { allowExtension: true })
-        : new (require('better-sqlite3'))(${JSON.stringify(file)});
+      ${childOpen(file)}
       db.exec('PRAGMA busy_timeout = 10000');
       const c = new Cache(db, 'pieces', { journalMode: null });
       const i = Number(process.argv[1]);
