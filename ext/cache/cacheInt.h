@@ -593,7 +593,7 @@ struct cache_conn {
 typedef struct cache_new cache_new;
 struct cache_new {
   sqlite3_value *pKey;    /* TEXT, BLOB, INTEGER or a whole REAL */
-  sqlite3_value *pValue;  /* TEXT or BLOB */
+  sqlite3_value *pValue;  /* TEXT, BLOB, INTEGER or REAL */
   sqlite3_value *pTag;    /* TEXT; 0 or NULL for none */
   i64 iExpires;           /* unix ms; CACHE_EXP_NONE: never (NULL) */
   i64 nSize;              /* bytes of key and value (acornCacheValueBytes) */

@@ -894,8 +894,7 @@ static void cacheWriteFunc(sqlite3_context *ctx, int argc,
   cache_lock lock;
   sqlite3_stmt *pStmt = 0;
   i64 iOff, id = 0;
-  int rc, bBlob = 0;
-  const char *zType = "TEXT";
+  int rc, eType = SQLITE_BLOB;
   const char *zTab = 0;
   char *zErr = 0;
   (void)argc;
@@ -916,12 +915,8 @@ static void cacheWriteFunc(sqlite3_context *ctx, int argc,
     acornCacheBindKey(pStmt, 1, argv[1]);
     sqlite3_bind_int64(pStmt, 2, op.now);
     if( sqlite3_step(pStmt)==SQLITE_ROW ){
-      const unsigned char *zT = sqlite3_column_text(pStmt, 1);
       id = sqlite3_column_int64(pStmt, 0);
-      /* (zT 0: out of memory, which the reset below reports) */
-      bBlob = zT && zT[0]=='b';
-      if( zT && zT[0]=='i' ) zType = "INTEGER";
-      if( zT && zT[0]=='r' ) zType = "REAL";
+      eType = sqlite3_column_int(pStmt, 1);
     }
     rc = acornCacheOpError(&op, sqlite3_reset(pStmt));
   }
@@ -929,9 +924,10 @@ static void cacheWriteFunc(sqlite3_context *ctx, int argc,
     rc = acornCacheOpFail(&op, SQLITE_ERROR, "cache_write: no live entry"
         " has that key in %Q (write into a value set first, e.g. INSERT"
         " ... VALUES (key, zeroblob(size)))", zTab);
-  }else if( rc==SQLITE_OK && !bBlob ){
+  }else if( rc==SQLITE_OK && eType!=SQLITE_BLOB ){
     rc = acornCacheOpFail(&op, SQLITE_ERROR, "cache_write: the value is"
-        " %s; only a BLOB value is written in place", zType);
+        " %s; only a BLOB value is written in place",
+        acornCacheTypeName(eType));
   }else if( rc==SQLITE_OK ){
     rc = cacheWriteBlob(&op, id, iOff, argv[3]);
   }

@@ -202,10 +202,12 @@ static const struct {
     " SELECT ?1, key, ?2, ?3, ?4 FROM \"%w\".\"%w_data\" WHERE id=?5" },
   { CACHE_STMT_FEED_TRIM,
     "DELETE FROM \"%w\".\"%w_feed\" WHERE seq<=?1" },
-  /* cache_write: a live entry's id, and its value's type (typeof reads
-  ** the record header, not the value) */
+  /* cache_write: a live entry's id, and its value's type as SQLite's code
+  ** (SQLITE_INTEGER 1 .. SQLITE_BLOB 4; typeof reads the record header,
+  ** not the value) */
   { CACHE_STMT_FIND_WRITE,
-    "SELECT id, typeof(value) FROM \"%w\".\"%w_data\""
+    "SELECT id, CASE typeof(value) WHEN 'integer' THEN 1 WHEN 'real' THEN 2"
+    " WHEN 'text' THEN 3 ELSE 4 END FROM \"%w\".\"%w_data\""
     " WHERE key=?1 AND (expires IS NULL OR expires>?2)" },
   /* a write that changes nothing: it takes the schema's write lock, under
   ** the busy handler, before anything is read */
