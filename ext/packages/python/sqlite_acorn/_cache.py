@@ -476,7 +476,7 @@ class Cache:
     def _begin(self):
         """Start one method's writes: BEGIN IMMEDIATE, or inside transact() a
         savepoint, so that a method that fails takes back its own writes
-        only.  End with _commit(c) or _rollback(c)."""
+        only.  End with _commit(c) or _rollback(c) (_writes() does)."""
         c = self._db()
         if c.depth:
             if not c.in_transaction:
@@ -485,6 +485,18 @@ class Cache:
         else:
             c.execute("BEGIN IMMEDIATE")
         return c
+
+    @contextlib.contextmanager
+    def _writes(self):
+        """One method's writes on this thread's connection (_begin):
+        committed at the end of the with block, taken back if it raises."""
+        c = self._begin()
+        try:
+            yield c
+            self._commit(c)
+        except BaseException:
+            self._rollback(c)
+            raise
 
     @staticmethod
     def _commit(c):
@@ -697,8 +709,7 @@ class Cache:
                 " the transaction of each write, so there is nothing to recount, and SQLite"
                 " cannot repair a damaged file; remove it (it is a cache) or restore a copy")
         found = []
-        c = self._begin()
-        try:
+        with self._writes() as c:
             try:
                 c.execute(self._sql_command, ("integrity_check", None))
             except sqlite3.DatabaseError as e:
@@ -706,10 +717,6 @@ class Cache:
             for m, in c.execute("PRAGMA quick_check"):
                 if m != "ok" and m not in found:
                     found.append(m)
-            self._commit(c)
-        except BaseException:
-            self._rollback(c)
-            raise
         return found
 
     def stats(self):
@@ -743,13 +750,8 @@ class Cache:
         return True
 
     def _store(self, key, encoded, expire, tag, where):
-        c = self._begin()
-        try:
+        with self._writes() as c:
             self._insert(c, key, encoded, expire, tag, where)
-            self._commit(c)
-        except BaseException:
-            self._rollback(c)
-            raise
 
     def __setitem__(self, key, value):
         self.set(key, value)
@@ -760,25 +762,15 @@ class Cache:
         expire = _check_expire(expire, "add")
         tag = _check_tag(tag, "add")
         encoded = _encode(value, "add", self._pickle)
-        c = self._begin()
-        try:
+        with self._writes() as c:
             added = c.execute(self._sql_has, (key,)).fetchone() is None
             if added:
                 self._insert(c, key, encoded, expire, tag, "add")
-            self._commit(c)
-        except BaseException:
-            self._rollback(c)
-            raise
         return added
 
     def _write(self, sql, args):
-        c = self._begin()
-        try:
+        with self._writes() as c:
             n = c.execute(sql, args).rowcount
-            self._commit(c)
-        except BaseException:
-            self._rollback(c)
-            raise
         return n
 
     def delete(self, key):
@@ -794,16 +786,11 @@ class Cache:
         entry, in one write transaction (a use); with expire_time and tag,
         the tuples get() gives."""
         key = _check_key(key, "pop")
-        c = self._begin()
-        try:
+        with self._writes() as c:
             row = c.execute(self._sql_entry, (key,)).fetchone()
             if row is not None:
                 value = _decode(row[0], key, "pop")
                 c.execute(self._sql_delete, (key,))
-            self._commit(c)
-        except BaseException:
-            self._rollback(c)
-            raise
         if row is None:
             return _with(default, None, None, expire_time, tag)
         return _with(value, row[1], row[2], expire_time, tag)
@@ -811,15 +798,10 @@ class Cache:
     def expire(self):
         """Remove the expired entries now (the table's purge command; every
         write also does); returns how many."""
-        c = self._begin()
-        try:
+        with self._writes() as c:
             before = c.execute(self._sql_stats, (self.table,)).fetchone()[6]
             c.execute(self._sql_command, ("purge", None))
             n = c.execute(self._sql_stats, (self.table,)).fetchone()[6] - before
-            self._commit(c)
-        except BaseException:
-            self._rollback(c)
-            raise
         return n
 
     def touch(self, key, expire=None):
@@ -857,8 +839,7 @@ class Cache:
         """In one write transaction: new = func(value of key), stored in its
         entry (keeping its lifetime, tag and hits); a missing key raises
         KeyError if default is None, else stores func(default)."""
-        c = self._begin()
-        try:
+        with self._writes() as c:
             row = c.execute(self._sql_value, (key,)).fetchone()
             if row is None:
                 if default is None:
@@ -874,10 +855,6 @@ class Cache:
                     if _too_big(e):
                         raise ValueError(f"sqlite_acorn.Cache.{where}: {e}") from None
                     raise
-            self._commit(c)
-        except BaseException:
-            self._rollback(c)
-            raise
         return value
 
     def decr(self, key, delta=1, default=0):
@@ -970,8 +947,7 @@ class Cache:
         """Store (key, name, value) items in one transaction; returns the
         names of those larger than the capacity, which are deleted instead."""
         failed = []
-        c = self._begin()
-        try:
+        with self._writes() as c:
             for key, name, value in items:
                 try:
                     self._insert(c, key, _encode(value, "set_many", self._pickle), expire,
@@ -979,23 +955,14 @@ class Cache:
                 except ValueError:
                     c.execute(self._sql_delete, (key,))
                     failed.append(name)
-            self._commit(c)
-        except BaseException:
-            self._rollback(c)
-            raise
         return failed
 
     def _delete_many(self, keys):
         """Delete the keys in one transaction; returns how many were live."""
         n = 0
-        c = self._begin()
-        try:
+        with self._writes() as c:
             for key in keys:
                 n += c.execute(self._sql_delete, (key,)).rowcount
-            self._commit(c)
-        except BaseException:
-            self._rollback(c)
-            raise
         return n
 
     # ------------------------------------------------------------ memoize
@@ -1073,15 +1040,10 @@ class Cache:
 
     def _release(self, lock, token):
         """Delete the lock entry if it still holds token."""
-        c = self._begin()
-        try:
+        with self._writes() as c:
             row = c.execute(self._sql_value, (lock,)).fetchone()
             if row is not None and row[0] == token:
                 c.execute(self._sql_delete, (lock,))
-            self._commit(c)
-        except BaseException:
-            self._rollback(c)
-            raise
 
     def _compute(self, key, func, args, kwargs, expire, tag, lock_expire):
         lock = b"\x00lock" + key
