@@ -109,6 +109,11 @@ const FOREIGN = {
        then: 'read it through Keyv, with the same serializer' },
 };
 
+// An integer read as a bigint: a number when it is a safe integer.
+function safeNumber(n) {
+  return n >= -9007199254740991n && n <= 9007199254740991n ? Number(n) : n;
+}
+
 function marked(letter, payload) {
   return Buffer.concat([Buffer.from([MARK, letter.charCodeAt(0)]), Buffer.from(payload, 'utf8')]);
 }
@@ -227,8 +232,7 @@ function decodeMarked(where, key, bytes, keyv) {
   switch (letter) {
     case 'i': {
       if (!INT_TEXT.test(text)) throw corrupt(where, key, 'an integer');
-      const n = BigInt(text);
-      return n >= -9007199254740991n && n <= 9007199254740991n ? Number(n) : n;
+      return safeNumber(BigInt(text));
     }
     case 'f':
       if (text === 'nan') return NaN;
@@ -261,9 +265,7 @@ function decodeMarked(where, key, bytes, keyv) {
 // bigints, and given back as numbers when they are safe.
 function decodeValue(where, key, v, m, keyv) {
   if (v === null || v === undefined) return undefined;
-  if (typeof v === 'bigint') {
-    return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;
-  }
+  if (typeof v === 'bigint') return safeNumber(v);
   if (typeof v === 'string' || typeof v === 'number') return v;
   if (v instanceof Uint8Array) {
     const b = blob(v);
@@ -275,7 +277,7 @@ function decodeValue(where, key, v, m, keyv) {
 // v as a get reads it back: a bigint that is a safe integer as a number,
 // bytes as a Buffer.
 function asRead(v) {
-  if (typeof v === 'bigint' && v >= -9007199254740991n && v <= 9007199254740991n) return Number(v);
+  if (typeof v === 'bigint') return safeNumber(v);
   if (v instanceof Uint8Array) return blob(v);
   return v;
 }
@@ -882,5 +884,5 @@ class Cache {
 
 module.exports = { Cache };
 // For the Keyv store (keyv.js): the value convention and its checks.
-module.exports._values = { encodeValue, decodeValue, valueColumns, marked, wellFormed, checkKey, checkTtl,
+module.exports._values = { encodeValue, decodeValue, asRead, valueColumns, marked, wellFormed, checkKey, checkTtl,
                            typeName, prepareExact, valueError, showKey, OPTIONS };

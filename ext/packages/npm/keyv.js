@@ -33,7 +33,7 @@ const { EventEmitter } = require('node:events');
 const { Cache, _values } = require('./cache.js');
 
 const { encodeValue, decodeValue, valueColumns, marked, wellFormed, checkKey, checkTtl, typeName,
-        prepareExact, valueError, showKey } = _values;
+        prepareExact, valueError, showKey, asRead } = _values;
 const STORE_OPTIONS = ['table', 'uri', 'driver'];
 const OPTIONS = [...STORE_OPTIONS, ..._values.OPTIONS];
 const DRIVERS = ['better-sqlite3', 'node:sqlite'];
@@ -367,9 +367,7 @@ class KeyvAcorn extends EventEmitter {
     const tag = typeof namespace === 'string' && namespace !== '' ? namespace : this._tag();
     const rows = tag === undefined ? this._all.all() : this._tagged.all(tag);
     for (const r of rows) {
-      let key = r.key;
-      if (typeof key === 'bigint' && key >= -9007199254740991n && key <= 9007199254740991n) key = Number(key);
-      else if (key instanceof Uint8Array && !Buffer.isBuffer(key)) key = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+      const key = asRead(r.key);
       yield [key, fromRow('KeyvAcorn.iterator', key, r)];
     }
   }
