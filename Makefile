@@ -34,7 +34,7 @@ ASAN_LIBS  = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-fil
 .PHONY: all loadable auto static install uninstall clean deps deps-test deps-bench \
         demo test test-long test-matrix test-asan test-oom memcheck test-bindings test-cluster deps-cluster \
         bench bench-record bench-cache-1m help dist dist-npm dist-python dist-deb test-dist deps-dist \
-        dist-gem \
+        dist-gem test-go bench-go \
         fuzz fuzz-corpus fuzz-repro deps-fuzz
 
 all: loadable
@@ -51,6 +51,8 @@ help:
 	@echo "make test-oom        every allocation of every feature failed in turn, under ASan+UBSan"
 	@echo "make memcheck        the suites with sqlite3 and the C test programs under valgrind"
 	@echo "make test-bindings   load from the sqlite3 shell, Python, Node, Go and Tcl"
+	@echo "make test-go         go vet and go test of the Go package ext/packages/go (Debian's golang-go and mattn/go-sqlite3)"
+	@echo "make bench-go        its go test -bench benchmarks, with ratios (GO_BENCH=regexp, GO_BENCHTIME=1x)"
 	@echo "make static          dist/libacorn.a (-DSQLITE_CORE) and its link tests"
 	@echo "make auto            dist/acorn-auto.so: LD_PRELOAD it to add acorn to every connection"
 	@echo "make test-cluster    a 3-node dqlite cluster on 127.0.0.1 with acorn, and a failover (deps-cluster: go-dqlite)"
@@ -348,6 +350,18 @@ memcheck: dist/acorn.so dist/acorn-auto.so $(TEST_BINS)
 
 test-bindings: dist/acorn.so
 	tests/bindings/run
+
+# The Go package, built in GOPATH mode from Debian's golang-go and
+# golang-github-mattn-go-sqlite3-dev, nothing downloaded: build/go/gopath has
+# a link sqlite-acorn/acorn to ext/packages/go (tests/go/env prints the
+# environment).  ACORN_EXTENSION points it at the acorn.so just built.
+GO_BENCH     ?= .
+GO_BENCHTIME ?= 1s
+test-go: dist/acorn.so
+	tests/go/run test
+
+bench-go: dist/acorn.so
+	tests/go/run bench '$(GO_BENCH)' '$(GO_BENCHTIME)'
 
 # `make test-cluster`: three dqlite-demo nodes (Debian's go-dqlite) on
 # 127.0.0.1 with acorn preloaded, the leader killed (tests/cluster/).
