@@ -166,9 +166,10 @@ func NewCache(opts NewCacheOpts) (c *Cache, err error) {
 		d:   &sqlite3.SQLiteDriver{Extensions: []string{ext}, ConnectHook: c.connect},
 		dsn: dsn,
 	})
+	opened := c // c is nil by the time a failing return runs the defer
 	defer func() {
 		if err != nil {
-			c.Close()
+			opened.Close()
 			c = nil
 		}
 	}()
