@@ -161,7 +161,8 @@ type CachePinnedBlob struct {
 
 // Close closes the blob and commits its transaction.
 func (cb CachePinnedBlob) Close() error {
-	if cb.tx == nil {
+	// cb is a copy: the closed mark is the shared PinnedBlob's.
+	if cb.tx == nil || cb.PinnedBlob.tx == nil {
 		return ErrClosed
 	}
 	cb.PinnedBlob.Close()
