@@ -39,8 +39,10 @@ type BenchParams struct {
 }
 
 // BenchResult is one row of bench_insert: the configuration, then what it
-// measured.  FsyncUs and ContentMBPerSec are -1 where bench_insert gives
-// NULL.
+// measured.  A measure is -1 where bench_insert gives NULL: FsyncUs for
+// storage memory, the four WAL columns without a -wal file, the rates and
+// latencies of a run that wrote no row, ContentMBPerSec for a statement
+// without ?3.
 type BenchResult struct {
 	ID, Journal, Synchronous string
 	Threads                  int
@@ -146,22 +148,35 @@ func BenchInsert(ctx context.Context, db *sql.DB, p BenchParams) ([]BenchResult,
 	for rows.Next() {
 		var r BenchResult
 		var mutex int
-		var fsync, mbps sql.NullFloat64
+		var p50, p99, pmax, fsync, mbps sql.NullFloat64
+		var wps, nspw, rps, walMax, walEnd, ckpt, ckptBlocked sql.NullInt64
 		err := rows.Scan(&r.ID, &r.Journal, &r.Synchronous, &r.Threads, &mutex, &r.Batch, &r.Begin, &r.Prepare,
 			&r.Locking, &r.Readers, &r.Content, &r.Rows,
-			&r.RowsWritten, &r.Elapsed, &r.WritesPerSec, &r.NsPerWrite, &r.P50Us, &r.P99Us, &r.MaxUs,
-			&r.ReadsPerSec, &r.Busy, &r.DBBytes, &r.SQLiteVersion, &fsync, &r.BusyErrors, &r.WALBytesMax,
-			&r.WALBytesEnd, &r.Checkpoints, &r.CheckpointsBlocked, &mbps)
+			&r.RowsWritten, &r.Elapsed, &wps, &nspw, &p50, &p99, &pmax,
+			&rps, &r.Busy, &r.DBBytes, &r.SQLiteVersion, &fsync, &r.BusyErrors, &walMax,
+			&walEnd, &ckpt, &ckptBlocked, &mbps)
 		if err != nil {
 			return out, fmt.Errorf("acorn: BenchInsert: %w", err)
 		}
 		r.Mutex = mutex != 0
-		r.FsyncUs, r.ContentMBPerSec = -1, -1
-		if fsync.Valid {
-			r.FsyncUs = fsync.Float64
+		for _, f := range []struct {
+			v  sql.NullFloat64
+			to *float64
+		}{{p50, &r.P50Us}, {p99, &r.P99Us}, {pmax, &r.MaxUs}, {fsync, &r.FsyncUs}, {mbps, &r.ContentMBPerSec}} {
+			*f.to = -1
+			if f.v.Valid {
+				*f.to = f.v.Float64
+			}
 		}
-		if mbps.Valid {
-			r.ContentMBPerSec = mbps.Float64
+		for _, n := range []struct {
+			v  sql.NullInt64
+			to *int64
+		}{{wps, &r.WritesPerSec}, {nspw, &r.NsPerWrite}, {rps, &r.ReadsPerSec}, {walMax, &r.WALBytesMax},
+			{walEnd, &r.WALBytesEnd}, {ckpt, &r.Checkpoints}, {ckptBlocked, &r.CheckpointsBlocked}} {
+			*n.to = -1
+			if n.v.Valid {
+				*n.to = n.v.Int64
+			}
 		}
 		out = append(out, r)
 	}
