@@ -1661,3 +1661,80 @@ func TestBench(t *testing.T) {
 		t.Fatalf("BenchInsert with a bad id: no error")
 	}
 }
+
+// TestTxBusy: a transaction that cannot get the write lock, or cannot
+// commit, within BusyTimeout fails saying so, is rolled back, and gives its
+// connection back.
+func TestTxBusy(t *testing.T) {
+	o := tPathOpts(tFile(t))
+	o.SetJournalMode = "delete"
+	o.BusyTimeout = time.Millisecond
+	a := tOpen(t, o)
+	b := tOpen(t, o)
+	tNoErr(t, a.Put("k", []byte("v")), "Put")
+
+	// b holds the write lock: a's BEGIN IMMEDIATE fails.
+	err := b.TxImmediate(func(*Tx) error {
+		return a.TxImmediate(func(*Tx) error { return errors.New("ran without the lock") })
+	})
+	tErrHas(t, err, "TxImmediate while another holds the write lock", "BEGIN IMMEDIATE", "database is locked")
+
+	// b reads in a transaction: with a rollback journal, a's COMMIT waits
+	// for it, and here fails; a's writes are rolled back.
+	ro, err := b.OpenPinnedReadOnly("k")
+	tNoErr(t, err, "OpenPinnedReadOnly")
+	err = a.TxImmediate(func(tx *Tx) error { return tx.Put("n", []byte("x")) })
+	tErrHas(t, err, "COMMIT while another reads", "COMMIT", "database is locked")
+	tNoErr(t, ro.Close(), "Close")
+	_, err = a.ReadAll("n", nil)
+	tNotFound(t, err, "ReadAll of the Put whose COMMIT failed")
+	for _, c := range []*Cache{a, b} {
+		if n := c.DB().Stats().InUse; n != 0 {
+			t.Fatalf("%d connections in use after the failed transactions", n)
+		}
+	}
+	tNoErr(t, a.TxImmediate(func(tx *Tx) error { return tx.Put("n", []byte("x")) }), "TxImmediate once alone")
+	tWantValue(t, b, "n", []byte("x"))
+}
+
+// TestNewCacheFailureRemovesTemporary: a NewCache of Path "" that fails
+// leaves no temporary directory behind, as Close leaves none.
+func TestNewCacheFailureRemovesTemporary(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	o := NewCacheOpts{}
+	o.DontInitSchema = true
+	_, err := NewCache(o)
+	tErrHas(t, err, "DontInitSchema on a new temporary file", "no such table")
+	c, err := NewCache(NewCacheOpts{})
+	tNoErr(t, err, "NewCache")
+	if left, _ := os.ReadDir(tmp); len(left) != 1 {
+		t.Fatalf("TMPDIR holds %d entries with one Cache open, after a NewCache that failed", len(left))
+	}
+	tNoErr(t, c.Close(), "Close")
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("TMPDIR holds %v after Close", left)
+	}
+}
+
+func TestErrorValues(t *testing.T) {
+	if ErrNotFound.Error() != "not found" || !errors.Is(ErrNotFound, fs.ErrNotExist) || errors.Is(ErrNotFound, fs.ErrExist) {
+		t.Fatalf("ErrNotFound %q", ErrNotFound)
+	}
+	wrapped := fmt.Errorf("get: %w", ErrNotFound)
+	if !errors.Is(wrapped, fs.ErrNotExist) || !errors.Is(wrapped, ErrNotFound) {
+		t.Fatalf("a wrapped ErrNotFound is not fs.ErrNotExist")
+	}
+	a, b := errors.New("first"), errors.New("second")
+	if joinErr(nil, nil) != nil || joinErr(a, nil) != a || joinErr(nil, b) != b {
+		t.Fatalf("joinErr with a nil")
+	}
+	j := joinErr(a, b)
+	if j.Error() != "first; then: second" || !errors.Is(j, a) || errors.Unwrap(j) != a {
+		t.Fatalf("joinErr(a, b) = %q", j)
+	}
+	fe := &ForeignValueError{Key: "k\x00", Kind: "INTEGER"}
+	if fe.Error() != `acorn: the value of "k\x00" is INTEGER, not bytes` {
+		t.Fatalf("ForeignValueError %q", fe)
+	}
+}
