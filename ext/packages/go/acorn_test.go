@@ -1603,7 +1603,7 @@ func TestWALSize(t *testing.T) {
 	}
 }
 
-func TestBench(t *testing.T) {
+func TestTinyBenchInsert(t *testing.T) {
 	q, args := BenchQuery(BenchParams{})
 	if q != "SELECT "+benchColumns+" FROM bench_insert" || len(args) != 0 {
 		t.Fatalf("BenchQuery of no parameters = %q, %v", q, args)
