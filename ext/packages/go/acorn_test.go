@@ -84,8 +84,8 @@ func tKey(hash [20]byte, offset uint32) string {
 
 // tHashes are info hashes: random ones, and ones of NUL, 0xFF, and a NUL
 // first byte, which a C string would cut.
-func tHashes(seed int64, n int) [][20]byte {
-	r := rand.New(rand.NewSource(seed))
+func tHashes(from int64, n int) [][20]byte {
+	r := rand.New(rand.NewSource(from))
 	var out [][20]byte
 	var zero, ff, lead [20]byte
 	for i := range ff {
