@@ -353,8 +353,8 @@ test-bindings: dist/acorn.so
 
 # The Go package, built in GOPATH mode from Debian's golang-go and
 # golang-github-mattn-go-sqlite3-dev, nothing downloaded: build/go/gopath has
-# a link sqlite-acorn/acorn to ext/packages/go (tests/go/env prints the
-# environment).  ACORN_EXTENSION points it at the acorn.so just built.
+# a link sqlite-acorn/acorn to ext/packages/go (tests/go/run sets it up).
+# ACORN_EXTENSION points it at the acorn.so just built.
 GO_BENCH     ?= .
 GO_BENCHTIME ?= 1s
 test-go: dist/acorn.so

@@ -657,6 +657,10 @@ func TestNewCacheOptsErrors(t *testing.T) {
 		{"ttl under a second", func(o *NewCacheOpts) { o.DefaultTTL = 500 * time.Millisecond }, "DefaultTTL"},
 		{"busy timeout", func(o *NewCacheOpts) { o.BusyTimeout = -time.Second }, "BusyTimeout"},
 		{"page size", func(o *NewCacheOpts) { o.PageSize = -4096 }, "PageSize"},
+		{"page size not a power of two", func(o *NewCacheOpts) { o.PageSize = 1000 }, "PageSize"},
+		{"page size too big", func(o *NewCacheOpts) { o.PageSize = 131072 }, "PageSize"},
+		{"ttl with a fraction", func(o *NewCacheOpts) { o.DefaultTTL = 1500 * time.Millisecond }, "DefaultTTL"},
+		{"busy timeout under a millisecond", func(o *NewCacheOpts) { o.BusyTimeout = time.Microsecond }, "BusyTimeout"},
 		{"table with a dot", func(o *NewCacheOpts) { o.Table = "main.cache" }, "Table"},
 		{"table with NUL", func(o *NewCacheOpts) { o.Table = "ca\x00che" }, "Table"},
 		{"max blob size", func(o *NewCacheOpts) { o.MaxBlobSize = 1 << 20 }, "MaxBlobSize"},
@@ -1427,6 +1431,45 @@ func TestClosed(t *testing.T) {
 	}()
 	if err := c.SetTag("k", "n", 1); !errors.Is(err, ErrNotSupported) {
 		t.Errorf("SetTag after Close: %v", err)
+	}
+}
+
+// TestEndedTx: a Tx, and a blob pinned in it, used after the transaction
+// ended give ErrClosed, not the connection's error.
+func TestEndedTx(t *testing.T) {
+	c, err := NewCache(NewCacheOpts{})
+	tNoErr(t, err, "NewCache")
+	defer c.Close()
+	var kept *Tx
+	var pb *PinnedBlob
+	tNoErr(t, c.TxImmediate(func(tx *Tx) error {
+		kept = tx
+		var err error
+		pb, err = tx.Create("k", CreateOpts{Length: 4})
+		return err
+	}), "TxImmediate")
+	b := make([]byte, 1)
+	for name, err := range map[string]error{
+		"Put":                c.Put("x", nil), // the Cache itself is open
+		"Tx.Put":             kept.Put("k", nil),
+		"Tx.PutWith":         kept.PutWith("k", nil, PutOpts{}),
+		"Tx.ReadFull":        tErrOf(kept.ReadFull("k", b)),
+		"Tx.ReadAll":         tErrOf(kept.ReadAll("k", nil)),
+		"Tx.Delete":          kept.Delete("k"),
+		"Tx.LastUsed":        tErrOf(kept.LastUsed("k")),
+		"Tx.Create":          tErrOf(kept.Create("k", CreateOpts{Length: 1})),
+		"Tx.OpenPinned":      tErrOf(kept.OpenPinned("k")),
+		"PinnedBlob.ReadAt":  tErrOf(pb.ReadAt(b, 0)),
+		"PinnedBlob.WriteAt": tErrOf(pb.WriteAt(b, 0)),
+		"PinnedBlob.Length":  tErrOf(pb.LengthErr()),
+	} {
+		want := ErrClosed
+		if name == "Put" {
+			want = nil
+		}
+		if err != want {
+			t.Errorf("%s after the transaction: %v, want %v", name, err, want)
+		}
 	}
 }
 

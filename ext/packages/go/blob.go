@@ -89,8 +89,10 @@ type PinnedBlob struct {
 	tx    *Tx // nil once closed
 }
 
+// live is the blob's transaction, or ErrClosed once the blob is closed or
+// its transaction has ended.
 func (pb *PinnedBlob) live() (*Tx, error) {
-	if pb.tx == nil {
+	if pb.tx == nil || pb.tx.done {
 		return nil, ErrClosed
 	}
 	return pb.tx, nil

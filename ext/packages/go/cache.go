@@ -215,7 +215,7 @@ func checkOpts(o *NewCacheOpts) error {
 	if !oneOf(o.Policy, "", "lru", "fifo") {
 		return fmt.Errorf("acorn: NewCache: Policy %q; expected lru, fifo or \"\"", o.Policy)
 	}
-	if o.PageSize < 0 {
+	if o.PageSize != 0 && (o.PageSize < 512 || o.PageSize > 65536 || o.PageSize&(o.PageSize-1) != 0) {
 		return fmt.Errorf("acorn: NewCache: PageSize %d; expected a power of two from 512 to 65536, or 0", o.PageSize)
 	}
 	for _, n := range []struct {
@@ -227,8 +227,11 @@ func checkOpts(o *NewCacheOpts) error {
 			return fmt.Errorf("acorn: NewCache: %s %d must not be negative", n.name, n.v)
 		}
 	}
-	if o.DefaultTTL != 0 && o.DefaultTTL < time.Second {
-		return fmt.Errorf("acorn: NewCache: DefaultTTL %v; expected 0 or at least a second", o.DefaultTTL)
+	if o.DefaultTTL%time.Second != 0 {
+		return fmt.Errorf("acorn: NewCache: DefaultTTL %v; expected 0 or whole seconds (the table keeps seconds)", o.DefaultTTL)
+	}
+	if o.BusyTimeout%time.Millisecond != 0 {
+		return fmt.Errorf("acorn: NewCache: BusyTimeout %v; expected 0 (5 s) or whole milliseconds", o.BusyTimeout)
 	}
 	if o.BusyTimeout == 0 {
 		o.BusyTimeout = 5 * time.Second

@@ -11,8 +11,17 @@ import (
 // Tx is a transaction on one connection: its calls see each other's writes,
 // and commit or roll back together.
 type Tx struct {
-	c *Cache
-	r *connRunner
+	c    *Cache
+	r    *connRunner
+	done bool // set by end: every later call gives ErrClosed
+}
+
+// run is the transaction's runner, or ErrClosed once it has ended.
+func (tx *Tx) run() (runner, error) {
+	if tx.done {
+		return nil, ErrClosed
+	}
+	return tx.r, nil
 }
 
 // begin takes a connection of the pool and begins a transaction on it:
@@ -35,6 +44,10 @@ func (c *Cache) begin(stmt string) (*Tx, error) {
 
 // end commits (or, if rollback, rolls back) and gives the connection back.
 func (tx *Tx) end(rollback bool) (err error) {
+	if tx.done {
+		return ErrClosed
+	}
+	tx.done = true
 	tx.r.close()
 	ctx := context.Background()
 	if !rollback {
@@ -155,24 +168,58 @@ func (c *Cache) SetTag(key, name string, value any) error {
 }
 
 // Put is Cache.Put in the transaction.
-func (tx *Tx) Put(name string, b []byte) error { return tx.c.put(tx.r, name, b) }
+func (tx *Tx) Put(name string, b []byte) error {
+	r, err := tx.run()
+	if err != nil {
+		return err
+	}
+	return tx.c.put(r, name, b)
+}
 
 // PutWith is Cache.PutWith in the transaction.
 func (tx *Tx) PutWith(name string, b []byte, o PutOpts) error {
-	return tx.c.putWith(tx.r, name, b, o)
+	r, err := tx.run()
+	if err != nil {
+		return err
+	}
+	return tx.c.putWith(r, name, b, o)
 }
 
 // ReadFull is Cache.ReadFull in the transaction.
-func (tx *Tx) ReadFull(name string, b []byte) (int, error) { return tx.c.readFull(tx.r, name, b) }
+func (tx *Tx) ReadFull(name string, b []byte) (int, error) {
+	r, err := tx.run()
+	if err != nil {
+		return 0, err
+	}
+	return tx.c.readFull(r, name, b)
+}
 
 // ReadAll is Cache.ReadAll in the transaction.
-func (tx *Tx) ReadAll(name string, b []byte) ([]byte, error) { return tx.c.readAll(tx.r, name, b) }
+func (tx *Tx) ReadAll(name string, b []byte) ([]byte, error) {
+	r, err := tx.run()
+	if err != nil {
+		return nil, err
+	}
+	return tx.c.readAll(r, name, b)
+}
 
 // Delete is Cache.Delete in the transaction.
-func (tx *Tx) Delete(name string) error { return tx.c.delete(tx.r, name) }
+func (tx *Tx) Delete(name string) error {
+	r, err := tx.run()
+	if err != nil {
+		return err
+	}
+	return tx.c.delete(r, name)
+}
 
 // LastUsed is Cache.LastUsed in the transaction.
-func (tx *Tx) LastUsed(name string) (time.Time, error) { return tx.c.lastUsed(tx.r, name) }
+func (tx *Tx) LastUsed(name string) (time.Time, error) {
+	r, err := tx.run()
+	if err != nil {
+		return time.Time{}, err
+	}
+	return tx.c.lastUsed(r, name)
+}
 
 // SetTag fails as Cache.SetTag does.
 func (tx *Tx) SetTag(key, name string, value any) error { return tx.c.SetTag(key, name, value) }
@@ -185,7 +232,11 @@ type CreateOpts struct {
 // Create sets name to opts.Length zero bytes (replacing any value) and
 // returns it pinned for ReadAt and WriteAt in the transaction.
 func (tx *Tx) Create(name string, opts CreateOpts) (*PinnedBlob, error) {
-	if err := tx.c.create(tx.r, name, opts.Length, false); err != nil {
+	r, err := tx.run()
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.c.create(r, name, opts.Length, false); err != nil {
 		return nil, err
 	}
 	return &PinnedBlob{key: name, write: true, tx: tx}, nil
@@ -201,7 +252,11 @@ func (tx *Tx) OpenPinnedReadOnly(name string) (*PinnedBlob, error) {
 }
 
 func (tx *Tx) openPinned(name string, write bool) (*PinnedBlob, error) {
-	if err := tx.c.exists(tx.r, name); err != nil {
+	r, err := tx.run()
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.c.exists(r, name); err != nil {
 		return nil, err
 	}
 	return &PinnedBlob{key: name, write: write, tx: tx}, nil
