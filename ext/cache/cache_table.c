@@ -758,9 +758,9 @@ static int cacheSchemaCurrent(cache_table *p){
 
 /* Flush in a short transaction of its own, only when that cannot join or
 ** disturb the user's: autocommit mode, no writing statement running.  With
-** bIdle (the last disconnect: no statement at all is running) a format 1
-** table may be converted, and nothing is written unless the schema in
-** memory is current.  The transaction is ours, so a failure ends it with a
+** bIdle (the last disconnect: no statement at all is running) nothing is
+** written unless the schema in memory is current, and a table of format 1
+** or 2 is not converted.  The transaction is ours, so a failure ends it with a
 ** whole ROLLBACK, prepared before anything is written: a RELEASE can fail
 ** (busy, with a reader on a rollback journal; out of memory) and would
 ** leave the transaction open, with the connection's next statements in it.
@@ -782,7 +782,13 @@ int acornCacheFlushStandalone(cache_table *p, int bIdle){
   }
   acornCacheDropEnd(p);              /* outside a transaction: past a DROP's */
   if( !bIdle && sqlite3_libversion_number()<3040000 ) return SQLITE_BUSY;
+  /* A table of format 1 or 2 is converted by the flush's write (a change
+  ** of the schema).  At a disconnect SQLite is closing the connection or
+  ** resetting its schema, and a change of it there uses freed memory: the
+  ** uses of a table only read are given up instead, as the table stays as
+  ** it is until its first write. */
   if( p->iFormat==1 && !bIdle ) return SQLITE_BUSY;
+  if( p->iFormat<3 && bIdle ) return SQLITE_BUSY;
   acornCacheOpInit(&op, p, 0);
   rc = sqlite3_prepare_v2(p->db, "ROLLBACK", -1, &pRollback, 0);
   if( rc==SQLITE_OK ){
