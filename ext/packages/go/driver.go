@@ -76,6 +76,8 @@ var found struct {
 //     nowhere else: a wrong setting is an error, not a fallback);
 //  2. next to the package: acorn.so in this package's source directory, then
 //     dist/acorn.so of the repository the package sits in (ext/packages/go);
+//     not in a program built with -trimpath, which does not know that
+//     directory;
 //  3. acorn.so next to the running executable;
 //  4. where the Debian package acorn installs it: the multiarch library
 //     directory (/usr/lib/x86_64-linux-gnu/acorn.so on amd64), then
@@ -99,7 +101,10 @@ func FindExtension() (string, error) {
 // extensionPlaces lists the candidate files of steps 2 to 4.
 func extensionPlaces() []string {
 	var places []string
-	if _, file, _, ok := runtime.Caller(0); ok {
+	// Built with -trimpath, the file's name is relative
+	// ("sqlite-acorn/acorn@v0.0.0/driver.go"): places made from it would be
+	// looked up in the working directory, so there are none.
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
 		dir := filepath.Dir(file)
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			dir = real // a GOPATH entry may be a link to ext/packages/go
