@@ -67,9 +67,10 @@ type InitDbOpts struct {
 // InitConnOpts are pragmas set on every connection the Cache opens.
 type InitConnOpts struct {
 	// SetSynchronous is PRAGMA synchronous: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA.
-	// As in squirrel, it is always set, and the zero value is OFF: a commit
-	// may be lost to a power cut (never to a crash of the program).  Set 1
-	// for commits that survive one in WAL mode.
+	// As in squirrel, it is always set, and the zero value is OFF: a crash of
+	// the program loses nothing, but a power cut or a crash of the system can
+	// corrupt the file.  In WAL mode, 1 keeps the file whole through those
+	// (the last commits may be lost), 2 keeps every commit too.
 	SetSynchronous int
 	// SetJournalMode: "wal", "delete", "truncate", "persist", "memory" or
 	// "off".  "" is WAL for a file (squirrel leaves the mode as it is: acorn
