@@ -467,6 +467,22 @@ func TestNewCacheOptions(t *testing.T) {
 		if s := tStats(t, c); s.Hits != -1 || s.Misses != -1 || s.Entries != 2 {
 			t.Fatalf("fifo Stats %+v; want Hits and Misses -1, 2 entries", s)
 		}
+		// a table's policy is chosen when it is made: another is an error
+		o.Policy = "lru"
+		_, err := NewCache(o)
+		tErrHas(t, err, "NewCache of a fifo table with Policy lru", `Policy "lru", but the table "cache" is fifo`)
+		o.Policy = "fifo"
+		tOpen(t, o).Close()
+		o.Policy = ""
+		tOpen(t, o).Close()
+	})
+	t.Run("CapacityBelowZero", func(t *testing.T) {
+		o := tPathOpts(tFile(t))
+		o.Capacity = -1 // squirrel's "no bound"
+		c := tOpen(t, o)
+		if capacity, ok := c.GetCapacity(); ok || capacity != 0 {
+			t.Fatalf("GetCapacity of a table made with Capacity -1 = %d, %v", capacity, ok)
+		}
 	})
 	t.Run("DefaultTTL", func(t *testing.T) {
 		path := tFile(t)
@@ -650,7 +666,6 @@ func TestNewCacheOptsErrors(t *testing.T) {
 		{"synchronous negative", func(o *NewCacheOpts) { o.SetSynchronous = -1 }, "SetSynchronous"},
 		{"auto_vacuum", func(o *NewCacheOpts) { o.SetAutoVacuum = "sometimes" }, "SetAutoVacuum"},
 		{"policy", func(o *NewCacheOpts) { o.Policy = "random" }, "Policy"},
-		{"capacity", func(o *NewCacheOpts) { o.Capacity = -1 }, "Capacity"},
 		{"max entries", func(o *NewCacheOpts) { o.MaxEntries = -1 }, "MaxEntries"},
 		{"feed", func(o *NewCacheOpts) { o.Feed = -1 }, "Feed"},
 		{"ttl negative", func(o *NewCacheOpts) { o.DefaultTTL = -time.Second }, "DefaultTTL"},
@@ -1172,6 +1187,16 @@ func TestTx(t *testing.T) {
 				if _, err := tx.OpenPinned("nope"); err != ErrNotFound {
 					return fmt.Errorf("tx.OpenPinned of a missing key: %v", err)
 				}
+				op, err := tx.Open(key + "-blob") // squirrel's other name of OpenPinned
+				if err != nil {
+					return fmt.Errorf("tx.Open: %v", err)
+				}
+				if _, err := op.WriteAt([]byte("c"), 0); err != nil {
+					return fmt.Errorf("WriteAt of a blob of tx.Open: %v", err)
+				}
+				if _, err := tx.Open("nope"); err != ErrNotFound {
+					return fmt.Errorf("tx.Open of a missing key: %v", err)
+				}
 				if err := tx.Delete("a"); err != nil {
 					return err
 				}
@@ -1313,7 +1338,11 @@ func TestCapacity(t *testing.T) {
 		t.Fatalf("GetCapacity after SetCapacity(0) = %d, %v", capacity, ok)
 	}
 	tNoErr(t, c.Put("big", make([]byte, 1000)), "Put after SetCapacity(0)")
-	tErrHas(t, c.SetCapacity(-1), "SetCapacity(-1)", "-1")
+	tNoErr(t, c.SetCapacity(10), "SetCapacity(10)")
+	tNoErr(t, c.SetCapacity(-1), "SetCapacity(-1)") // squirrel's "no bound"
+	if capacity, ok := c.GetCapacity(); ok || capacity != 0 {
+		t.Fatalf("GetCapacity after SetCapacity(-1) = %d, %v", capacity, ok)
+	}
 	tIntegrity(t, c)
 }
 
@@ -1775,6 +1804,9 @@ func TestErrorValues(t *testing.T) {
 	j := joinErr(a, b)
 	if j.Error() != "first; then: second" || !errors.Is(j, a) || errors.Unwrap(j) != a {
 		t.Fatalf("joinErr(a, b) = %q", j)
+	}
+	if ErrClosed.Error() != "acorn: closed" || !errors.Is(ErrClosed, fs.ErrClosed) || !errors.Is(fmt.Errorf("x: %w", ErrClosed), ErrClosed) {
+		t.Fatalf("ErrClosed %q is not fs.ErrClosed", ErrClosed)
 	}
 	fe := &ForeignValueError{Key: "k\x00", Kind: "INTEGER"}
 	if fe.Error() != `acorn: the value of "k\x00" is INTEGER, not bytes` {

@@ -53,7 +53,7 @@ func (p Blob) WriteAt(b []byte, off int64) (int, error) {
 		return n, err
 	}
 	err = c.TxImmediate(func(tx *Tx) error {
-		if err := c.create(tx.r, p.name, p.length, true); err != nil {
+		if err := c.create(tx.r, "WriteAt", p.name, p.length, true); err != nil {
 			return err
 		}
 		n, err = c.writeAt(tx.r, "WriteAt", p.name, b, off)

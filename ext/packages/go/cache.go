@@ -57,9 +57,11 @@ type InitDbOpts struct {
 	DontInitSchema bool
 	// NoTriggers is accepted and means nothing: acorn has no triggers.
 	NoTriggers bool
-	// Capacity is the most bytes of keys and values the table holds.  If not
-	// 0, it is the capacity of a new table and replaces an existing table's.
-	// 0: a new table is unbounded (2^62 bytes), as squirrel's is without one.
+	// Capacity is the most bytes of keys and values the table holds.  If
+	// above 0, it is the capacity of a new table and replaces an existing
+	// table's.  0: a new table is unbounded (2^62 bytes), as squirrel's is
+	// without one; below 0 (squirrel: no bound), the table is made or made
+	// unbounded.
 	// squirrel counts the pages of the whole file; acorn counts entries.
 	Capacity int64
 }
@@ -222,7 +224,7 @@ func checkOpts(o *NewCacheOpts) error {
 	for _, n := range []struct {
 		name string
 		v    int64
-	}{{"Capacity", o.Capacity}, {"MaxEntries", o.MaxEntries}, {"Feed", o.Feed},
+	}{{"MaxEntries", o.MaxEntries}, {"Feed", o.Feed},
 		{"DefaultTTL", int64(o.DefaultTTL)}, {"BusyTimeout", int64(o.BusyTimeout)}} {
 		if n.v < 0 {
 			return fmt.Errorf("acorn: NewCache: %s %d must not be negative", n.name, n.v)
@@ -315,7 +317,7 @@ func (c *Cache) initTable() error {
 	existed := probe == nil
 	if !existed && !o.DontInitSchema {
 		capOpt := o.Capacity
-		if capOpt == 0 {
+		if capOpt <= 0 {
 			capOpt = unbounded
 		}
 		args := []string{fmt.Sprintf("capacity = %d", capOpt)}
@@ -340,13 +342,23 @@ func (c *Cache) initTable() error {
 	if probe != nil {
 		return fmt.Errorf("acorn: NewCache: %w", probe)
 	}
+	if existed && o.Policy != "" {
+		// cache_stats counts no hits under fifo
+		var hits sql.NullInt64
+		if err := c.db.QueryRow("SELECT hits FROM cache_stats(?)", c.table).Scan(&hits); err != nil {
+			return fmt.Errorf("acorn: NewCache: %w", err)
+		}
+		if is := map[bool]string{true: "lru", false: "fifo"}[hits.Valid]; !strings.EqualFold(o.Policy, is) {
+			return fmt.Errorf("acorn: NewCache: Policy %q, but the table %q is %s: a table's policy is chosen when it is made", o.Policy, c.table, is)
+		}
+	}
 	if existed {
 		set := []struct {
 			cmd string
 			v   int64
 			now bool
 		}{
-			{"capacity", o.Capacity, o.Capacity != 0 && o.Capacity != capacity},
+			{"capacity", capacityArg(o.Capacity), o.Capacity != 0 && capacityArg(o.Capacity) != capacity},
 			{"default_ttl", int64(o.DefaultTTL / time.Second), o.DefaultTTL != 0},
 			{"max_entries", o.MaxEntries, o.MaxEntries != 0},
 			{"feed", o.Feed, o.Feed != 0},
@@ -440,22 +452,25 @@ func (c *Cache) GetCapacityErr() (capacity int64, ok bool, err error) {
 	return capacity, true, nil
 }
 
-// SetCapacity sets the table's capacity in bytes (0: unbounded), evicting
-// at once, in LRU order, what no longer fits.  Every process sees it.
+// SetCapacity sets the table's capacity in bytes (0 or below: unbounded),
+// evicting at once, in LRU order, what no longer fits.  Every process sees it.
 func (c *Cache) SetCapacity(capacity int64) error {
 	if c.closed.Load() {
 		return ErrClosed
 	}
-	if capacity < 0 {
-		return fmt.Errorf("acorn: SetCapacity %d: expected 0 (unbounded) or a number of bytes", capacity)
-	}
-	if capacity == 0 {
-		capacity = unbounded
-	}
-	if err := c.command("capacity", capacity); err != nil {
+	if err := c.command("capacity", capacityArg(capacity)); err != nil {
 		return fmt.Errorf("acorn: SetCapacity: %w", err)
 	}
 	return nil
+}
+
+// capacityArg is the table's capacity for a Capacity or SetCapacity: 0 or
+// below is unbounded.
+func capacityArg(capacity int64) int64 {
+	if capacity <= 0 {
+		return unbounded
+	}
+	return capacity
 }
 
 // stmtCache keeps one *sql.Stmt of c.db per query (database/sql prepares it

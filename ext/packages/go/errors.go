@@ -18,15 +18,26 @@ func (errNotFound) Is(target error) bool { return target == fs.ErrNotExist }
 // evicted).  errors.Is(err, fs.ErrNotExist) is true of it.
 var ErrNotFound error = errNotFound{}
 
-// ErrClosed is returned by a method of a closed Cache or PinnedBlob.
-var ErrClosed = errors.New("acorn: closed")
+// errClosed is ErrClosed's type: it is fs.ErrClosed to errors.Is, as
+// squirrel's ErrClosed (which is fs.ErrClosed) is.
+type errClosed struct{}
+
+func (errClosed) Error() string { return "acorn: closed" }
+
+func (errClosed) Is(target error) bool { return target == fs.ErrClosed }
+
+// ErrClosed is returned by a method of a closed Cache, or of a Tx or
+// PinnedBlob whose transaction has ended.  errors.Is(err, fs.ErrClosed) is
+// true of it.
+var ErrClosed error = errClosed{}
 
 // ErrNotSupported is wrapped by the errors of squirrel's calls that have no
 // meaning on acorn (named per-key tags): they fail, never do nothing.
 var ErrNotSupported = errors.New("not supported by acorn")
 
-// ForeignValueError is returned by ReadAll (and Get of a value read whole)
-// for a value that is not bytes in any language: a number, or a value a face
+// ForeignValueError is returned by ReadAll (ReadFull and ReadAt, which read
+// stored bytes, return a marked TEXT's bytes as they are; of a number they
+// return it too) for a value that is not bytes in any language: a number, or a value a face
 // of another language marked as its own (docs/cache.md, "Values across
 // languages").  Read it with SQL, or with the face that wrote it.
 type ForeignValueError struct {

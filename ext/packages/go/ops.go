@@ -281,16 +281,16 @@ func (c *Cache) writeAt(r runner, method, name string, b []byte, off int64) (int
 	return int(n), nil
 }
 
-func (c *Cache) create(r runner, name string, length int64, ifMissing bool) error {
+func (c *Cache) create(r runner, method, name string, length int64, ifMissing bool) error {
 	if length < 0 {
-		return fmt.Errorf("acorn: Create %q: length %d must not be negative", name, length)
+		return fmt.Errorf("acorn: %s %q: length %d must not be negative", method, name, length)
 	}
 	q := c.sql.create
 	if ifMissing {
 		q = c.sql.createIfMissing
 	}
 	if _, err := r.exec(q, name, length); err != nil {
-		return fmt.Errorf("acorn: Create %q: %w", name, err)
+		return fmt.Errorf("acorn: %s %q: %w", method, name, err)
 	}
 	return nil
 }

@@ -236,7 +236,7 @@ func (tx *Tx) Create(name string, opts CreateOpts) (*PinnedBlob, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := tx.c.create(r, name, opts.Length, false); err != nil {
+	if err := tx.c.create(r, "Create", name, opts.Length, false); err != nil {
 		return nil, err
 	}
 	return &PinnedBlob{key: name, write: true, tx: tx}, nil
@@ -245,6 +245,9 @@ func (tx *Tx) Create(name string, opts CreateOpts) (*PinnedBlob, error) {
 // OpenPinned returns name's value pinned for ReadAt and WriteAt in the
 // transaction; ErrNotFound if it has no live entry.
 func (tx *Tx) OpenPinned(name string) (*PinnedBlob, error) { return tx.openPinned(name, true) }
+
+// Open is OpenPinned (squirrel's Tx has both).
+func (tx *Tx) Open(name string) (*PinnedBlob, error) { return tx.openPinned(name, true) }
 
 // OpenPinnedReadOnly is OpenPinned for ReadAt only.
 func (tx *Tx) OpenPinnedReadOnly(name string) (*PinnedBlob, error) {
