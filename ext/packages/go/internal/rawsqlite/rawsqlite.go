@@ -525,12 +525,16 @@ func clip(want int, off, size int64) (int, error) {
 	return want, nil
 }
 
-// Pinned is a value open for reading in a read transaction (BEGIN) of its
-// own, its blob handle opened once: one snapshot until Close, which counts
-// the use and commits.  squirrel's OpenPinnedReadOnly.
+// Pinned is a value open for reading in a transaction (BEGIN) of its own,
+// its blob handle opened once and kept (squirrel keeps a transaction's
+// blob handles): one snapshot until Close, which commits.  As squirrel's
+// PinnedBlob does, each ReadAt reads the key's length again and counts a
+// use (last_used, access_count); squirrel's query for the chunk that
+// holds the offset is not made, a value being one chunk here.
 type Pinned struct {
 	d      *DB
 	h      *C.sqlite3_blob
+	key    string
 	id     int64
 	length int64
 }
@@ -541,7 +545,7 @@ func (d *DB) OpenPinnedReadOnly(key string) (*Pinned, error) {
 	if err := d.txBegin(false); err != nil {
 		return nil, err
 	}
-	p := &Pinned{d: d}
+	p := &Pinned{d: d, key: key}
 	var err error
 	if p.id, p.length, err = d.lookup(key); err == nil {
 		if rc := C.sqlite3_blob_open(d.db, cMain, cBlobs, cBlob, C.sqlite3_int64(p.id), 0, &p.h); rc != C.SQLITE_OK {
@@ -562,7 +566,11 @@ func (p *Pinned) ReadAt(b []byte, off int64) (int, error) {
 	if p.h == nil {
 		return 0, errors.New("rawsqlite: ReadAt on a closed Pinned")
 	}
-	n, err := clip(len(b), off, p.length)
+	_, length, err := p.d.lookup(p.key)
+	if err != nil {
+		return 0, err
+	}
+	n, err := clip(len(b), off, length)
 	if err != nil && err != io.EOF {
 		return 0, err
 	}
@@ -570,11 +578,14 @@ func (p *Pinned) ReadAt(b []byte, off int64) (int, error) {
 		if rc := blobRW(p.h, b[:n], off, false); rc != C.SQLITE_OK {
 			return 0, p.d.err(rc, "sqlite3_blob_read")
 		}
+		if err := p.d.use(p.id); err != nil {
+			return 0, err
+		}
 	}
 	return n, err
 }
 
-// Close closes the blob, counts the use and commits.
+// Close closes the blob and commits.
 func (p *Pinned) Close() error {
 	if p.h == nil {
 		return nil
@@ -584,9 +595,6 @@ func (p *Pinned) Close() error {
 	var err error
 	if rc != C.SQLITE_OK {
 		err = p.d.err(rc, "sqlite3_blob_close")
-	}
-	if err == nil {
-		err = p.d.use(p.id)
 	}
 	return p.d.txEnd(err, false)
 }
