@@ -447,11 +447,21 @@ func benchGoWriters(b *testing.B, dir string, threads int, mutex bool) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// Open every connection before the clock, as bench_insert does.
+	// Open every connection before the clock, as bench_insert does, and
+	// check that the DSN's pragmas took.
 	conns := make([]*sql.Conn, threads)
 	for i := range conns {
 		if conns[i], err = db.Conn(context.Background()); err != nil {
 			b.Fatal(err)
+		}
+		var mode string
+		var sync int
+		ctx := context.Background()
+		if err := conns[i].QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+			b.Fatalf("journal_mode %q, %v; want wal", mode, err)
+		}
+		if err := conns[i].QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil || sync != 1 {
+			b.Fatalf("synchronous %d, %v; want 1 (normal)", sync, err)
 		}
 	}
 	for _, c := range conns {
