@@ -14,7 +14,6 @@ import (
 )
 
 func openTest(t *testing.T, o Options) *DB {
-	t.Helper()
 	d, err := Open(filepath.Join(t.TempDir(), "raw.db"), o)
 	if err != nil {
 		t.Fatal(err)
