@@ -1813,3 +1813,25 @@ func TestErrorValues(t *testing.T) {
 		t.Fatalf("ForeignValueError %q", fe)
 	}
 }
+
+// TestIdleConnections: four connections in use at once all stay open when
+// given back (database/sql would keep two), so goroutines do not make the
+// pool open connections, loading acorn each time, again and again.
+func TestIdleConnections(t *testing.T) {
+	c, err := NewCache(NewCacheOpts{})
+	tNoErr(t, err, "NewCache")
+	defer c.Close()
+	ctx := context.Background()
+	var conns []*sql.Conn
+	for i := 0; i < 4; i++ {
+		k, err := c.DB().Conn(ctx)
+		tNoErr(t, err, "Conn")
+		conns = append(conns, k)
+	}
+	for _, k := range conns {
+		tNoErr(t, k.Close(), "Conn.Close")
+	}
+	if s := c.DB().Stats(); s.Idle != 4 || s.MaxIdleClosed != 0 {
+		t.Fatalf("after four connections given back: %d idle, %d closed as idle beyond the bound", s.Idle, s.MaxIdleClosed)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,6 +177,10 @@ func NewCache(opts NewCacheOpts) (c *Cache, err error) {
 			c = nil
 		}
 	}()
+	// database/sql keeps 2 idle connections unless told: with more
+	// goroutines, each connection beyond them would be closed after its call
+	// and opened again (acorn loaded, the pragmas set) for the next.
+	c.db.SetMaxIdleConns(idleConns())
 	if strings.EqualFold(opts.SetLockingMode, "exclusive") {
 		c.db.SetMaxOpenConns(1)
 	}
@@ -462,6 +467,15 @@ func (c *Cache) SetCapacity(capacity int64) error {
 		return fmt.Errorf("acorn: SetCapacity: %w", err)
 	}
 	return nil
+}
+
+// idleConns is how many idle connections a Cache keeps: enough for the
+// goroutines that can run at once.
+func idleConns() int {
+	if n := 2 * runtime.GOMAXPROCS(0); n > 4 {
+		return n
+	}
+	return 4
 }
 
 // capacityArg is the table's capacity for a Capacity or SetCapacity: 0 or
