@@ -125,7 +125,8 @@ type Cache struct {
 	opts    NewCacheOpts
 	table   string
 	sql     statements
-	stmts   stmtCache
+	stmts   stmtCache // the statements of run, prepared on the pool
+	run     runner    // runs on the pool: every call outside a Tx
 	tempDir string    // removed by Close (Path "")
 	keep    *sql.Conn // holds a Memory database open
 	closed  atomic.Bool
@@ -170,6 +171,7 @@ func NewCache(opts NewCacheOpts) (c *Cache, err error) {
 		d:   &sqlite3.SQLiteDriver{Extensions: []string{ext}, ConnectHook: c.connect},
 		dsn: dsn,
 	})
+	c.run = poolRunner(c.db, &c.stmts)
 	opened := c // c is nil by the time a failing return runs the defer
 	defer func() {
 		if err != nil {
@@ -318,14 +320,14 @@ func pragmaText(conn *sqlite3.SQLiteConn, q string) (string, error) {
 func (c *Cache) initTable() error {
 	o := &c.opts
 	var capacity int64
-	probe := c.db.QueryRow("SELECT capacity FROM cache_stats(?)", c.table).Scan(&capacity)
+	var hits sql.NullInt64 // NULL under fifo, which counts no hits
+	stats := func() error {
+		return c.db.QueryRow("SELECT capacity, hits FROM cache_stats(?)", c.table).Scan(&capacity, &hits)
+	}
+	probe := stats()
 	existed := probe == nil
 	if !existed && !o.DontInitSchema {
-		capOpt := o.Capacity
-		if capOpt <= 0 {
-			capOpt = unbounded
-		}
-		args := []string{fmt.Sprintf("capacity = %d", capOpt)}
+		args := []string{fmt.Sprintf("capacity = %d", capacityArg(o.Capacity))}
 		if o.Policy != "" {
 			args = append(args, "policy = "+strings.ToLower(o.Policy))
 		}
@@ -342,17 +344,12 @@ func (c *Cache) initTable() error {
 		if _, err := c.db.Exec(q); err != nil {
 			return fmt.Errorf("acorn: NewCache: %s: %w", q, err)
 		}
-		probe = c.db.QueryRow("SELECT capacity FROM cache_stats(?)", c.table).Scan(&capacity)
+		probe = stats()
 	}
 	if probe != nil {
 		return fmt.Errorf("acorn: NewCache: %w", probe)
 	}
 	if existed && o.Policy != "" {
-		// cache_stats counts no hits under fifo
-		var hits sql.NullInt64
-		if err := c.db.QueryRow("SELECT hits FROM cache_stats(?)", c.table).Scan(&hits); err != nil {
-			return fmt.Errorf("acorn: NewCache: %w", err)
-		}
 		if is := map[bool]string{true: "lru", false: "fifo"}[hits.Valid]; !strings.EqualFold(o.Policy, is) {
 			return fmt.Errorf("acorn: NewCache: Policy %q, but the table %q is %s: a table's policy is chosen when it is made", o.Policy, c.table, is)
 		}
@@ -487,20 +484,20 @@ func capacityArg(capacity int64) int64 {
 	return capacity
 }
 
-// stmtCache keeps one *sql.Stmt of c.db per query (database/sql prepares it
-// again on each connection it runs on, once).
+// stmtCache keeps one *sql.Stmt per query, made by the prepare of the
+// runner it serves.
 type stmtCache struct {
 	mu sync.Mutex
 	m  map[string]*sql.Stmt
 }
 
-func (s *stmtCache) get(db *sql.DB, q string) (*sql.Stmt, error) {
+func (s *stmtCache) get(q string, prepare func(string) (*sql.Stmt, error)) (*sql.Stmt, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st, ok := s.m[q]; ok {
 		return st, nil
 	}
-	st, err := db.Prepare(q)
+	st, err := prepare(q)
 	if err != nil {
 		return nil, err
 	}

@@ -38,91 +38,55 @@ func makeStatements(table string) statements {
 	}
 }
 
-// runner runs a statement on the pool or on a transaction's connection.
-type runner interface {
-	exec(q string, args ...any) (sql.Result, error)
-	queryRow(q string, args ...any) *sql.Row
-	query(q string, args ...any) (*sql.Rows, error)
+// runner runs a statement on the pool or on a transaction's connection,
+// each query prepared there once and kept in stmts until it is closed.
+type runner struct {
+	stmts   *stmtCache
+	prepare func(q string) (*sql.Stmt, error)
+	// direct is the pool's or the connection's QueryRow: a *sql.Row cannot
+	// be made with an error, so a query whose preparation failed is asked
+	// of it, which fails the same way.
+	direct func(q string, args ...any) *sql.Row
 }
 
-type poolRunner struct{ c *Cache }
+// poolRunner runs on db: database/sql prepares each statement again on
+// each connection it runs on, once.
+func poolRunner(db *sql.DB, stmts *stmtCache) runner {
+	return runner{stmts: stmts, prepare: db.Prepare, direct: db.QueryRow}
+}
 
-func (r poolRunner) exec(q string, args ...any) (sql.Result, error) {
-	st, err := r.c.stmts.get(r.c.db, q)
+// connRunner runs on one connection.
+func connRunner(conn *sql.Conn, stmts *stmtCache) runner {
+	ctx := context.Background()
+	return runner{
+		stmts:   stmts,
+		prepare: func(q string) (*sql.Stmt, error) { return conn.PrepareContext(ctx, q) },
+		direct:  func(q string, args ...any) *sql.Row { return conn.QueryRowContext(ctx, q, args...) },
+	}
+}
+
+func (r runner) exec(q string, args ...any) (sql.Result, error) {
+	st, err := r.stmts.get(q, r.prepare)
 	if err != nil {
 		return nil, err
 	}
 	return st.Exec(args...)
 }
 
-func (r poolRunner) queryRow(q string, args ...any) *sql.Row {
-	st, err := r.c.stmts.get(r.c.db, q)
+func (r runner) queryRow(q string, args ...any) *sql.Row {
+	st, err := r.stmts.get(q, r.prepare)
 	if err != nil {
-		// A *sql.Row cannot be made with an error: ask the pool, which
-		// fails the same way.
-		return r.c.db.QueryRow(q, args...)
+		return r.direct(q, args...)
 	}
 	return st.QueryRow(args...)
 }
 
-func (r poolRunner) query(q string, args ...any) (*sql.Rows, error) {
-	st, err := r.c.stmts.get(r.c.db, q)
+func (r runner) query(q string, args ...any) (*sql.Rows, error) {
+	st, err := r.stmts.get(q, r.prepare)
 	if err != nil {
 		return nil, err
 	}
 	return st.Query(args...)
-}
-
-// connRunner runs on one connection, preparing each query once on it.
-type connRunner struct {
-	conn  *sql.Conn
-	stmts map[string]*sql.Stmt
-}
-
-func (r *connRunner) stmt(q string) (*sql.Stmt, error) {
-	if st, ok := r.stmts[q]; ok {
-		return st, nil
-	}
-	st, err := r.conn.PrepareContext(context.Background(), q)
-	if err != nil {
-		return nil, err
-	}
-	if r.stmts == nil {
-		r.stmts = map[string]*sql.Stmt{}
-	}
-	r.stmts[q] = st
-	return st, nil
-}
-
-func (r *connRunner) exec(q string, args ...any) (sql.Result, error) {
-	st, err := r.stmt(q)
-	if err != nil {
-		return nil, err
-	}
-	return st.Exec(args...)
-}
-
-func (r *connRunner) queryRow(q string, args ...any) *sql.Row {
-	st, err := r.stmt(q)
-	if err != nil {
-		return r.conn.QueryRowContext(context.Background(), q, args...)
-	}
-	return st.QueryRow(args...)
-}
-
-func (r *connRunner) query(q string, args ...any) (*sql.Rows, error) {
-	st, err := r.stmt(q)
-	if err != nil {
-		return nil, err
-	}
-	return st.Query(args...)
-}
-
-func (r *connRunner) close() {
-	for _, st := range r.stmts {
-		st.Close()
-	}
-	r.stmts = nil
 }
 
 // value gives a Go []byte to SQLite as a BLOB: nil as an empty one, not NULL.

@@ -4,6 +4,7 @@ package acorn
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -11,15 +12,17 @@ import (
 // Tx is a transaction on one connection: its calls see each other's writes,
 // and commit or roll back together.
 type Tx struct {
-	c    *Cache
-	r    *connRunner
-	done bool // set by end: every later call gives ErrClosed
+	c     *Cache
+	conn  *sql.Conn
+	stmts stmtCache // the statements of r, prepared on conn
+	r     runner
+	done  bool // set by end: every later call gives ErrClosed
 }
 
 // run is the transaction's runner, or ErrClosed once it has ended.
 func (tx *Tx) run() (runner, error) {
 	if tx.done {
-		return nil, ErrClosed
+		return runner{}, ErrClosed
 	}
 	return tx.r, nil
 }
@@ -39,7 +42,9 @@ func (c *Cache) begin(stmt string) (*Tx, error) {
 		conn.Close()
 		return nil, fmt.Errorf("acorn: %s: %w", stmt, err)
 	}
-	return &Tx{c: c, r: &connRunner{conn: conn}}, nil
+	tx := &Tx{c: c, conn: conn}
+	tx.r = connRunner(conn, &tx.stmts)
+	return tx, nil
 }
 
 // end commits (or, if rollback, rolls back) and gives the connection back.
@@ -48,20 +53,20 @@ func (tx *Tx) end(rollback bool) (err error) {
 		return ErrClosed
 	}
 	tx.done = true
-	tx.r.close()
+	tx.stmts.close()
 	ctx := context.Background()
 	if !rollback {
-		if _, err = tx.r.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		if _, err = tx.conn.ExecContext(ctx, "COMMIT"); err != nil {
 			err = fmt.Errorf("acorn: COMMIT: %w", err)
 			rollback = true
 		}
 	}
 	if rollback {
-		if _, e := tx.r.conn.ExecContext(ctx, "ROLLBACK"); e != nil && err == nil {
+		if _, e := tx.conn.ExecContext(ctx, "ROLLBACK"); e != nil && err == nil {
 			err = fmt.Errorf("acorn: ROLLBACK: %w", e)
 		}
 	}
-	return joinErr(err, tx.r.conn.Close())
+	return joinErr(err, tx.conn.Close())
 }
 
 func (c *Cache) runTx(stmt string, f func(tx *Tx) error) error {
@@ -94,9 +99,9 @@ func (c *Cache) TxImmediate(f func(tx *Tx) error) error { return c.runTx("BEGIN 
 
 func (c *Cache) pool() (runner, error) {
 	if c.closed.Load() {
-		return nil, ErrClosed
+		return runner{}, ErrClosed
 	}
-	return poolRunner{c}, nil
+	return c.run, nil
 }
 
 // Put sets name to b, replacing any value: one statement, a transaction of
