@@ -34,6 +34,20 @@ function childOpen(file) {
       : new (require('better-sqlite3'))(${JSON.stringify(file)});`;
 }
 
+// runChild(code, ...args): run code in a node process of its own; resolves
+// with its exit code and what it printed.
+function runChild(code, ...args) {
+  const { spawn } = require('node:child_process');
+  return new Promise((resolve) => {
+    const pr = spawn(process.execPath, ['-e', code, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    pr.stdout.on('data', (d) => { out += d; });
+    pr.stderr.on('data', (d) => { err += d; });
+    pr.on('close', (status) => resolve({ status, out, err }));
+  });
+}
+
 // The first column of the first row (both hosts).
 const one = (db, sql, ...args) => {
   const r = db.prepare(sql).get(...args);
@@ -326,7 +340,6 @@ check('a value the convention has no form for is refused, naming the method and 
 });
 
 check('two processes on one file: what one sets by the convention the other reads (WAL and rollback journal)', async () => {
-  const { spawn } = require('node:child_process');
   const fs = require('node:fs');
   const os = require('node:os');
   const path = require('node:path');
@@ -344,14 +357,8 @@ check('two processes on one file: what one sets by the convention the other read
       console.log(c.get('from parent'));
       db.close();`;
     c.set('from parent', 'hello');
-    const out = await new Promise((resolve) => {
-      const pr = spawn(process.execPath, ['-e', child], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let o = '';
-      let err = '';
-      pr.stdout.on('data', (d) => { o += d; });
-      pr.stderr.on('data', (d) => { err += d; });
-      pr.on('close', (code) => resolve(code === 0 ? o : `exit ${code}: ${err.slice(0, 300)}`));
-    });
+    const r = await runChild(child);
+    const out = r.status === 0 ? r.out : `exit ${r.status}: ${r.err.slice(0, 300)}`;
     assert.equal(out, 'hello\n', `${mode}: the child`);
     assert.equal(one(db, 'PRAGMA journal_mode'), mode);
     assert.equal(c.get('s'), 'text');
@@ -1091,7 +1098,6 @@ check('reserve, writeAt and readAt: a piece written in blocks, read back; their 
 });
 
 check('four processes write blocks of the same pieces at once: every block lands (WAL and rollback journal)', async () => {
-  const { spawn } = require('node:child_process');
   const fs = require('node:fs');
   const os = require('node:os');
   const path = require('node:path');
@@ -1117,12 +1123,8 @@ check('four processes write blocks of the same pieces at once: every block lands
         }
       }
       db.close();`;
-    const codes = await Promise.all([0, 1, 2, 3].map((i) => new Promise((resolve) => {
-      const pr = spawn(process.execPath, ['-e', child, String(i)], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let err = '';
-      pr.stderr.on('data', (d) => { err += d; });
-      pr.on('close', (code) => resolve(code === 0 ? 0 : `${code}: ${err.slice(0, 300)}`));
-    })));
+    const codes = (await Promise.all([0, 1, 2, 3].map((i) => runChild(child, String(i)))))
+      .map((r) => (r.status === 0 ? 0 : `${r.status}: ${r.err.slice(0, 300)}`));
     assert.deepEqual(codes, [0, 0, 0, 0], `${mode}: the writers`);
     assert.equal(one(db, 'PRAGMA journal_mode'), mode);
     for (const p of [0, 1]) {
