@@ -89,66 +89,63 @@ awk '
   function vals(k) { return (k in v) ? v[k] : "" }
   # med(name, unit): the median of a side over the rounds
   function med(name, unit) { return median(vals(name SUBSEP unit)) }
-  # ratio(a, b, unit): the per-round ratios a/b, "median (low-high)"
-  function ratio(a, b, unit,   r, s, x) {
+  # one(s): ratios s as "median (low-high)", "-" for none
+  function one(s) { return (s == "") ? "-" : sprintf("%.2f (%.2f-%.2f)", median(s), lo(s), hi(s)) }
+  # ratio(a, b, unit): the per-round ratios a/b
+  function ratio(a, b, unit,   r, s) {
     s = ""
     for (r in rounds) {
       if (!((r, a, unit) in at) || !((r, b, unit) in at) || at[r, b, unit] == 0) continue
-      x = at[r, a, unit] / at[r, b, unit]
-      s = s " " x
+      s = s " " at[r, a, unit] / at[r, b, unit]
     }
-    if (s == "") return "-"
-    return sprintf("%.2f (%.2f-%.2f)", median(s), lo(s), hi(s))
+    return one(s)
   }
-  function one(s) { return (s == "") ? "-" : sprintf("%.2f (%.2f-%.2f)", median(s), lo(s), hi(s)) }
+  # table(title, header, align): the title and head of a table; column i
+  # aligned left where letter i of align is l, else right
+  function table(title, header, align,   n, i, rule) {
+    printf "\n%s\n\n%s\n", title, header
+    n = split(header, cols, "|") - 2
+    rule = "|"
+    for (i = 1; i <= n; i++) rule = rule ((substr(align, i, 1) == "l") ? "---|" : "--:|")
+    print rule
+  }
   {
     rounds[$1] = 1; v[$2, $3] = v[$2, $3] " " $4; at[$1, $2, $3] = $4
+    # the configurations of each workload, in the order first seen
     split($2, p, "/")
-    if (p[1] == "PutSmallItem") { if (!(p[2] in pc)) { pc[p[2]] = 1; po[++np] = p[2] } }
-    if (p[1] == "TorrentStorage") { if (!(p[2] in tc)) { tc[p[2]] = 1; to[++nt] = p[2] } }
-    if (p[1] == "Writers") { if (!(p[2] in wc)) { wc[p[2]] = 1; wo[++nw] = p[2] } }
+    if (!((p[1], p[2]) in seen)) { seen[p[1], p[2]] = 1; order[p[1], ++count[p[1]]] = p[2] }
   }
   END {
     n = 0; for (r in rounds) n++
     printf "\nMedians of %d rounds; ratios: the median of the per-round ratios (lowest-highest).\n", n
-    if (np) {
-      print ""
-      print "Small puts (puts a second):"
-      print ""
-      print "| configuration | acorn | sql | raw | acorn / sql | acorn / raw |"
-      print "|---|--:|--:|--:|--:|--:|"
-      for (i = 1; i <= np; i++) {
-        c = "PutSmallItem/" po[i]
-        printf "| %s | %.0f | %.0f | %.0f | %s | %s |\n", po[i], med(c "/acorn", "puts/s"), med(c "/sql", "puts/s"),
+    if (count["PutSmallItem"]) {
+      table("Small puts (puts a second):", "| configuration | acorn | sql | raw | acorn / sql | acorn / raw |", "l")
+      for (i = 1; i <= count["PutSmallItem"]; i++) {
+        k = order["PutSmallItem", i]; c = "PutSmallItem/" k
+        printf "| %s | %.0f | %.0f | %.0f | %s | %s |\n", k, med(c "/acorn", "puts/s"), med(c "/sql", "puts/s"),
           med(c "/raw", "puts/s"), ratio(c "/acorn", c "/sql", "puts/s"), ratio(c "/acorn", c "/raw", "puts/s")
       }
     }
-    if (nt) {
-      print ""
-      print "Torrent pieces (MB/s of 10^6 bytes: a piece written and read back; written; read):"
-      print ""
-      print "| case | side | MB/s | write MB/s | read MB/s | chunks/s |"
-      print "|---|---|--:|--:|--:|--:|"
-      for (i = 1; i <= nt; i++) {
-        c = "TorrentStorage/" to[i]
+    if (count["TorrentStorage"]) {
+      table("Torrent pieces (MB/s of 10^6 bytes: a piece written and read back; written; read):",
+        "| case | side | MB/s | write MB/s | read MB/s | chunks/s |", "ll")
+      for (i = 1; i <= count["TorrentStorage"]; i++) {
+        k = order["TorrentStorage", i]; c = "TorrentStorage/" k
         for (s = 1; s <= 2; s++) {
           side = (s == 1) ? "acorn" : "raw"
-          printf "| %s | %s | %.0f | %.0f | %.0f | %.0f |\n", to[i], side, med(c "/" side, "MB/s"),
+          printf "| %s | %s | %.0f | %.0f | %.0f | %.0f |\n", k, side, med(c "/" side, "MB/s"),
             med(c "/" side, "write-MB/s"), med(c "/" side, "read-MB/s"), med(c "/" side, "chunks/s")
         }
-        printf "| %s | acorn / raw | %s | %s | %s | |\n", to[i], ratio(c "/acorn", c "/raw", "MB/s"),
+        printf "| %s | acorn / raw | %s | %s | %s | |\n", k, ratio(c "/acorn", c "/raw", "MB/s"),
           ratio(c "/acorn", c "/raw", "write-MB/s"), ratio(c "/acorn", c "/raw", "read-MB/s")
       }
     }
-    if (nw) {
-      print ""
-      print "Writers (rows a second; go / bench_insert: computed in each round):"
-      print ""
-      print "| writers | go | bench_insert | go / bench_insert |"
-      print "|---|--:|--:|--:|"
-      for (i = 1; i <= nw; i++) {
-        c = "Writers/" wo[i]
-        printf "| %s | %.0f | %.0f | %s |\n", wo[i], med(c, "go-writes/s"), med(c, "bench_insert-writes/s"),
+    if (count["Writers"]) {
+      table("Writers (rows a second; go / bench_insert: computed in each round):",
+        "| writers | go | bench_insert | go / bench_insert |", "l")
+      for (i = 1; i <= count["Writers"]; i++) {
+        k = order["Writers", i]; c = "Writers/" k
+        printf "| %s | %.0f | %.0f | %s |\n", k, med(c, "go-writes/s"), med(c, "bench_insert-writes/s"),
           one(vals(c SUBSEP "go/bench_insert"))
       }
     }
