@@ -86,6 +86,27 @@ $e 20: cache_write: 'plain' is a table, not a cache table
 $e 21: cache_write: the table must be named by TEXT, got a BLOB"
 }
 
+@test "cache_write and cache_read take offsets up to the largest integer: past the value, an error or no bytes" {
+  run cache_sql "" "CREATE VIRTUAL TABLE t USING cache;
+INSERT INTO t(key, value) VALUES ('k', x'0102030405060708');
+SELECT quote(cache_read('t', 'k', 9223372036854775807, 1));
+SELECT quote(cache_read('t', 'k', 9223372036854775807, 9223372036854775807));
+SELECT quote(cache_read('t', 'k', 7, 9223372036854775807));
+SELECT cache_write('t', 'k', 9223372036854775807, x'aabb');
+SELECT cache_write('t', 'k', 9223372036854775807 - 1, x'aabb');
+SELECT cache_write('t', 'k', 9223372036854775807, x'');
+SELECT hex(value) FROM t WHERE key = 'k';"
+  local e
+  e=$(runtime_error 0); e=${e% 0:}
+  assert_output "X''
+X''
+X'08'
+0102030405060708
+$e 7: cache_write: cannot write 2 bytes at offset 9223372036854775807: the value holds 8 bytes (a value keeps the size it was set with)
+$e 8: cache_write: cannot write 2 bytes at offset 9223372036854775806: the value holds 8 bytes (a value keeps the size it was set with)
+$e 9: cache_write: cannot write 0 bytes at offset 9223372036854775807: the value holds 8 bytes (a value keeps the size it was set with)"
+}
+
 @test "cache_write is in the caller's transaction: a rollback undoes it, a write statement's rollback too, and a savepoint's" {
   run acorn_sql "CREATE VIRTUAL TABLE t USING cache;
 CREATE TABLE log(n INTEGER NOT NULL);

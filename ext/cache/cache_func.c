@@ -784,13 +784,14 @@ static int cacheWriteBlob(cache_op *op, i64 id, i64 iOff,
   sqlite3_free(zData);
   if( rc ){
     rc = acornCacheOpError(op, rc);
-  }else if( iOff+nData>(nTotal = sqlite3_blob_bytes(pBlob)) ){
+  }else if( iOff>(nTotal = sqlite3_blob_bytes(pBlob))-nData ){
+    /* (not iOff+nData>nTotal: iOff may be as large as an i64 holds) */
     rc = acornCacheOpFail(op, SQLITE_ERROR, "cache_write: cannot write %d"
         " bytes at offset %lld: the value holds %lld bytes (a value keeps"
         " the size it was set with)", nData, iOff, nTotal);
   }else if( nData>0 ){
     /* inside the value: the int cast is exact */
-    assert( iOff+nData<=nTotal && nTotal<=INT_MAX );
+    assert( iOff<=nTotal-nData && nTotal<=INT_MAX );
     rc = acornCacheOpError(op, sqlite3_blob_write(pBlob, aData, nData,
                                                   (int)iOff));
   }
