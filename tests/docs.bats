@@ -229,8 +229,8 @@ check_c() {
   assert_output_contains "unused variable"
 }
 
-@test "every link between README.md and docs/ leads to a file and heading that exist" {
-  run "$PYTHON" "$TESTS/doc_examples.py" links "${DOCS[@]}"
+@test "every link between README.md, CHANGELOG.md and docs/ leads to a file and heading that exist" {
+  run "$PYTHON" "$TESTS/doc_examples.py" links "${DOCS[@]}" "$ROOT/CHANGELOG.md"
   assert_success
   # and the check catches a broken one
   cp "$ROOT/docs/uuid.md" "$BATS_TEST_TMPDIR/uuid.md"
