@@ -8,7 +8,7 @@
 ** the order of aFeature[] below, and stops at the first failure.  The SQL it
 ** adds here, besides the features' own:
 **
-**   acorn_version()   TEXT  'v' || the VERSION file, e.g. 'v0.2.0'
+**   acorn_version()   TEXT  'v' || the VERSION file, e.g. 'v0.3.0'
 **   acorn_debug()     TEXT  one "key: value" line each for version, commit,
 **                           build date, compiler, compile flags, SQLite
 **                           version of the headers and of the running
