@@ -77,6 +77,123 @@ $added"
   assert_output "v$(cat "$ROOT/VERSION")"
 }
 
+# release_versions DIR ACORN_VERSION: every place that names acorn's version
+# in the tree DIR against DIR/VERSION, as a release needs them to agree
+# (docs/development.md#releasing): ACORN_VERSION, what acorn_version() of the
+# build says, is 'v' and VERSION; each package template's version is VERSION
+# once make dist has filled @VERSION@ (make -n shows it filling the template
+# from VERSION, and naming the packages' files by it); the Debian
+# changelog's first entry is VERSION's; CHANGELOG.md's first section is
+# [Unreleased] and the next, its newest release, is VERSION's, dated.
+# Prints one line per disagreement; fails if there is any.
+release_versions() {
+  local d=$1 av=$2 v mk f n field bad=0
+  v=$(cat "$d/VERSION")
+  [[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "VERSION: '$v' is not X.Y.Z"; bad=1; }
+  [ "$av" = "v$v" ] || { echo "acorn_version(): '$av', VERSION $v"; bad=1; }
+  # what make dist would run, each recipe line whole (continuations joined)
+  mk=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -n -C "$d" \
+         dist-npm dist-python dist-gem dist-deb 2>&1 | sed -e ':a' -e '/\\$/N; s/\\\n//; ta')
+  for f in npm/package.json python/METADATA python/sqlite_acorn/__init__.py \
+           ruby/sqlite_acorn.gemspec ruby/lib/sqlite_acorn.rb debian/control; do
+    case $f in
+      */package.json)  field=$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$d/ext/packages/$f") ;;
+      */METADATA|*/control) field=$(sed -n 's/^Version: *//p' "$d/ext/packages/$f") ;;
+      */__init__.py)   field=$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$d/ext/packages/$f") ;;
+      */*.gemspec)     field=$(sed -n 's/^ *s\.version *= *"\([^"]*\)".*/\1/p' "$d/ext/packages/$f") ;;
+      */sqlite_acorn.rb) field=$(sed -n 's/^ *VERSION = "\([^"]*\)".*/\1/p' "$d/ext/packages/$f") ;;
+    esac
+    if [[ "$field" == *@VERSION@* ]]; then
+      grep -F "${f#*/}" <<<"$mk" | grep -qF "s/@VERSION@/$v/" ||
+        { echo "ext/packages/$f: its version is @VERSION@, which make dist does not fill from VERSION"; bad=1; }
+      field=${field//@VERSION@/$v}
+    fi
+    [ "$field" = "$v" ] || { echo "ext/packages/$f: version '$field', VERSION $v"; bad=1; }
+  done
+  for n in "dist/sqlite-acorn-$v.tgz" "dist/sqlite_acorn-$v-*.whl" \
+           "dist/sqlite_acorn-$v-x86_64-linux.gem" "dist/acorn_${v}_amd64.deb"; do
+    grep -qF "$n" <<<"$mk" || { echo "make dist: does not make $n"; bad=1; }
+  done
+  n=$(sed -n '1s/^acorn (\([^)]*\)).*/\1/p' "$d/ext/packages/debian/changelog")
+  [ "$n" = "$v" ] ||
+    { echo "ext/packages/debian/changelog: the first entry is for '$n', VERSION $v"; bad=1; }
+  n=$(grep -m 1 '^## ' "$d/CHANGELOG.md")
+  [ "$n" = "## [Unreleased]" ] ||
+    { echo "CHANGELOG.md: the first section is '$n', not '## [Unreleased]'"; bad=1; }
+  n=$(grep '^## ' "$d/CHANGELOG.md" | sed -n 2p)
+  [[ "$n" =~ ^"## [$v] - "[0-9]{4}-[0-9]{2}-[0-9]{2}$ ]] ||
+    { echo "CHANGELOG.md: the newest release is '$n', VERSION $v"; bad=1; }
+  return $bad
+}
+
+@test "VERSION, acorn_version(), the package templates, the Debian changelog and CHANGELOG.md name one version" {
+  run acorn_sql "SELECT acorn_version();"
+  assert_success
+  run release_versions "$ROOT" "$output"
+  assert_success
+  assert_output ""
+}
+
+@test "the version check fails when any one of them disagrees, or CHANGELOG.md does not open with Unreleased" {
+  local w="$BATS_TEST_TMPDIR/tree" v av
+  v=$(cat "$ROOT/VERSION")
+  av="v$v"
+  # tree: a fresh copy of what the check reads
+  tree() {
+    rm -rf "$w" && mkdir -p "$w"
+    cp -R "$ROOT/Makefile" "$ROOT/VERSION" "$ROOT/ext" "$ROOT/CHANGELOG.md" "$w/"
+  }
+  tree
+  run release_versions "$w" "$av"
+  assert_success
+  run release_versions "$w" "v0.0.1"
+  assert_failure "acorn_version(): 'v0.0.1', VERSION $v"
+  echo 9.9.9 >"$w/VERSION"
+  run release_versions "$w" "$av"
+  assert_failure
+  assert_output_contains "acorn_version(): '$av', VERSION 9.9.9"
+  assert_output_contains "ext/packages/debian/changelog: the first entry is for '$v', VERSION 9.9.9"
+  assert_output_contains "CHANGELOG.md: the newest release is '## [$v] - "
+  tree
+  sed -i 's/"@VERSION@"/"0.0.1"/' "$w/ext/packages/npm/package.json"
+  run release_versions "$w" "$av"
+  assert_failure "ext/packages/npm/package.json: version '0.0.1', VERSION $v"
+  tree
+  sed -i 's/^Version: @VERSION@$/Version: 0.0.1/' "$w/ext/packages/python/METADATA"
+  run release_versions "$w" "$av"
+  assert_failure "ext/packages/python/METADATA: version '0.0.1', VERSION $v"
+  tree
+  sed -i 's/"@VERSION@"/"0.0.1"/' "$w/ext/packages/ruby/sqlite_acorn.gemspec"
+  run release_versions "$w" "$av"
+  assert_failure "ext/packages/ruby/sqlite_acorn.gemspec: version '0.0.1', VERSION $v"
+  tree
+  sed -i "s|sed 's/@VERSION@/\$(VERSION)/g' ext/packages/npm/package.json|cat ext/packages/npm/package.json|" \
+    "$w/Makefile"
+  run release_versions "$w" "$av"
+  assert_failure "ext/packages/npm/package.json: its version is @VERSION@, which make dist does not fill from VERSION"
+  tree
+  sed -i 's|dist/acorn_$(VERSION)_$(DEB_ARCH).deb|dist/acorn_$(DEB_ARCH).deb|' "$w/Makefile"
+  run release_versions "$w" "$av"
+  assert_failure "make dist: does not make dist/acorn_${v}_amd64.deb"
+  tree
+  awk 'NR > 1 && /^acorn \(/ { p = 1 } p' "$ROOT/ext/packages/debian/changelog" \
+    >"$w/ext/packages/debian/changelog"
+  run release_versions "$w" "$av"
+  assert_failure
+  assert_output_contains "ext/packages/debian/changelog: the first entry is for '"
+  [[ "$output" != *"for '$v'"* ]] || fail "the changelog's first entry was not removed: $output"
+  tree
+  sed -i "s/^## \[$v\]/## [0.0.1]/" "$w/CHANGELOG.md"
+  run release_versions "$w" "$av"
+  assert_failure
+  assert_output_contains "CHANGELOG.md: the newest release is '## [0.0.1] - "
+  tree
+  sed -i '/^## \[Unreleased\]$/d' "$w/CHANGELOG.md"
+  run release_versions "$w" "$av"
+  assert_failure
+  assert_output_contains "CHANGELOG.md: the first section is '## [$v] - "
+}
+
 @test "acorn_debug() reports version, commit, date, compiler, flags and both SQLite versions" {
   run acorn_sql "SELECT acorn_debug();"
   assert_success
