@@ -65,7 +65,12 @@
 #   only compiled (-fsyntax-only).  ```go blocks are built and run the same
 #   way by make test-bindings (tests/bindings/run), where Go is installed.
 # - Blocks other than ```sql, ```js, ```python, ```ruby, ```c and ```go
-#   (```sh, plain ```) are not run.
+#   (```sh, plain ```) are not run.  Nor is a ```sql block whose fence names
+#   a build (```sql acorn: the build under test; ```sql acorn-0.2.0: that
+#   release), an example of several versions on one file: tests/cache.bats
+#   runs those of docs/cache.md in the page's order in one directory, each
+#   with the build its fence names (older releases built from the git
+#   history), and compares their output as this suite does.
 # - Relative links between the pages ([text](uuid.md#converters)) must lead
 #   to a file and a heading that exist.
 # - ```ruby blocks are Ruby scripts, each run alone with ruby in a scratch
