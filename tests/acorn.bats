@@ -82,9 +82,10 @@ $added"
 # (docs/development.md#releasing): ACORN_VERSION, what acorn_version() of the
 # build says, is 'v' and VERSION; each package template's version is VERSION
 # once make dist has filled @VERSION@ (make -n shows it filling the template
-# from VERSION, and naming the packages' files by it); the Debian
-# changelog's first entry is VERSION's; CHANGELOG.md's first section is
-# [Unreleased] and the next, its newest release, is VERSION's, dated.
+# from VERSION, and naming the packages' files by it), and so is the Go
+# package's Version; the Debian changelog's first entry is VERSION's;
+# CHANGELOG.md's first section is [Unreleased] and the next, its newest
+# release, is VERSION's, dated.
 # Prints one line per disagreement; fails if there is any.
 release_versions() {
   local d=$1 av=$2 v mk f n field bad=0
@@ -95,13 +96,14 @@ release_versions() {
   mk=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -n -C "$d" \
          dist-npm dist-python dist-gem dist-deb 2>&1 | sed -e ':a' -e '/\\$/N; s/\\\n//; ta')
   for f in npm/package.json python/METADATA python/sqlite_acorn/__init__.py \
-           ruby/sqlite_acorn.gemspec ruby/lib/sqlite_acorn.rb debian/control; do
+           ruby/sqlite_acorn.gemspec ruby/lib/sqlite_acorn.rb debian/control go/driver.go; do
     case $f in
       */package.json)  field=$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$d/ext/packages/$f") ;;
       */METADATA|*/control) field=$(sed -n 's/^Version: *//p' "$d/ext/packages/$f") ;;
       */__init__.py)   field=$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$d/ext/packages/$f") ;;
       */*.gemspec)     field=$(sed -n 's/^ *s\.version *= *"\([^"]*\)".*/\1/p' "$d/ext/packages/$f") ;;
       */sqlite_acorn.rb) field=$(sed -n 's/^ *VERSION = "\([^"]*\)".*/\1/p' "$d/ext/packages/$f") ;;
+      go/driver.go)    field=$(sed -n 's/^const Version = "\([^"]*\)".*/\1/p' "$d/ext/packages/$f") ;;
     esac
     if [[ "$field" == *@VERSION@* ]]; then
       grep -F "${f#*/}" <<<"$mk" | grep -qF "s/@VERSION@/$v/" ||
@@ -166,6 +168,10 @@ release_versions() {
   sed -i 's/"@VERSION@"/"0.0.1"/' "$w/ext/packages/ruby/sqlite_acorn.gemspec"
   run release_versions "$w" "$av"
   assert_failure "ext/packages/ruby/sqlite_acorn.gemspec: version '0.0.1', VERSION $v"
+  tree
+  sed -i 's/^const Version = ".*"/const Version = "0.0.1"/' "$w/ext/packages/go/driver.go"
+  run release_versions "$w" "$av"
+  assert_failure "ext/packages/go/driver.go: version '0.0.1', VERSION $v"
   tree
   sed -i "s|sed 's/@VERSION@/\$(VERSION)/g' ext/packages/npm/package.json|cat ext/packages/npm/package.json|" \
     "$w/Makefile"

@@ -1835,3 +1835,16 @@ func TestIdleConnections(t *testing.T) {
 		t.Fatalf("after four connections given back: %d idle, %d closed as idle beyond the bound", s.Idle, s.MaxIdleClosed)
 	}
 }
+
+// TestVersion: the package is the release of the acorn.so it loads, as
+// built from the same tree (tests/acorn.bats holds Version to VERSION).
+func TestVersion(t *testing.T) {
+	db, err := sql.Open(DriverName, ":memory:")
+	tNoErr(t, err, "sql.Open")
+	defer db.Close()
+	var v string
+	tNoErr(t, db.QueryRow("SELECT acorn_version()").Scan(&v), "acorn_version()")
+	if v != "v"+Version {
+		t.Fatalf("acorn_version() = %q, the package's Version %q", v, Version)
+	}
+}

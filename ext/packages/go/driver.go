@@ -24,6 +24,10 @@ import (
 // (https://github.com/mattn/go-sqlite3#connection-string).
 const DriverName = "sqlite3_acorn"
 
+// Version is the acorn release this package is, the VERSION of its
+// repository (a test holds them together).
+const Version = "0.3.0"
+
 // ExtensionEnv names the environment variable that gives acorn.so's path.
 const ExtensionEnv = "ACORN_EXTENSION"
 
