@@ -2467,6 +2467,77 @@ z|0
 2|6|0"
 }
 
+@test "recency records read after a DROP TABLE rolled back to a savepoint are read again once the transaction rolls back" {
+  # the set of 'a' writes the buffered use of the first 'a' into its
+  # recency record; the listing reads that record back under the DROP's
+  # mark; the ROLLBACK takes the write away without reaching the table, and
+  # a record kept from the listing was written back by the flush: the first
+  # 'a' showed a hit, and integrity_check found a recency held twice
+  run cache_sql "" "
+CREATE VIRTUAL TABLE t USING cache(autoflush = off);
+INSERT INTO t(key, value) VALUES ('a', 'x'), ('b', 'v'), ('c', 'v');
+SELECT value FROM t WHERE key = 'a';
+BEGIN;
+INSERT INTO t(key, value) VALUES ('a', 'y');
+SAVEPOINT s;
+DROP TABLE t;
+ROLLBACK TO s;
+SELECT key, hits, value FROM t;
+ROLLBACK;
+SELECT rowid, key, hits FROM t;
+SELECT entries, bytes, hits FROM cache_stats('t');
+INSERT INTO t(t) VALUES ('flush');
+SELECT rowid, key, hits FROM t;
+INSERT INTO t(t) VALUES ('integrity_check');"
+  assert_success
+  assert_output "x
+b|0|v
+c|0|v
+a|0|y
+1|a|0
+2|b|1
+3|c|1
+3|6|2
+1|a|0
+2|b|1
+3|c|1"
+}
+
+@test "recency records read after a DROP TABLE rolled back to a savepoint are read again after a rollback to an earlier one" {
+  # ROLLBACK TO s0 reaches no instance of the table (none is in the
+  # transaction since the DROP) and takes back the write of the use of the
+  # first 'a': the listing after it, and the set of 'd', must not use the
+  # record read before it
+  run cache_sql "" "
+CREATE VIRTUAL TABLE t USING cache(autoflush = off);
+INSERT INTO t(key, value) VALUES ('a', 'x'), ('b', 'v'), ('c', 'v');
+SELECT value FROM t WHERE key = 'a';
+BEGIN;
+SAVEPOINT s0;
+INSERT INTO t(key, value) VALUES ('a', 'y');
+SAVEPOINT s;
+DROP TABLE t;
+ROLLBACK TO s;
+SELECT key, hits FROM t WHERE key = 'a';
+ROLLBACK TO s0;
+SELECT key, hits FROM t;
+INSERT INTO t(key, value) VALUES ('d', 'w');
+COMMIT;
+INSERT INTO t(t) VALUES ('flush');
+SELECT key, hits FROM t;
+INSERT INTO t(t) VALUES ('integrity_check');"
+  assert_success
+  assert_output "x
+a|0
+a|0
+b|0
+c|0
+a|0
+b|0
+c|0
+d|0"
+}
+
 @test "DROP TABLE rolled back to a savepoint, then committed: the entries, their counters and later uses are kept" {
   # the get of 'a' between the ROLLBACK TO and the next write of the table
   # is not counted: whether the transaction that made 'a' commits is not

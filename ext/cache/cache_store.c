@@ -484,7 +484,11 @@ static void cacheNoteVersions(cache_table *p, unsigned v){
 ** the file's data version is the one seen at the end of the last
 ** (SQLITE_FCNTL_DATA_VERSION changes when another connection commits; this
 ** connection's own commits are noted at xCommit).  Called at the start of
-** every read and write outside a transaction. */
+** every read and write outside a transaction.  Under a DROP TABLE's mark
+** (txn.bDrop) nothing held outlives the statement: what it read may be
+** the dropping transaction's, which a rollback that no xRollback of this
+** table sees takes back without changing the data version, and a chunk
+** kept from it would be written back over the restored records. */
 void acornCacheHeldValidate(cache_table *p){
   unsigned v = 0;
   /* the version is current only once a read transaction has begun */
@@ -493,7 +497,7 @@ void acornCacheHeldValidate(cache_table *p){
     p->held.iGen++;
     p->held.eCfg = CACHE_CFG_NONE;
   }else{
-    if( v!=p->seen.iVersion ){
+    if( v!=p->seen.iVersion || p->txn.bDrop ){
       p->held.iGen++;
       p->held.eCfg = CACHE_CFG_NONE;
       p->seen.iVersion = v;

@@ -580,11 +580,15 @@ int acornCacheTableSwitch(cache_op *op, i64 uid){
 }
 
 /* Is p still under the mark of a DROP TABLE (txn.bDrop)?  Not once the
-** connection is seen outside a transaction: it is past that one. */
+** connection is seen outside a transaction: it is past that one, which
+** may have been rolled back with no xRollback of this table, so the
+** chunks read under the mark go (acornCacheHeldValidate). */
 int acornCacheDropEnd(cache_table *p){
   if( p->txn.bDrop && sqlite3_get_autocommit(p->db) ){
     p->txn.bDrop = 0;
     p->txn.iDropSeq = LLONG_MAX;
+    p->held.iGen++;
+    p->held.eCfg = CACHE_CFG_NONE;
   }
   return p->txn.bDrop;
 }
