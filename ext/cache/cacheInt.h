@@ -652,6 +652,7 @@ int acornCacheQueryInt(sqlite3 *db, char *zSql, i64 *pVal, int *pbRow);
 void acornCacheFinalizeAll(cache_table *pTab);
 /* cache_store.c: what a table holds, recency records, the config row */
 void acornCacheChunkDropAll(cache_table *pTab);
+void acornCacheHeldForget(cache_table *pTab);
 void acornCacheHeldCheck(cache_table *pTab);
 void acornCacheHeldValidate(cache_table *pTab);
 int acornCacheRecFind(cache_op *op, i64 id, cache_rec *pRec, int *pbFound);

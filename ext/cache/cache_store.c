@@ -449,6 +449,13 @@ void acornCacheChunkDropAll(cache_table *p){
   for(i=0; i<CACHE_NCHUNK; i++) p->held.aChunk[i].bValid = 0;
 }
 
+/* What p holds (the config row, the chunks) may be out of date: none of it
+** is used again; the next read reads it from the file. */
+void acornCacheHeldForget(cache_table *p){
+  p->held.iGen++;
+  p->held.eCfg = CACHE_CFG_NONE;
+}
+
 /* Note PRAGMA data_version and schema_version now, inside a read
 ** transaction of a statement on the table's schema: its schema in memory
 ** is the file's (the statement checked it as it began), which
@@ -494,12 +501,10 @@ void acornCacheHeldValidate(cache_table *p){
   /* the version is current only once a read transaction has begun */
   if( sqlite3_txn_state(p->db, p->zDb)==SQLITE_TXN_NONE
    || sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v) ){
-    p->held.iGen++;
-    p->held.eCfg = CACHE_CFG_NONE;
+    acornCacheHeldForget(p);
   }else{
     if( v!=p->seen.iVersion || p->txn.bDrop ){
-      p->held.iGen++;
-      p->held.eCfg = CACHE_CFG_NONE;
+      acornCacheHeldForget(p);
       p->seen.iVersion = v;
     }
     if( (i64)v!=p->seen.iNotedVersion ) cacheNoteVersions(p, v);

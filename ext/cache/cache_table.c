@@ -364,8 +364,7 @@ void acornCacheTableRetire(cache_table *p){
   p->uses.nHit = p->uses.nMiss = p->uses.nHitLoose = 0;
   if( p->uses.nHash ) memset(p->uses.aHash, 0, sizeof(int)*(size_t)p->uses.nHash);
   acornCacheTxnEnd(&p->txn);
-  p->held.eCfg = CACHE_CFG_NONE;
-  p->held.iGen++;
+  acornCacheHeldForget(p);
   acornCacheChunkDropAll(p);
 }
 
@@ -587,8 +586,7 @@ int acornCacheDropEnd(cache_table *p){
   if( p->txn.bDrop && sqlite3_get_autocommit(p->db) ){
     p->txn.bDrop = 0;
     p->txn.iDropSeq = LLONG_MAX;
-    p->held.iGen++;
-    p->held.eCfg = CACHE_CFG_NONE;
+    acornCacheHeldForget(p);
   }
   return p->txn.bDrop;
 }
@@ -810,8 +808,7 @@ int acornCacheFlushStandalone(cache_table *p, int bIdle){
   }else{
     if( pRollback && !sqlite3_get_autocommit(p->db) ) sqlite3_step(pRollback);
     acornCacheChunkDropAll(p);
-    p->held.eCfg = CACHE_CFG_NONE;
-    p->held.iGen++;
+    acornCacheHeldForget(p);
   }
   sqlite3_finalize(pRollback);
   sqlite3_free(op.zErr);       /* nobody reads it: the caller carries on */
@@ -866,15 +863,13 @@ void acornCacheTableTxnEnd(cache_table *p, int bCommit){
     if( p->held.eCfg==CACHE_CFG_DIRTY ) p->held.eCfg = CACHE_CFG_NONE;  /* not synced */
     if( sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION,
                              &p->seen.iVersion) ){
-      p->held.iGen++;
-      p->held.eCfg = CACHE_CFG_NONE;
+      acornCacheHeldForget(p);
     }else if( p->seen.iNotedVersion>=0 ){
       p->seen.iNotedVersion = p->seen.iVersion;   /* our own commit: see
                                         ** cacheNoteVersions */
     }
   }else{
-    p->held.iGen++;
-    p->held.eCfg = CACHE_CFG_NONE;
+    acornCacheHeldForget(p);
   }
   acornCacheFormatStale(p, 1);
   if( bCommit ) p->bFormatStale = 0;
