@@ -191,21 +191,27 @@ check_busy() {
 
 # hold_wal_lock DIR MODE: in another process, from a moment during the run
 # until the run has removed its scratch database, hold its WAL write lock
-# (MODE write: BEGIN IMMEDIATE, so every write of the run meets it) or a
-# read snapshot (MODE read: BEGIN and a read, so no checkpoint of the run
-# gets past it).  The order is made certain:
+# (MODE write, so every write of the run meets it) or a read snapshot
+# (MODE read: BEGIN and a read, so no checkpoint of the run gets past it).
+# The order is made certain:
 #   1. wait (reading bytes, taking no lock) until the scratch database's
 #      header shows it in WAL mode (the setup sets it after it made posts,
 #      and writes nothing more), then (reading, which in WAL mode stops no
 #      writer) until posts is seen: no lock taken here can fail the setup;
-#   2. take the lock, tried again every 0.1 ms (a writer holds the write
-#      lock only while it writes);
+#   2. take the lock.  The write lock is the byte of the -shm file every
+#      connection locks with fcntl() to write (WALINDEX_LOCK_OFFSET 120 +
+#      WAL_WRITE_LOCK 0), waited for in the kernel (F_SETLKW), so it is
+#      ours at the first moment no writer of the run holds it.  (A BEGIN
+#      IMMEDIATE, tried again and again, had to fall in the gap between
+#      two autocommit inserts with no commit between its read and its write
+#      lock, and could miss every one of a run's gaps on a loaded machine.)
+#      The snapshot is a BEGIN and a read, tried again every 0.1 ms;
 #   3. hold it until the database file is gone: the run has ended, so every
 #      write and checkpoint it made after step 2 met the lock.
 # Prints "held".
 hold_wal_lock() {
   { scratch_db_py; cat; } <<'PY' | "$PYTHON" - "$1" "$2"
-import os, sqlite3, sys, time
+import fcntl, os, sqlite3, sys, time
 d, mode = sys.argv[1], sys.argv[2]
 end = time.time() + 600
 db = wait_scratch_db(d, end)
@@ -232,13 +238,13 @@ while True:
     if time.time() > end:
         sys.exit("the setup never made posts in " + d)
     time.sleep(0.001)
-while True:
+if mode == "write":
+    shm = os.open(db + "-shm", os.O_RDWR)
+    fcntl.lockf(shm, fcntl.LOCK_EX, 1, 120)
+while mode != "write":
     try:
-        if mode == "write":
-            con.execute("BEGIN IMMEDIATE")
-        else:
-            con.execute("BEGIN")
-            con.execute("SELECT count(*) FROM posts").fetchone()
+        con.execute("BEGIN")
+        con.execute("SELECT count(*) FROM posts").fetchone()
         break
     except sqlite3.OperationalError as e:
         if "locked" not in str(e) or time.time() > end:
@@ -250,7 +256,11 @@ while os.path.exists(db):
     if time.time() > end:
         sys.exit("the run never ended")
     time.sleep(0.01)
-con.execute("ROLLBACK")
+if mode == "write":
+    fcntl.lockf(shm, fcntl.LOCK_UN, 1, 120)
+    os.close(shm)
+else:
+    con.execute("ROLLBACK")
 con.close()
 print("held")
 PY
