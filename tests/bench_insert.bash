@@ -181,8 +181,7 @@ check_busy() {
  WHERE rows=10000000 AND seconds=$1 AND journal='delete' AND busy_timeout=600000 AND $W AND dir='$D';"
   pid=$!
   run hold_read_lock "$D"
-  status=0
-  wait "$pid" || status=$?
+  wait_pid "$pid"
   [ "$output" = "held" ] || fail "the lock holder failed: $output"
   [ "$status" -eq 0 ] || fail "sqlite3 failed: $(cat "$BATS_TEST_TMPDIR/out")"
   [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1|1" ] || fail "got $(cat "$BATS_TEST_TMPDIR/out")"
@@ -278,8 +277,7 @@ check_wal_hold() {
  WHERE rows=10000000 AND seconds=$2 AND $3 AND $W AND dir='$D';"
   pid=$!
   run hold_wal_lock "$D" "$1"
-  status=0
-  wait "$pid" || status=$?
+  wait_pid "$pid"
   [ "$output" = "held" ] || fail "the lock holder failed: $output"
   [ "$status" -eq 0 ] || fail "sqlite3 failed: $(cat "$BATS_TEST_TMPDIR/out")"
   assert_dir_empty "$D"

@@ -531,6 +531,14 @@ delete"
 
 @test "a host that exits mid-run (the shell's third Ctrl-C) leaves no scratch file" {
   local threads pid status i
+  # The shell calls exit() inside its signal handler, which may have
+  # interrupted malloc.  Under make test-asan, LeakSanitizer's check at exit
+  # then waits for ever for the allocator lock that the interrupted malloc
+  # holds (a third of the runs of a ten-line program doing the same, with
+  # no SQLite in it; none with this option).  What leaks after an exit()
+  # mid-statement says nothing about acorn, so that check is off here.
+  local ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}leak_check_at_exit=0"
+  export ASAN_OPTIONS
   for threads in 1 3; do
     start_sql "SELECT rows_written FROM bench_insert WHERE rows=10000000 AND seconds=120
                  AND threads=$threads AND $W AND dir='$D';"
@@ -544,9 +552,7 @@ delete"
     kill -INT "$pid"; sleep 0.2
     kill -INT "$pid" 2>/dev/null || true; sleep 0.2
     kill -INT "$pid" 2>/dev/null || true
-    for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    status=0
-    wait "$pid" || status=$?
+    wait_pid "$pid"
     [ "$status" -ne 0 ]
     assert_dir_empty "$D"
   done
@@ -564,8 +570,7 @@ delete"
     wait_for_file "$D/acorn-bench-*.db-wal"
     sleep 0.3
     kill -INT "$pid"
-    status=0
-    wait "$pid" || status=$?
+    wait_pid "$pid"
     [ "$status" -ne 0 ] || fail "threads=$threads: the shell exited 0: $(cat "$BATS_TEST_TMPDIR/out")"
     run cat "$BATS_TEST_TMPDIR/out"
     assert_output_contains "$(runtime_error 2) bench_insert: interrupted (id=integer "
@@ -617,9 +622,7 @@ kill_mid_run() {
   wait_for_file "$D/acorn-bench-*.db-wal"
   sleep 0.2
   for s in "$@"; do kill -"$s" "$pid" 2>/dev/null || true; sleep 0.001; done
-  for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  status=0
-  wait "$pid" || status=$?
+  wait_pid "$pid"
 }
 
 @test "SIGTERM and SIGHUP with their default action: the run stops, its files go, the process dies of the signal" {
@@ -644,8 +647,7 @@ kill_mid_run() {
   pid=$!
   wait_for_file "$D/acorn-bench-*.db-wal"
   kill -TERM "$pid"
-  status=0
-  wait "$pid" || status=$?
+  wait_pid "$pid"
   [ "$status" -eq 0 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
   [ "$(cat "$BATS_TEST_TMPDIR/out")" = "1|1" ]
   assert_dir_empty "$D"
@@ -1121,9 +1123,7 @@ CREATE INDEX tv ON t(v); INSERT INTO t(v) SELECT hex(randomblob(20)) FROM genera
   wait_for_file "$D/acorn-bench-*.db-wal"
   sleep 0.2
   kill -TERM "$pid"
-  for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  status=0
-  wait "$pid" || status=$?
+  wait_pid "$pid"
   [ "$status" -eq 143 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/out")"
   assert_dir_empty "$D"
   [ "$(cksum "$T"; stat -c "%s %y" "$T"; ls -A "$BATS_TEST_TMPDIR" | grep "^t\.db")" = "$before" ]

@@ -23,7 +23,10 @@ load test_helper
   wrap "$SQLITE3" -batch "$db" <"$BATS_TEST_TMPDIR/w.sql" >"$BATS_TEST_TMPDIR/w.out" 2>&1 &
   local pid=$!
   run wrap "$SQLITE3" -batch "$db" <"$BATS_TEST_TMPDIR/r.sql"
-  wait "$pid" || fail "writer: $(head "$BATS_TEST_TMPDIR/w.out")"
+  local reader=$status
+  wait_pid "$pid"
+  [ "$status" -eq 0 ] || fail "writer: $(head "$BATS_TEST_TMPDIR/w.out")"
+  status=$reader
   # a line per read: the value's length or NULL (e.g. no "no such rowid")
   [ -z "$(grep -v -x -e 100 -e NULL <<<"$output" | head -5)" ] \
     || fail "$(grep -v -x -e 100 -e NULL <<<"$output" | head -5)"
