@@ -79,8 +79,8 @@ run_two_writers() {
     pids+=($!)
   done
   # (a failing wait must not end the test before the outputs are shown)
-  wait "${pids[0]}" || rc1=$?
-  wait "${pids[1]}" || rc2=$?
+  wait_pid "${pids[0]}" || true; rc1=$status
+  wait_pid "${pids[1]}" || true; rc2=$status
   [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] || fail "exit $rc1 $rc2: $(head -3 "$BATS_TEST_TMPDIR/p1.out" "$BATS_TEST_TMPDIR/p2.out")"
   [ ! -s "$BATS_TEST_TMPDIR/p1.out" ] || fail "p1: $(head "$BATS_TEST_TMPDIR/p1.out")"
   [ ! -s "$BATS_TEST_TMPDIR/p2.out" ] || fail "p2: $(head "$BATS_TEST_TMPDIR/p2.out")"
@@ -125,7 +125,7 @@ twelve_writers() {
       done
       bad=0
       for i in $(seq 1 12); do
-        rc=0; wait "${pids[$((i - 1))]}" || rc=$?
+        wait_pid "${pids[$((i - 1))]}" || true; rc=$status
         if [ "$rc" -ne 0 ] || [ -s "$BATS_TEST_TMPDIR/w$i.out" ]; then
           echo "$mode, round $r, process $i: exit $rc: $(cat "$BATS_TEST_TMPDIR/w$i.out")" >&2
           bad=1

@@ -222,7 +222,7 @@ COMMIT;"
   done
   bad=0
   for i in $(seq 0 7); do
-    rc=0; wait "${pids[$i]}" || rc=$?
+    wait_pid "${pids[$i]}" || true; rc=$status
     if [ "$rc" -ne 0 ] || [ "$(sort -u "$BATS_TEST_TMPDIR/p$i.out")" != "0" ]; then
       echo "$mode, process $i: exit $rc: $(cat "$BATS_TEST_TMPDIR/p$i.out")" >&2
       bad=1

@@ -60,10 +60,10 @@ face() {
   local p3=$!
   face keyv write "$db" >"$BATS_TEST_TMPDIR/keyv.w" 2>&1 &
   local p4=$!
-  wait $p1 || fail "python's writer: $(cat "$BATS_TEST_TMPDIR/py.w")"
-  wait $p2 || fail "node's writer: $(cat "$BATS_TEST_TMPDIR/js.w")"
-  wait $p3 || fail "ruby's writer: $(cat "$BATS_TEST_TMPDIR/rb.w")"
-  wait $p4 || fail "keyv's writer: $(cat "$BATS_TEST_TMPDIR/keyv.w")"
+  wait_pid $p1; [ "$status" -eq 0 ] || fail "python's writer: $(cat "$BATS_TEST_TMPDIR/py.w")"
+  wait_pid $p2; [ "$status" -eq 0 ] || fail "node's writer: $(cat "$BATS_TEST_TMPDIR/js.w")"
+  wait_pid $p3; [ "$status" -eq 0 ] || fail "ruby's writer: $(cat "$BATS_TEST_TMPDIR/rb.w")"
+  wait_pid $p4; [ "$status" -eq 0 ] || fail "keyv's writer: $(cat "$BATS_TEST_TMPDIR/keyv.w")"
   run acorn_sql "INSERT INTO cache(key, value) VALUES ('sql/text', 'abc'), ('sql/blob', x'0102'), ('sql/int', 7),
   ('sql/float', 0.5), ('sql/v02_int', CAST(x'ff6934' AS TEXT)), ('sql/v02_float', CAST(x'ff66312e3235' AS TEXT)),
   ('sql/json', CAST(x'ff6a' || CAST('{\"k\":[1]}' AS BLOB) AS TEXT)), ('sql/mark_unknown', CAST(x'ff7a31' AS TEXT));
