@@ -246,14 +246,20 @@ test-asan: dist/asan/acorn.so dist/asan/acorn-auto.so dist/acorn.so dist/acorn-a
 
 # `make test-oom`: every allocation of every feature's workload failed in
 # turn (once: only that one; persist: that one and all after it, every 5th),
-# in a scratch directory on tmpfs when there is one (bench_insert fsyncs).
+# each in a scratch directory of its own on tmpfs when there is one
+# (bench_insert fsyncs).  The two sweeps run at once (each is one thread),
+# their outputs printed one after the other; either failing fails it.
 test-oom: build/acorn_oom_asan
-	@d=$$(mktemp -d $$( [ -d /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp} )/acorn-oom.XXXXXX) && \
-	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ./build/acorn_oom_asan $$d -mode once && \
-	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ./build/acorn_oom_asan $$d -mode persist -stride 5; \
-	  rc=$$?; rm -rf $$d; exit $$rc
+	@t=$$( [ -d /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp} ); \
+	  d=$$(mktemp -d $$t/acorn-oom.XXXXXX) || exit 1; mkdir $$d/once $$d/persist; \
+	  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; \
+	  ./build/acorn_oom_asan $$d/once -mode once >$$d/once.out 2>&1 & p1=$$!; \
+	  ./build/acorn_oom_asan $$d/persist -mode persist -stride 5 >$$d/persist.out 2>&1 & p2=$$!; \
+	  rc1=0; wait $$p1 || rc1=$$?; rc2=0; wait $$p2 || rc2=$$?; \
+	  cat $$d/once.out $$d/persist.out; rm -rf $$d; \
+	  [ $$rc1 -eq 0 ] || echo "make test-oom: the once sweep failed (exit $$rc1)"; \
+	  [ $$rc2 -eq 0 ] || echo "make test-oom: the persist sweep failed (exit $$rc2)"; \
+	  [ $$rc1 -eq 0 ] && [ $$rc2 -eq 0 ]
 
 # `make test-matrix`: every suite against SQLite versions other than the
 # system's.  Each is built here from the autoconf tarball that a release of
