@@ -164,9 +164,9 @@ teardown() {
 
 # wait_pid PID [SECONDS]: wait for background process PID (default 300 s),
 # setting status to its exit status.  A process still running then is a
-# hang: its threads' stacks go to the test's output (gdb, or the kernel's
-# wait channel where gdb is missing), it is killed, and the test fails,
-# instead of the suite waiting for ever.
+# hang: its and its children's stacks go to the test's output
+# (tests/stacks), they are killed, and the test fails, instead of the suite
+# waiting for ever.
 wait_pid() {
   local pid=$1 limit=${2:-300} i
   for ((i = 0; i < limit * 10; i++)); do
@@ -174,19 +174,10 @@ wait_pid() {
     sleep 0.1
   done
   if kill -0 "$pid" 2>/dev/null; then
-    local c t stacks=""
-    for c in "$pid" $(pgrep -P "$pid" 2>/dev/null); do
-      stacks+="process $c: $(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null)"$'\n'
-      if command -v gdb >/dev/null; then
-        stacks+=$(timeout 60 gdb -p "$c" -batch -ex "thread apply all bt 25" 2>/dev/null \
-                    | grep -E '^(Thread|#)')$'\n'
-      else
-        for t in /proc/"$c"/task/*; do
-          stacks+="  thread ${t##*/}: $(cat "$t/wchan" 2>/dev/null)"$'\n'
-        done
-      fi
-    done
-    kill -KILL "$pid" $(pgrep -P "$pid" 2>/dev/null) 2>/dev/null || true
+    local procs stacks
+    procs=("$pid" $(pgrep -P "$pid" 2>/dev/null))
+    stacks=$("$TESTS/stacks" "${procs[@]}")
+    kill -KILL "${procs[@]}" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     status=137
     fail "process $pid still running after $limit s, killed; its stacks:
